@@ -1,0 +1,113 @@
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+use super::ModelError;
+use super::json::{Fields, FromJson, number_in};
+
+/// A colour as clients send it: RGB channels 0-255, or CMYK percentages 0-100 (fractions
+/// allowed). Type names are accepted in any case and always emitted upper-case.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Colour {
+    Rgb { r: u8, g: u8, b: u8 },
+    Cmyk { c: f64, m: f64, y: f64, k: f64 },
+}
+
+impl FromJson for Colour {
+    fn from_json(value: Value, path: &str) -> Result<Self, ModelError> {
+        let mut fields = Fields::new(value, path)?;
+        let kind: String = fields.required("type")?;
+        let channel = |fields: &mut Fields, key: &str| -> Result<u8, ModelError> {
+            let n: u32 = fields.required(key)?;
+            u8::try_from(n).map_err(|_| {
+                ModelError::invalid(
+                    &format!("{path}.{key}"),
+                    format!("expected a whole number from 0 to 255, got {n}"),
+                )
+            })
+        };
+        let percent = |fields: &mut Fields, key: &str| -> Result<f64, ModelError> {
+            number_in(fields.required(key)?, 0.0..=100.0, &format!("{path}.{key}"))
+        };
+        match kind.to_ascii_uppercase().as_str() {
+            "RGB" => Ok(Colour::Rgb {
+                r: channel(&mut fields, "r")?,
+                g: channel(&mut fields, "g")?,
+                b: channel(&mut fields, "b")?,
+            }),
+            "CMYK" => Ok(Colour::Cmyk {
+                c: percent(&mut fields, "c")?,
+                m: percent(&mut fields, "m")?,
+                y: percent(&mut fields, "y")?,
+                k: percent(&mut fields, "k")?,
+            }),
+            _ => Err(ModelError::invalid(
+                &format!("{path}.type"),
+                format!("expected \"RGB\" or \"CMYK\", got {kind:?}"),
+            )),
+        }
+    }
+}
+
+impl Serialize for Colour {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(5))?;
+        match *self {
+            Colour::Rgb { r, g, b } => {
+                map.serialize_entry("type", "RGB")?;
+                map.serialize_entry("r", &r)?;
+                map.serialize_entry("g", &g)?;
+                map.serialize_entry("b", &b)?;
+            }
+            Colour::Cmyk { c, m, y, k } => {
+                map.serialize_entry("type", "CMYK")?;
+                map.serialize_entry("c", &c)?;
+                map.serialize_entry("m", &m)?;
+                map.serialize_entry("y", &y)?;
+                map.serialize_entry("k", &k)?;
+            }
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::parse;
+
+    #[test]
+    fn lower_case_type_is_read_and_emitted_upper_case() {
+        let colour: Colour =
+            parse(r#"{"type":"cmyk","c":0,"m":12.5,"y":100,"k":0}"#, "colour").unwrap();
+        assert_eq!(
+            colour,
+            Colour::Cmyk {
+                c: 0.0,
+                m: 12.5,
+                y: 100.0,
+                k: 0.0
+            }
+        );
+        let json = serde_json::to_string(&colour).unwrap();
+        assert_eq!(
+            json,
+            r#"{"type":"CMYK","c":0.0,"m":12.5,"y":100.0,"k":0.0}"#
+        );
+    }
+
+    #[test]
+    fn out_of_range_channel_names_the_channel() {
+        let err = parse::<Colour>(r#"{"type":"RGB","r":0,"g":256,"b":0}"#, "colour").unwrap_err();
+        assert_eq!(err.path(), "colour.g");
+        assert!(err.to_string().contains("0 to 255"), "{err}");
+        let err =
+            parse::<Colour>(r#"{"type":"CMYK","c":0,"m":0,"y":0,"k":101}"#, "colour").unwrap_err();
+        assert_eq!(err.path(), "colour.k");
+    }
+
+    #[test]
+    fn unknown_type_is_an_error() {
+        let err = parse::<Colour>(r#"{"type":"HSV"}"#, "colour").unwrap_err();
+        assert_eq!(err.path(), "colour.type");
+    }
+}

@@ -1,0 +1,116 @@
+//! The one error type of the API. Every failure has a stable integer `code` and snake_case
+//! `name` (the table in docs/api.md) and a message naming the parameter and the problem.
+
+use presspack_engine::model::ModelError;
+
+use crate::store::StoreError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    UnknownMethod,
+    MissingParameter,
+    InvalidParameter,
+    MalformedJson,
+    NotAvailableYet,
+    RequestTooLarge,
+    UnsupportedContentType,
+    ConflictingParameters,
+    UnknownProduct,
+    PackNotFound,
+    InvalidPack,
+    InvalidPhysicalSpec,
+    UnknownDesignCode,
+    StoreUnavailable,
+    Internal,
+}
+
+impl ErrorCode {
+    /// Every code, for the documentation test that keeps docs/api.md in step.
+    pub const ALL: [ErrorCode; 15] = [
+        ErrorCode::UnknownMethod,
+        ErrorCode::MissingParameter,
+        ErrorCode::InvalidParameter,
+        ErrorCode::MalformedJson,
+        ErrorCode::NotAvailableYet,
+        ErrorCode::RequestTooLarge,
+        ErrorCode::UnsupportedContentType,
+        ErrorCode::ConflictingParameters,
+        ErrorCode::UnknownProduct,
+        ErrorCode::PackNotFound,
+        ErrorCode::InvalidPack,
+        ErrorCode::InvalidPhysicalSpec,
+        ErrorCode::UnknownDesignCode,
+        ErrorCode::StoreUnavailable,
+        ErrorCode::Internal,
+    ];
+
+    /// The stable number and name clients match on. Never renumber; only add.
+    pub fn number_and_name(self) -> (u32, &'static str) {
+        match self {
+            ErrorCode::UnknownMethod => (100, "unknown_method"),
+            ErrorCode::MissingParameter => (101, "missing_parameter"),
+            ErrorCode::InvalidParameter => (102, "invalid_parameter"),
+            ErrorCode::MalformedJson => (103, "malformed_json"),
+            ErrorCode::NotAvailableYet => (104, "not_available_yet"),
+            ErrorCode::RequestTooLarge => (105, "request_too_large"),
+            ErrorCode::UnsupportedContentType => (106, "unsupported_content_type"),
+            ErrorCode::ConflictingParameters => (107, "conflicting_parameters"),
+            ErrorCode::UnknownProduct => (200, "unknown_product"),
+            ErrorCode::PackNotFound => (201, "pack_not_found"),
+            ErrorCode::InvalidPack => (202, "invalid_pack"),
+            ErrorCode::InvalidPhysicalSpec => (203, "invalid_physical_spec"),
+            ErrorCode::UnknownDesignCode => (204, "unknown_design_code"),
+            ErrorCode::StoreUnavailable => (900, "store_unavailable"),
+            ErrorCode::Internal => (901, "internal_error"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn missing(parameter: &str) -> Self {
+        ApiError::new(
+            ErrorCode::MissingParameter,
+            format!("{parameter}: this parameter is required"),
+        )
+    }
+
+    pub fn invalid(parameter: &str, problem: impl std::fmt::Display) -> Self {
+        ApiError::new(
+            ErrorCode::InvalidParameter,
+            format!("{parameter}: {problem}"),
+        )
+    }
+
+    /// A JSON parameter that could not be read: malformed JSON, or `invalid` (the code for
+    /// that parameter's content, e.g. `InvalidPack`) when the JSON is well-formed.
+    pub fn from_model(error: ModelError, invalid: ErrorCode) -> Self {
+        match error {
+            ModelError::Syntax { .. } => ApiError::new(ErrorCode::MalformedJson, error.to_string()),
+            ModelError::Invalid { .. } => ApiError::new(invalid, error.to_string()),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        // The detail can name hosts; it goes to the log, not to the client.
+        tracing::error!(%error, "store operation failed");
+        ApiError::new(
+            ErrorCode::StoreUnavailable,
+            "the data store is unavailable; try again shortly",
+        )
+    }
+}

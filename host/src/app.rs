@@ -1,0 +1,113 @@
+//! Building and running the HTTP service.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::routing::get;
+use presspack_engine::model::Catalogue;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+use crate::store::{RedisStore, SharedStore, SqliteStore, StoreError};
+
+/// What every request handler can reach.
+pub struct AppState {
+    pub store: SharedStore,
+    pub catalogue: &'static Catalogue,
+    /// Public base URL without a trailing slash; drop-in and render URLs start with it.
+    pub base_url: String,
+    pub max_body_bytes: usize,
+}
+
+/// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
+/// SQLite file in the data directory.
+pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
+    Ok(match &config.redis_url {
+        Some(url) => Arc::new(RedisStore::connect(url, &config.redis_key_prefix).await?),
+        None => Arc::new(SqliteStore::open(
+            &config.data_dir.join("presspack.sqlite3"),
+        )?),
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    #[error("cannot listen on {address} (PRESSPACK_LISTEN): {source}")]
+    Listen {
+        address: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// A server bound to its port, ready to run.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    state: Arc<AppState>,
+}
+
+impl Application {
+    pub async fn build(config: &Config) -> Result<Application, StartupError> {
+        let store = open_store(config).await?;
+        let listener =
+            TcpListener::bind(config.listen)
+                .await
+                .map_err(|source| StartupError::Listen {
+                    address: config.listen,
+                    source,
+                })?;
+        let address = listener
+            .local_addr()
+            .map_err(|source| StartupError::Listen {
+                address: config.listen,
+                source,
+            })?;
+        let state = Arc::new(AppState {
+            store,
+            catalogue: Catalogue::builtin(),
+            base_url: config
+                .base_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{address}")),
+            max_body_bytes: config.max_body_bytes,
+        });
+        let service = get(crate::api::service).post(crate::api::service);
+        let router = Router::new()
+            .route("/api/service/", service.clone())
+            .route("/api/service", service)
+            .with_state(Arc::clone(&state));
+        Ok(Application {
+            listener,
+            router,
+            state,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.state.base_url
+    }
+
+    pub fn store_description(&self) -> String {
+        self.state.store.describe()
+    }
+
+    /// Serves until `shutdown` completes, then finishes the requests in flight.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await
+    }
+}

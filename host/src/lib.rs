@@ -1,0 +1,10 @@
+//! Presspack's host: the Print Product Pack API over HTTP, its storage, and the operator CLI.
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod config;
+pub mod designs;
+pub mod dropins;
+pub mod packs;
+pub mod store;

@@ -1,0 +1,251 @@
+//! Pack operations: createPack, getPack, updatePack, getPhysicalSpec, updatePhysicalSpec.
+
+pub mod record;
+
+use std::collections::BTreeMap;
+
+use presspack_engine::model::{Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::api::{ApiError, ErrorCode, Params, Reply, truncate};
+use crate::app::AppState;
+use crate::{designs, dropins};
+use record::{PackRecord, StoredPack};
+
+/// Bounds on the free-text parameters of a pack.
+const MAX_TRACKING_ID: usize = 255;
+const MAX_FRIENDLY_NAME: usize = 255;
+const MAX_URL: usize = 2048;
+const MAX_DESIGN_CODE: usize = 64;
+
+/// The pack response envelope of createPack, getPack and updatePack.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PackEnvelope<'a> {
+    pack_id: &'a str,
+    pack: &'a RawValue,
+    warnings: &'a [Warning],
+    drop_ins: BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_spec: Option<&'a PhysicalSpec>,
+}
+
+/// The physical-specification envelope; updatePhysicalSpec adds the drop-ins.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalSpecEnvelope<'a> {
+    pack_id: &'a str,
+    physical_spec: &'a PhysicalSpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drop_ins: Option<BTreeMap<&'static str, String>>,
+}
+
+fn drop_ins(state: &AppState, id: &str, record: &PackRecord) -> BTreeMap<&'static str, String> {
+    dropins::for_pack(&state.base_url, id, &record.drop_in_token, &record.warnings)
+}
+
+fn pack_reply(
+    state: &AppState,
+    id: &str,
+    record: &PackRecord,
+    include_spec: bool,
+) -> Result<Reply, ApiError> {
+    Reply::json(&PackEnvelope {
+        pack_id: id,
+        pack: &record.pack,
+        warnings: &record.warnings,
+        drop_ins: drop_ins(state, id, record),
+        physical_spec: include_spec.then_some(&record.physical_spec),
+    })
+}
+
+fn product<'a>(state: &'a AppState, code: &str) -> Result<&'a Product, ApiError> {
+    state.catalogue.product(code).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::UnknownProduct,
+            format!(
+                "product: {:?} is not a product; products are {}",
+                truncate(code),
+                state.catalogue.product_codes()
+            ),
+        )
+    })
+}
+
+/// The product of a stored pack, which the catalogue must still have.
+fn stored_product<'a>(state: &'a AppState, record: &PackRecord) -> Result<&'a Product, ApiError> {
+    state.catalogue.product(&record.product).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Internal,
+            format!(
+                "the pack's product {:?} is no longer in the catalogue",
+                record.product
+            ),
+        )
+    })
+}
+
+fn read_pack(params: &Params, product: &Product) -> Result<Option<Pack>, ApiError> {
+    params
+        .get("pack")
+        .map(|text| Pack::parse(text, "pack", product))
+        .transpose()
+        .map_err(|e| ApiError::from_model(e, ErrorCode::InvalidPack))
+}
+
+/// The `physicalSpec` parameter, completed from `base` and checked against the product.
+fn read_physical_spec(
+    params: &Params,
+    product: &Product,
+    base: &PhysicalSpec,
+) -> Result<Option<PhysicalSpec>, ApiError> {
+    let Some(input) =
+        params.json::<PhysicalSpecInput>("physicalSpec", ErrorCode::InvalidPhysicalSpec)?
+    else {
+        return Ok(None);
+    };
+    let input = PhysicalSpecInput {
+        product_type: input.product_type,
+        paper_class: input.paper_class.or_else(|| Some(base.paper_class.clone())),
+        finishing_option: input
+            .finishing_option
+            .or_else(|| Some(base.finishing_option.clone())),
+        pack_size: input.pack_size.or(Some(base.pack_size)),
+        paper_laminate: input
+            .paper_laminate
+            .or_else(|| Some(base.paper_laminate.clone())),
+    };
+    product
+        .physical_spec(input, "physicalSpec")
+        .map(Some)
+        .map_err(|e| ApiError::from_model(e, ErrorCode::InvalidPhysicalSpec))
+}
+
+fn absolute_http_url(name: &str, value: &str) -> Result<String, ApiError> {
+    let url = url::Url::parse(value)
+        .map_err(|e| ApiError::invalid(name, format!("must be an absolute http(s) URL ({e})")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(ApiError::invalid(
+            name,
+            "must be an absolute http:// or https:// URL",
+        ));
+    }
+    Ok(url.into())
+}
+
+pub async fn create_pack(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+    let product = product(state, params.required("product")?)?;
+    let tracking_id = params.text("trackingId", MAX_TRACKING_ID)?;
+    let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
+    let start_again_url = params
+        .text("startAgainUrl", MAX_URL)?
+        .map(|url| absolute_http_url("startAgainUrl", url))
+        .transpose()?;
+    let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let design = match params.text("designCode", MAX_DESIGN_CODE)? {
+        None => None,
+        Some(code) => {
+            let design = designs::find(state.store.as_ref(), code)
+                .await?
+                .ok_or_else(|| {
+                    ApiError::new(
+                        ErrorCode::UnknownDesignCode,
+                        format!("designCode: {code:?} is not a design code"),
+                    )
+                })?;
+            if design.product != product.code {
+                return Err(ApiError::new(
+                    ErrorCode::ConflictingParameters,
+                    format!(
+                        "designCode: design {code:?} is for {}, not for product {}",
+                        design.product, product.code
+                    ),
+                ));
+            }
+            Some(design)
+        }
+    };
+
+    let pack = match (read_pack(params, product)?, &design) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::new(
+                ErrorCode::ConflictingParameters,
+                "pack, designCode: give one or the other; a design code supplies the pack",
+            ));
+        }
+        (Some(pack), None) => pack,
+        (None, Some(design)) => design
+            .pack(product)
+            .map_err(|e| ApiError::new(ErrorCode::Internal, format!("design pack: {e}")))?,
+        (None, None) => Pack::empty(product),
+    };
+    let base_spec = design
+        .as_ref()
+        .and_then(|d| d.physical_spec.clone())
+        .unwrap_or_else(|| product.default_physical_spec());
+    let physical_spec = read_physical_spec(params, product, &base_spec)?.unwrap_or(base_spec);
+
+    let mut record = PackRecord::new(product, &pack, physical_spec)?;
+    record.tracking_id = tracking_id.map(str::to_owned);
+    record.friendly_name = friendly_name.map(str::to_owned);
+    record.start_again_url = start_again_url;
+    record.design_code = design.map(|d| d.code);
+    let id = record::insert(state.store.as_ref(), &record).await?;
+    pack_reply(state, &id, &record, include_spec)
+}
+
+async fn load(state: &AppState, params: &Params) -> Result<StoredPack, ApiError> {
+    record::load(state.store.as_ref(), params.required("packId")?).await
+}
+
+pub async fn get_pack(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+    let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let stored = load(state, params).await?;
+    pack_reply(state, &stored.id, &stored.record, include_spec)
+}
+
+pub async fn update_pack(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+    let id = params.required("packId")?;
+    params.required("pack")?;
+    let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
+    let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let stored = record::modify(state.store.as_ref(), id, |record| {
+        let product = stored_product(state, record)?;
+        let pack = read_pack(params, product)?.ok_or_else(|| ApiError::missing("pack"))?;
+        record.set_pack(&pack, product)?;
+        if let Some(name) = friendly_name {
+            record.friendly_name = Some(name.to_owned());
+        }
+        Ok(())
+    })
+    .await?;
+    pack_reply(state, &stored.id, &stored.record, include_spec)
+}
+
+pub async fn get_physical_spec(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+    let stored = load(state, params).await?;
+    Reply::json(&PhysicalSpecEnvelope {
+        pack_id: &stored.id,
+        physical_spec: &stored.record.physical_spec,
+        drop_ins: None,
+    })
+}
+
+pub async fn update_physical_spec(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+    let id = params.required("packId")?;
+    params.required("physicalSpec")?;
+    let stored = record::modify(state.store.as_ref(), id, |record| {
+        let product = stored_product(state, record)?;
+        // Fields the client leaves out keep the pack's current values.
+        record.physical_spec = read_physical_spec(params, product, &record.physical_spec)?
+            .ok_or_else(|| ApiError::missing("physicalSpec"))?;
+        Ok(())
+    })
+    .await?;
+    Reply::json(&PhysicalSpecEnvelope {
+        pack_id: &stored.id,
+        physical_spec: &stored.record.physical_spec,
+        drop_ins: Some(drop_ins(state, &stored.id, &stored.record)),
+    })
+}

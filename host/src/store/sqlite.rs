@@ -1,0 +1,161 @@
+//! The embedded store: one SQLite database in WAL mode. WAL lets the server and the operator
+//! CLI use the file at the same time; `synchronous=FULL` makes every acknowledged write
+//! durable, and every write is one transaction, so a crash never leaves half a record.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{Kind, Store, StoreError, Versioned};
+
+/// How long a write waits for another process's write lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub struct SqliteStore {
+    path: PathBuf,
+    /// Idle connections; SQLite connections are cheap to keep and costly to open per call.
+    idle: Arc<Mutex<Vec<Connection>>>,
+}
+
+fn error(e: rusqlite::Error) -> StoreError {
+    StoreError(format!("sqlite: {e}"))
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let store = SqliteStore {
+            path: path.to_owned(),
+            idle: Arc::new(Mutex::new(Vec::new())),
+        };
+        let conn = store.connect()?;
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS records (
+                 kind TEXT NOT NULL,
+                 id TEXT NOT NULL,
+                 revision INTEGER NOT NULL,
+                 value BLOB NOT NULL,
+                 PRIMARY KEY (kind, id)
+             ) WITHOUT ROWID;",
+        )
+        .map_err(error)?;
+        store.idle.lock().expect("pool lock").push(conn);
+        Ok(store)
+    }
+
+    fn connect(&self) -> Result<Connection, StoreError> {
+        let conn = Connection::open(&self.path)
+            .map_err(|e| StoreError(format!("cannot open {}: {e}", self.path.display())))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+            .map_err(error)?;
+        Ok(conn)
+    }
+
+    /// Runs `f` with a pooled connection on the blocking thread pool.
+    async fn with_conn<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let idle = Arc::clone(&self.idle);
+        let pooled = idle.lock().expect("pool lock").pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => self.connect()?,
+        };
+        tokio::task::spawn_blocking(move || {
+            let result = f(&conn).map_err(error);
+            idle.lock().expect("pool lock").push(conn);
+            result
+        })
+        .await
+        .map_err(|e| StoreError(format!("sqlite task failed: {e}")))?
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn| {
+            conn.prepare_cached("SELECT revision, value FROM records WHERE kind = ?1 AND id = ?2")?
+                .query_row(params![kind.as_str(), id], |row| {
+                    let revision: i64 = row.get(0)?;
+                    Ok(Versioned {
+                        revision: revision as u64,
+                        value: row.get(1)?,
+                    })
+                })
+                .optional()
+        })
+        .await
+    }
+
+    async fn insert(&self, kind: Kind, id: &str, value: &[u8]) -> Result<bool, StoreError> {
+        let (id, value) = (id.to_owned(), value.to_owned());
+        self.with_conn(move |conn| {
+            let inserted = conn
+                .prepare_cached(
+                    "INSERT INTO records (kind, id, revision, value) VALUES (?1, ?2, 1, ?3)
+                     ON CONFLICT (kind, id) DO NOTHING",
+                )?
+                .execute(params![kind.as_str(), id, value])?;
+            Ok(inserted == 1)
+        })
+        .await
+    }
+
+    async fn replace(
+        &self,
+        kind: Kind,
+        id: &str,
+        value: &[u8],
+        revision: u64,
+    ) -> Result<bool, StoreError> {
+        let (id, value) = (id.to_owned(), value.to_owned());
+        // Revisions count writes from 1; they stay far below i64::MAX.
+        let revision = revision as i64;
+        self.with_conn(move |conn| {
+            let updated = conn
+                .prepare_cached(
+                    "UPDATE records SET value = ?3, revision = revision + 1
+                     WHERE kind = ?1 AND id = ?2 AND revision = ?4",
+                )?
+                .execute(params![kind.as_str(), id, value, revision])?;
+            Ok(updated == 1)
+        })
+        .await
+    }
+
+    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.with_conn(move |conn| {
+            let deleted = conn
+                .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
+                .execute(params![kind.as_str(), id])?;
+            Ok(deleted == 1)
+        })
+        .await
+    }
+
+    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
+        self.with_conn(move |conn| {
+            conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
+                .query_map(params![kind.as_str()], |row| row.get(0))?
+                .collect()
+        })
+        .await
+    }
+
+    fn describe(&self) -> String {
+        format!("embedded SQLite at {}", self.path.display())
+    }
+}
