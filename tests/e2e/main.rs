@@ -1,1 +1,11 @@
-fn main() {}
+//! End-to-end tests: the real server on a free port, over HTTP, against both stores.
+
+mod helpers;
+
+mod cli;
+mod designs;
+mod packs;
+mod physical_spec;
+mod store;
+mod transport;
+mod warnings;

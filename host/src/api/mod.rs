@@ -173,7 +173,7 @@ impl ResponseFormat {
     }
 }
 
-/// A syntactically valid media type, safe to send as a header.
+/// A syntactically valid media type (RFC 9110 section 8.3.1), safe to send as a header.
 fn media_type(value: &str) -> Result<HeaderValue, ApiError> {
     let invalid = || {
         ApiError::invalid(
@@ -184,7 +184,29 @@ fn media_type(value: &str) -> Result<HeaderValue, ApiError> {
             ),
         )
     };
-    value.parse::<mime::Mime>().map_err(|_| invalid())?;
+    let is_token = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    };
+    let mut parts = value.split(';');
+    let essence = parts.next().unwrap_or_default().trim();
+    let valid_essence = essence
+        .split_once('/')
+        .is_some_and(|(kind, subtype)| is_token(kind) && is_token(subtype));
+    let valid_parameters = parts.all(|parameter| {
+        parameter
+            .trim()
+            .split_once('=')
+            .is_some_and(|(name, value)| {
+                let quoted = value.len() >= 2 && value.starts_with('"') && value.ends_with('"');
+                is_token(name)
+                    && (is_token(value) || (quoted && !value[1..value.len() - 1].contains('"')))
+            })
+    });
+    if !(valid_essence && valid_parameters) {
+        return Err(invalid());
+    }
     HeaderValue::from_str(value).map_err(|_| invalid())
 }
 

@@ -1,0 +1,261 @@
+//! `spawn_app()` and typed request helpers, zero2prod style: every test gets the real server
+//! on port 0 with a fresh store (a temp directory, or a fresh Redis key prefix).
+
+use std::process::{Command, Output};
+
+use presspack::app::Application;
+use presspack::config::Config;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    Embedded,
+    Redis,
+}
+
+/// Redis for the tests: PRESSPACK_TEST_REDIS_URL, else the local default.
+pub fn redis_url() -> String {
+    std::env::var("PRESSPACK_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+/// Runs each named `async fn(StoreKind)` once per store, as `<name>::embedded` and
+/// `<name>::redis`.
+#[macro_export]
+macro_rules! both_stores {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test]
+            async fn embedded() {
+                super::$name($crate::helpers::StoreKind::Embedded).await
+            }
+            #[tokio::test]
+            async fn redis() {
+                super::$name($crate::helpers::StoreKind::Redis).await
+            }
+        }
+    )*};
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub config: Config,
+    _data_dir: tempfile::TempDir,
+    server: Option<(oneshot::Sender<()>, JoinHandle<std::io::Result<()>>)>,
+}
+
+pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
+    let mut config = Config {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        data_dir: data_dir.to_owned(),
+        ..Config::default()
+    };
+    if kind == StoreKind::Redis {
+        config.redis_url = Some(redis_url());
+        config.redis_key_prefix = format!("presspack-test:{:016x}:", rand::random::<u64>());
+    }
+    config
+}
+
+pub async fn spawn_app(kind: StoreKind) -> TestApp {
+    spawn_app_with(kind, |_| {}).await
+}
+
+/// Like [`spawn_app`], with a chance to change the configuration first.
+pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -> TestApp {
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut config = test_config(kind, data_dir.path());
+    adjust(&mut config);
+    let mut app = TestApp {
+        address: String::new(),
+        client: reqwest::Client::new(),
+        config,
+        _data_dir: data_dir,
+        server: None,
+    };
+    app.start().await;
+    app
+}
+
+/// A reply of the API: status, content type and body.
+#[derive(Debug)]
+pub struct ApiResponse {
+    pub status: u16,
+    pub content_type: String,
+    pub body: String,
+}
+
+impl ApiResponse {
+    async fn read(response: reqwest::Response) -> ApiResponse {
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        ApiResponse {
+            status,
+            content_type,
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+
+    /// Asserts success and returns the JSON body.
+    #[track_caller]
+    pub fn ok(&self) -> Value {
+        assert_eq!(self.status, 200, "expected success, got {}", self.body);
+        let json = self.json();
+        assert!(
+            json.get("exception").is_none(),
+            "expected success, got {}",
+            self.body
+        );
+        json
+    }
+
+    /// Asserts an error envelope with HTTP 500 and the given error name; returns the message.
+    #[track_caller]
+    pub fn error(&self, name: &str) -> String {
+        assert_eq!(self.status, 500, "expected an error, got {}", self.body);
+        self.exception(name)
+    }
+
+    /// Asserts an error envelope (any status) with the given name; returns the message.
+    #[track_caller]
+    pub fn exception(&self, name: &str) -> String {
+        let json = self.json();
+        let exception = &json["exception"];
+        assert_eq!(exception["name"], name, "unexpected error: {}", self.body);
+        assert!(
+            exception["code"].is_u64(),
+            "code must be an integer: {}",
+            self.body
+        );
+        exception["message"].as_str().unwrap().to_owned()
+    }
+}
+
+impl TestApp {
+    async fn start(&mut self) {
+        let app = Application::build(&self.config)
+            .await
+            .expect("server starts");
+        self.address = format!("http://{}", app.local_addr());
+        let (stop, stopped) = oneshot::channel::<()>();
+        let handle = tokio::spawn(app.run_until(async {
+            let _ = stopped.await;
+        }));
+        self.server = Some((stop, handle));
+    }
+
+    /// Stops the server (finishing requests in flight) and starts a new one on the same store.
+    pub async fn restart(&mut self) {
+        let (stop, handle) = self.server.take().expect("server running");
+        stop.send(()).unwrap();
+        handle.await.unwrap().unwrap();
+        self.start().await;
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}/api/service/", self.address)
+    }
+
+    /// A GET with the parameters in the query string.
+    pub async fn get(&self, params: &[(&str, &str)]) -> ApiResponse {
+        let response = self
+            .client
+            .get(self.endpoint())
+            .query(params)
+            .send()
+            .await
+            .unwrap();
+        ApiResponse::read(response).await
+    }
+
+    /// A POST with the parameters form-encoded in the body.
+    pub async fn post(&self, params: &[(&str, &str)]) -> ApiResponse {
+        let response = self
+            .client
+            .post(self.endpoint())
+            .form(params)
+            .send()
+            .await
+            .unwrap();
+        ApiResponse::read(response).await
+    }
+
+    /// A multipart POST with the parameters as text parts.
+    pub async fn post_multipart(&self, params: &[(&str, &str)]) -> ApiResponse {
+        let form = params
+            .iter()
+            .fold(reqwest::multipart::Form::new(), |form, (k, v)| {
+                form.text(k.to_string(), v.to_string())
+            });
+        let response = self
+            .client
+            .post(self.endpoint())
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        ApiResponse::read(response).await
+    }
+
+    /// createPack for `product` with `extra` parameters; asserts success.
+    pub async fn create_pack(&self, product: &str, extra: &[(&str, &str)]) -> Value {
+        let mut params = vec![("method", "svc.pack.createPack"), ("product", product)];
+        params.extend_from_slice(extra);
+        self.post(&params).await.ok()
+    }
+
+    pub async fn get_pack(&self, pack_id: &str) -> ApiResponse {
+        self.get(&[("method", "svc.pack.getPack"), ("packId", pack_id)])
+            .await
+    }
+
+    /// Runs the `presspack` binary with this app's store configuration.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_presspack"));
+        command
+            .args(args)
+            .env("PRESSPACK_DATA_DIR", &self.config.data_dir);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("PRESSPACK_") && name != "PRESSPACK_DATA_DIR" {
+                command.env_remove(name);
+            }
+        }
+        if let Some(url) = &self.config.redis_url {
+            command
+                .env("PRESSPACK_REDIS_URL", url)
+                .env("PRESSPACK_REDIS_KEY_PREFIX", &self.config.redis_key_prefix);
+        }
+        command.output().expect("presspack binary runs")
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // Leave Redis as we found it: delete this test's keys.
+        let Some(url) = &self.config.redis_url else {
+            return;
+        };
+        let Ok(mut conn) = redis::Client::open(url.as_str()).and_then(|c| c.get_connection())
+        else {
+            return;
+        };
+        let pattern = format!("{}*", self.config.redis_key_prefix);
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(pattern)
+            .query(&mut conn)
+            .unwrap_or_default();
+        if !keys.is_empty() {
+            let _: Result<i64, _> = redis::cmd("DEL").arg(keys).query(&mut conn);
+        }
+    }
+}

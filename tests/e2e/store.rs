@@ -1,0 +1,121 @@
+//! The `Store` trait's contract, run against both implementations.
+
+use std::sync::Arc;
+
+use presspack::app::open_store;
+use presspack::store::{Kind, SharedStore};
+
+use crate::both_stores;
+use crate::helpers::{StoreKind, test_config};
+
+both_stores!(
+    insert_get_replace_delete_list,
+    compare_and_swap_loses_no_increment,
+    a_second_process_sees_the_same_records,
+);
+
+async fn store(kind: StoreKind, dir: &std::path::Path) -> (SharedStore, presspack::config::Config) {
+    let config = test_config(kind, dir);
+    (open_store(&config).await.unwrap(), config)
+}
+
+async fn insert_get_replace_delete_list(kind: StoreKind) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _config) = store(kind, dir.path()).await;
+    assert!(store.get(Kind::Design, "a").await.unwrap().is_none());
+    assert!(store.insert(Kind::Design, "a", b"one").await.unwrap());
+    assert!(
+        !store.insert(Kind::Design, "a", b"again").await.unwrap(),
+        "insert never overwrites"
+    );
+    let got = store.get(Kind::Design, "a").await.unwrap().unwrap();
+    assert_eq!((got.revision, got.value.as_slice()), (1, &b"one"[..]));
+    assert!(store.replace(Kind::Design, "a", b"two", 1).await.unwrap());
+    assert!(
+        !store.replace(Kind::Design, "a", b"stale", 1).await.unwrap(),
+        "stale revision"
+    );
+    let got = store.get(Kind::Design, "a").await.unwrap().unwrap();
+    assert_eq!((got.revision, got.value.as_slice()), (2, &b"two"[..]));
+    assert!(
+        store.get(Kind::Pack, "a").await.unwrap().is_none(),
+        "kinds are separate"
+    );
+    assert!(store.insert(Kind::Design, "b*{x}", b"").await.unwrap());
+    assert_eq!(store.list(Kind::Design).await.unwrap(), ["a", "b*{x}"]);
+    assert!(store.delete(Kind::Design, "a").await.unwrap());
+    assert!(!store.delete(Kind::Design, "a").await.unwrap());
+    assert!(!store.replace(Kind::Design, "a", b"gone", 2).await.unwrap());
+    assert_eq!(store.list(Kind::Design).await.unwrap(), ["b*{x}"]);
+    store.delete(Kind::Design, "b*{x}").await.unwrap();
+}
+
+async fn compare_and_swap_loses_no_increment(kind: StoreKind) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _config) = store(kind, dir.path()).await;
+    store.insert(Kind::Pack, "counter", b"0").await.unwrap();
+    let tasks: Vec<_> = (0..8)
+        .map(|_| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                for _ in 0..25 {
+                    loop {
+                        let current = store.get(Kind::Pack, "counter").await.unwrap().unwrap();
+                        let n: u64 = std::str::from_utf8(&current.value)
+                            .unwrap()
+                            .parse()
+                            .unwrap();
+                        let next = (n + 1).to_string();
+                        if store
+                            .replace(Kind::Pack, "counter", next.as_bytes(), current.revision)
+                            .await
+                            .unwrap()
+                        {
+                            break;
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let done = store.get(Kind::Pack, "counter").await.unwrap().unwrap();
+    assert_eq!(done.value, b"200");
+    assert_eq!(done.revision, 201);
+    store.delete(Kind::Pack, "counter").await.unwrap();
+}
+
+async fn a_second_process_sees_the_same_records(kind: StoreKind) {
+    // Two independent store handles on one configuration, as the server and the CLI have.
+    let dir = tempfile::tempdir().unwrap();
+    let (first, config) = store(kind, dir.path()).await;
+    let second = open_store(&config).await.unwrap();
+    assert!(first.insert(Kind::Design, "shared", b"x").await.unwrap());
+    assert_eq!(
+        second
+            .get(Kind::Design, "shared")
+            .await
+            .unwrap()
+            .unwrap()
+            .value,
+        b"x"
+    );
+    assert!(
+        second
+            .replace(Kind::Design, "shared", b"y", 1)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        first
+            .get(Kind::Design, "shared")
+            .await
+            .unwrap()
+            .unwrap()
+            .value,
+        b"y"
+    );
+    first.delete(Kind::Design, "shared").await.unwrap();
+}

@@ -1,0 +1,105 @@
+//! Pack warnings PV001-PV003, PVD001, PVI001, PVI002 and their effect on drop-ins.
+
+use serde_json::{Value, json};
+
+use crate::both_stores;
+use crate::helpers::{StoreKind, spawn_app};
+
+both_stores!(
+    each_structural_warning_is_reported_with_its_element,
+    warnings_hide_the_finish_drop_in_until_fixed,
+);
+
+fn image_side(data: Value) -> Value {
+    json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape", "data": data})
+}
+
+fn image_box() -> Value {
+    json!({"center": {"x": 44, "y": 29.5}, "width": 88, "height": 59, "angle": 0})
+}
+
+async fn each_structural_warning_is_reported_with_its_element(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let element = "pack.sides.image.1.variable_image_front";
+    let cases = [
+        (
+            json!({"numCards": 10, "sides": [image_side(json!([]))]}),
+            "PV001",
+            "pack.numCards",
+        ),
+        (
+            json!({"cards": [{"cardNum": 1, "cardSides": []}], "sides": [image_side(json!([]))]}),
+            "PV002",
+            "pack.cards",
+        ),
+        (
+            json!({"sides": [image_side(json!([])), image_side(json!([]))]}),
+            "PV003",
+            "pack.sides.image.1",
+        ),
+        (
+            json!({"sides": [{"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape"}]}),
+            "PVD001",
+            "pack.sides",
+        ),
+        (
+            json!({"sides": [image_side(json!([{"type": "imageData", "linkId": "variable_image_front",
+            "resourceUri": "store://missing", "imageBox": image_box()}]))]}),
+            "PVI001",
+            element,
+        ),
+        (
+            json!({"sides": [image_side(json!([{"type": "imageData", "linkId": "variable_image_front",
+            "imageBox": image_box()}]))]}),
+            "PVI002",
+            element,
+        ),
+    ];
+    for (pack, code, element) in cases {
+        let body = app
+            .create_pack("businesscard", &[("pack", &pack.to_string())])
+            .await;
+        let warnings = body["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{code}: {warnings:?}");
+        assert_eq!(warnings[0]["code"], code);
+        assert_eq!(warnings[0]["element"], element, "{code}");
+        assert!(!warnings[0]["message"].as_str().unwrap().is_empty());
+    }
+    // An image in the basket with its box: no warning.
+    let pack = json!({
+        "sides": [image_side(json!([{"type": "imageData", "linkId": "variable_image_front",
+            "resourceUri": "store://abc", "imageBox": image_box()}]))],
+        "imageBasket": {"items": [{"resourceUri": "store://abc", "imageItems": [
+            {"type": "print", "resourceUri": "store://abc/print", "width": 1200, "height": 800, "rotation": 0}]}]}
+    });
+    let body = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    assert_eq!(body["warnings"], json!([]));
+}
+
+async fn warnings_hide_the_finish_drop_in_until_fixed(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let bad = json!({"numCards": 7, "sides": [image_side(json!([]))]});
+    let body = app
+        .create_pack("businesscard", &[("pack", &bad.to_string())])
+        .await;
+    let id = body["packId"].as_str().unwrap();
+    let drop_ins = body["dropIns"].as_object().unwrap();
+    assert!(!drop_ins.contains_key("finish"), "{drop_ins:?}");
+    for name in ["edit", "preview", "crop", "details", "imageChooser"] {
+        assert!(drop_ins.contains_key(name), "{name} allows any warning");
+    }
+    assert_eq!(app.get_pack(id).await.ok()["warnings"][0]["code"], "PV001");
+    let good = json!({"sides": [image_side(json!([]))]});
+    let body = app
+        .post(&[
+            ("method", "svc.pack.updatePack"),
+            ("packId", id),
+            ("pack", &good.to_string()),
+        ])
+        .await
+        .ok();
+    assert_eq!(body["warnings"], json!([]));
+    assert!(body["dropIns"]["finish"].is_string());
+}
