@@ -114,3 +114,39 @@ impl From<StoreError> for ApiError {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_names_are_unique() {
+        let mut numbers: Vec<u32> = ErrorCode::ALL
+            .iter()
+            .map(|c| c.number_and_name().0)
+            .collect();
+        let mut names: Vec<&str> = ErrorCode::ALL
+            .iter()
+            .map(|c| c.number_and_name().1)
+            .collect();
+        numbers.sort();
+        numbers.dedup();
+        names.sort();
+        names.dedup();
+        assert_eq!(numbers.len(), ErrorCode::ALL.len());
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+    }
+
+    #[test]
+    fn docs_api_md_lists_every_error_code() {
+        let docs = include_str!("../../../docs/api.md");
+        for code in ErrorCode::ALL {
+            let (number, name) = code.number_and_name();
+            let row = format!("| {number} | `{name}` |");
+            assert!(
+                docs.contains(&row),
+                "docs/api.md lacks the row starting {row:?}"
+            );
+        }
+    }
+}

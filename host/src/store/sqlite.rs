@@ -16,8 +16,13 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct SqliteStore {
     path: PathBuf,
-    /// Idle connections; SQLite connections are cheap to keep and costly to open per call.
+    /// Idle read connections; SQLite connections are cheap to keep and costly to open per call.
     idle: Arc<Mutex<Vec<Connection>>>,
+    /// The one connection this process writes with. SQLite allows one writer at a time;
+    /// queueing writers here, rather than in SQLite's busy handler (which sleeps and
+    /// retries), keeps write latency even under load. Other processes (the operator CLI)
+    /// still wait in the busy handler.
+    writer: Arc<tokio::sync::Mutex<Connection>>,
 }
 
 fn error(e: rusqlite::Error) -> StoreError {
@@ -31,11 +36,7 @@ impl SqliteStore {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
         }
-        let store = SqliteStore {
-            path: path.to_owned(),
-            idle: Arc::new(Mutex::new(Vec::new())),
-        };
-        let conn = store.connect()?;
+        let conn = connect(path)?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS records (
                  kind TEXT NOT NULL,
@@ -46,21 +47,27 @@ impl SqliteStore {
              ) WITHOUT ROWID;",
         )
         .map_err(error)?;
-        store.idle.lock().expect("pool lock").push(conn);
-        Ok(store)
+        Ok(SqliteStore {
+            path: path.to_owned(),
+            idle: Arc::new(Mutex::new(Vec::new())),
+            writer: Arc::new(tokio::sync::Mutex::new(conn)),
+        })
     }
 
-    fn connect(&self) -> Result<Connection, StoreError> {
-        let conn = Connection::open(&self.path)
-            .map_err(|e| StoreError(format!("cannot open {}: {e}", self.path.display())))?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
-        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
-            .map_err(error)?;
-        Ok(conn)
+    /// Runs the write `f` on the writer connection, on the blocking thread pool.
+    async fn write<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let writer = Arc::clone(&self.writer).lock_owned().await;
+        tokio::task::spawn_blocking(move || f(&writer).map_err(error))
+            .await
+            .map_err(|e| StoreError(format!("sqlite task failed: {e}")))?
     }
 
-    /// Runs `f` with a pooled connection on the blocking thread pool.
-    async fn with_conn<T, F>(&self, f: F) -> Result<T, StoreError>
+    /// Runs the read `f` with a pooled connection on the blocking thread pool.
+    async fn read<T, F>(&self, f: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
@@ -69,7 +76,7 @@ impl SqliteStore {
         let pooled = idle.lock().expect("pool lock").pop();
         let conn = match pooled {
             Some(conn) => conn,
-            None => self.connect()?,
+            None => connect(&self.path)?,
         };
         tokio::task::spawn_blocking(move || {
             let result = f(&conn).map_err(error);
@@ -81,11 +88,20 @@ impl SqliteStore {
     }
 }
 
+fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open(path)
+        .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+        .map_err(error)?;
+    Ok(conn)
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn| {
+        self.read(move |conn| {
             conn.prepare_cached("SELECT revision, value FROM records WHERE kind = ?1 AND id = ?2")?
                 .query_row(params![kind.as_str(), id], |row| {
                     let revision: i64 = row.get(0)?;
@@ -101,7 +117,7 @@ impl Store for SqliteStore {
 
     async fn insert(&self, kind: Kind, id: &str, value: &[u8]) -> Result<bool, StoreError> {
         let (id, value) = (id.to_owned(), value.to_owned());
-        self.with_conn(move |conn| {
+        self.write(move |conn| {
             let inserted = conn
                 .prepare_cached(
                     "INSERT INTO records (kind, id, revision, value) VALUES (?1, ?2, 1, ?3)
@@ -123,7 +139,7 @@ impl Store for SqliteStore {
         let (id, value) = (id.to_owned(), value.to_owned());
         // Revisions count writes from 1; they stay far below i64::MAX.
         let revision = revision as i64;
-        self.with_conn(move |conn| {
+        self.write(move |conn| {
             let updated = conn
                 .prepare_cached(
                     "UPDATE records SET value = ?3, revision = revision + 1
@@ -137,7 +153,7 @@ impl Store for SqliteStore {
 
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
         let id = id.to_owned();
-        self.with_conn(move |conn| {
+        self.write(move |conn| {
             let deleted = conn
                 .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
                 .execute(params![kind.as_str(), id])?;
@@ -147,7 +163,7 @@ impl Store for SqliteStore {
     }
 
     async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
-        self.with_conn(move |conn| {
+        self.read(move |conn| {
             conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
                 .query_map(params![kind.as_str()], |row| row.get(0))?
                 .collect()
