@@ -19,6 +19,8 @@ pub struct AppState {
     /// Public base URL without a trailing slash; drop-in and render URLs start with it.
     pub base_url: String,
     pub max_body_bytes: usize,
+    /// How far an OAuth timestamp may be from the server's clock.
+    pub timestamp_window: std::time::Duration,
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
@@ -74,6 +76,7 @@ impl Application {
                 .clone()
                 .unwrap_or_else(|| format!("http://{address}")),
             max_body_bytes: config.max_body_bytes,
+            timestamp_window: config.oauth_timestamp_window,
         });
         let service = get(crate::api::service).post(crate::api::service);
         let router = Router::new()

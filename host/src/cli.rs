@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use presspack_engine::model::Catalogue;
 
 use crate::app::{Application, open_store};
+use crate::auth::keys::{self, ApiKey, NewKey, Permission};
 use crate::config::Config;
 use crate::designs::{self, Design};
 use crate::store::SharedStore;
@@ -34,6 +35,63 @@ enum Command {
     /// Manage design codes: stored starting packs for createPack's designCode.
     #[command(subcommand)]
     Designs(DesignCommand),
+    /// Manage API keys (OAuth consumer keys and secrets, permissions).
+    #[command(subcommand)]
+    Keys(KeyCommand),
+}
+
+#[derive(Subcommand)]
+enum KeyCommand {
+    /// Create a key; prints its consumer key and secret (the secret is shown only now).
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Permissions beyond the ones every key has: create_trial_pack, add_to_cart,
+        /// render_side, import_image (comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        grant: Vec<Permission>,
+        /// The partner's trial-partner id, for createTrialPartnerPack.
+        #[arg(long)]
+        trial_partner: Option<String>,
+        /// Where order confirmations with the pack's trackingId are sent.
+        #[arg(long)]
+        order_callback_url: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the keys (never their secrets).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one key (never its secret).
+    Show {
+        key: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Grant permissions (comma-separated).
+    Grant {
+        key: String,
+        #[arg(value_delimiter = ',', required = true)]
+        permissions: Vec<Permission>,
+    },
+    /// Revoke permissions (comma-separated).
+    Revoke {
+        key: String,
+        #[arg(value_delimiter = ',', required = true)]
+        permissions: Vec<Permission>,
+    },
+    /// Refuse every call signed with the key.
+    Disable { key: String },
+    /// Accept calls signed with the key again.
+    Enable { key: String },
+    /// Replace the key's secret and print the new one; the old one stops working at once.
+    RotateSecret {
+        key: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -67,6 +125,10 @@ pub async fn run(cli: Cli) -> ExitCode {
             Command::Designs(command) => {
                 let store = open_store(&config).await.map_err(|e| e.to_string())?;
                 design_command(store, command).await
+            }
+            Command::Keys(command) => {
+                let store = open_store(&config).await.map_err(|e| e.to_string())?;
+                key_command(store, command).await
             }
         }
     }
@@ -178,4 +240,101 @@ async fn design_command(store: SharedStore, command: DesignCommand) -> Result<()
         }
     }
     Ok(())
+}
+
+fn print_key(key: &ApiKey, json: bool) -> Result<(), String> {
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&key.summary()).map_err(|e| e.to_string())?
+        );
+    } else {
+        let permissions: Vec<&str> = key.permissions().iter().map(|p| p.as_str()).collect();
+        println!(
+            "{}  {}  {}{}",
+            key.consumer_key,
+            key.name,
+            permissions.join(","),
+            if key.disabled { "  DISABLED" } else { "" }
+        );
+    }
+    Ok(())
+}
+
+/// Prints a key with its secret, which is shown only when created or rotated.
+fn print_credentials(key: &ApiKey, json: bool) -> Result<(), String> {
+    if json {
+        let mut value = serde_json::to_value(key.summary()).map_err(|e| e.to_string())?;
+        value["secret"] = key.secret.clone().into();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("key: {}", key.consumer_key);
+        println!("secret: {}", key.secret);
+    }
+    Ok(())
+}
+
+async fn key_command(store: SharedStore, command: KeyCommand) -> Result<(), String> {
+    let store = store.as_ref();
+    let text = |e: keys::KeyError| e.to_string();
+    match command {
+        KeyCommand::Create {
+            name,
+            grant,
+            trial_partner,
+            order_callback_url,
+            json,
+        } => {
+            let new = NewKey {
+                name,
+                grant,
+                trial_partner,
+                order_callback_url,
+            };
+            print_credentials(&keys::create(store, new).await.map_err(text)?, json)
+        }
+        KeyCommand::List { json } => {
+            let all = keys::list(store).await.map_err(|e| e.to_string())?;
+            if json {
+                let summaries: Vec<_> = all.iter().map(ApiKey::summary).collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&summaries).map_err(|e| e.to_string())?
+                );
+                return Ok(());
+            }
+            all.iter().try_for_each(|key| print_key(key, false))
+        }
+        KeyCommand::Show { key, json } => {
+            let found = keys::find(store, &key)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("no API key {key:?}"))?;
+            print_key(&found, json)
+        }
+        KeyCommand::Grant { key, permissions } => print_key(
+            &keys::grant(store, &key, &permissions).await.map_err(text)?,
+            false,
+        ),
+        KeyCommand::Revoke { key, permissions } => print_key(
+            &keys::revoke(store, &key, &permissions)
+                .await
+                .map_err(text)?,
+            false,
+        ),
+        KeyCommand::Disable { key } => print_key(
+            &keys::set_disabled(store, &key, true).await.map_err(text)?,
+            false,
+        ),
+        KeyCommand::Enable { key } => print_key(
+            &keys::set_disabled(store, &key, false).await.map_err(text)?,
+            false,
+        ),
+        KeyCommand::RotateSecret { key, json } => {
+            print_credentials(&keys::rotate_secret(store, &key).await.map_err(text)?, json)
+        }
+    }
 }

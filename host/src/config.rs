@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 
@@ -22,6 +23,8 @@ pub struct Config {
     pub redis_key_prefix: String,
     /// Largest request body accepted.
     pub max_body_bytes: usize,
+    /// How far an OAuth timestamp may be from the server's clock (replay window).
+    pub oauth_timestamp_window: Duration,
 }
 
 impl Default for Config {
@@ -33,6 +36,7 @@ impl Default for Config {
             redis_url: None,
             redis_key_prefix: "presspack:".to_owned(),
             max_body_bytes: 2 * 1024 * 1024,
+            oauth_timestamp_window: Duration::from_secs(300),
         }
     }
 }
@@ -47,6 +51,7 @@ struct ConfigFile {
     redis_url: Option<String>,
     redis_key_prefix: Option<String>,
     max_body_bytes: Option<u64>,
+    oauth_window_seconds: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -138,6 +143,18 @@ impl Config {
                 .ok()
                 .filter(|n| (1024..=256 * 1024 * 1024).contains(n))
                 .ok_or_else(|| s.invalid("expected a number of bytes from 1024 to 268435456"))?;
+        }
+        if let Some(s) = setting(
+            "oauth_window_seconds",
+            file_values.oauth_window_seconds.map(|n| n.to_string()),
+        ) {
+            config.oauth_timestamp_window = s
+                .value
+                .parse()
+                .ok()
+                .filter(|n| (10..=3600).contains(n))
+                .map(Duration::from_secs)
+                .ok_or_else(|| s.invalid("expected a number of seconds from 10 to 3600"))?;
         }
         Ok(config)
     }

@@ -70,12 +70,9 @@ impl Design {
 }
 
 pub async fn find(store: &dyn Store, code: &str) -> Result<Option<Design>, StoreError> {
-    match store.get(Kind::Design, code).await? {
-        None => Ok(None),
-        Some(stored) => serde_json::from_slice(&stored.value)
-            .map(Some)
-            .map_err(|e| StoreError(format!("stored design {code} is unreadable: {e}"))),
-    }
+    Ok(crate::store::load(store, Kind::Design, code)
+        .await?
+        .map(|(design, _)| design))
 }
 
 /// Stores a new design; `false` if the code is taken.

@@ -3,8 +3,10 @@
 
 use std::process::{Command, Output};
 
-use presspack::app::Application;
+use presspack::app::{Application, open_store};
+use presspack::auth::keys::{self, ApiKey, NewKey, Permission};
 use presspack::config::Config;
+use presspack::store::SharedStore;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -38,10 +40,30 @@ macro_rules! both_stores {
     )*};
 }
 
+/// An API key's consumer key and secret, for signing.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    pub key: String,
+    pub secret: String,
+}
+
+impl From<&ApiKey> for Credentials {
+    fn from(key: &ApiKey) -> Self {
+        Credentials {
+            key: key.consumer_key.clone(),
+            secret: key.secret.clone(),
+        }
+    }
+}
+
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
     pub config: Config,
+    /// The store, as a second handle (the operator's view).
+    pub store: SharedStore,
+    /// A key with every permission; `get` and `post` sign with it.
+    pub key: ApiKey,
     _data_dir: tempfile::TempDir,
     server: Option<(oneshot::Sender<()>, JoinHandle<std::io::Result<()>>)>,
 }
@@ -68,15 +90,35 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     let data_dir = tempfile::tempdir().unwrap();
     let mut config = test_config(kind, data_dir.path());
     adjust(&mut config);
+    let store = open_store(&config).await.expect("store opens");
+    let key = create_key(&store, &Permission::ALL).await;
     let mut app = TestApp {
         address: String::new(),
         client: reqwest::Client::new(),
         config,
+        store,
+        key,
         _data_dir: data_dir,
         server: None,
     };
     app.start().await;
     app
+}
+
+/// Creates an API key with `permissions` (the inherent ones are always there).
+pub async fn create_key(store: &SharedStore, permissions: &[Permission]) -> ApiKey {
+    let new = NewKey {
+        name: "test partner".into(),
+        grant: permissions
+            .iter()
+            .copied()
+            .filter(|p| !p.is_inherent())
+            .collect(),
+        ..NewKey::default()
+    };
+    keys::create(store.as_ref(), new)
+        .await
+        .expect("key created")
 }
 
 /// A reply of the API: status, content type and body.
@@ -166,31 +208,88 @@ impl TestApp {
         format!("{}/api/service/", self.address)
     }
 
-    /// A GET with the parameters in the query string.
+    /// The endpoint as clients see it, which signatures cover: under the public base URL.
+    pub fn public_endpoint(&self) -> String {
+        match &self.config.base_url {
+            Some(base) => format!("{base}/api/service/"),
+            None => self.endpoint(),
+        }
+    }
+
+    /// The `Authorization` header for a call with `params` (query and form body together),
+    /// made by oauth1-request, an OAuth client library this project did not write.
+    pub fn authorization(
+        &self,
+        http_method: &str,
+        params: &[(&str, &str)],
+        signer: &Credentials,
+    ) -> String {
+        let list = oauth1_request::ParameterList::new(params.to_vec());
+        let credentials =
+            oauth1_request::Credentials::new(signer.key.as_str(), signer.secret.as_str());
+        oauth1_request::Builder::<_, _>::new(credentials, oauth1_request::HMAC_SHA1).authorize(
+            http_method,
+            self.public_endpoint(),
+            &list,
+        )
+    }
+
+    /// Sends `query` in the query string and `form` form-encoded in the body (POST) or also
+    /// in the query (GET), signed by `signer` if given.
+    pub async fn send(
+        &self,
+        http_method: reqwest::Method,
+        query: &[(&str, &str)],
+        form: &[(&str, &str)],
+        signer: Option<&Credentials>,
+    ) -> ApiResponse {
+        let is_get = http_method == reqwest::Method::GET;
+        let mut request = self
+            .client
+            .request(http_method.clone(), self.endpoint())
+            .query(query);
+        request = if is_get {
+            request.query(form)
+        } else {
+            request.form(form)
+        };
+        if let Some(signer) = signer {
+            let all: Vec<(&str, &str)> = query.iter().chain(form).copied().collect();
+            request = request.header(
+                "authorization",
+                self.authorization(http_method.as_str(), &all, signer),
+            );
+        }
+        ApiResponse::read(request.send().await.unwrap()).await
+    }
+
+    pub fn credentials(&self) -> Credentials {
+        Credentials::from(&self.key)
+    }
+
+    /// A signed GET with the parameters in the query string.
     pub async fn get(&self, params: &[(&str, &str)]) -> ApiResponse {
-        let response = self
-            .client
-            .get(self.endpoint())
-            .query(params)
-            .send()
+        self.send(reqwest::Method::GET, params, &[], Some(&self.credentials()))
             .await
-            .unwrap();
-        ApiResponse::read(response).await
     }
 
-    /// A POST with the parameters form-encoded in the body.
+    /// A signed POST with the parameters form-encoded in the body.
     pub async fn post(&self, params: &[(&str, &str)]) -> ApiResponse {
-        let response = self
-            .client
-            .post(self.endpoint())
-            .form(params)
-            .send()
-            .await
-            .unwrap();
-        ApiResponse::read(response).await
+        self.send(
+            reqwest::Method::POST,
+            &[],
+            params,
+            Some(&self.credentials()),
+        )
+        .await
     }
 
-    /// A multipart POST with the parameters as text parts.
+    pub async fn get_unsigned(&self, params: &[(&str, &str)]) -> ApiResponse {
+        self.send(reqwest::Method::GET, params, &[], None).await
+    }
+
+    /// A POST with the parameters as multipart text parts, signed by the header alone
+    /// (multipart bodies are not part of an OAuth signature).
     pub async fn post_multipart(&self, params: &[(&str, &str)]) -> ApiResponse {
         let form = params
             .iter()
@@ -200,6 +299,10 @@ impl TestApp {
         let response = self
             .client
             .post(self.endpoint())
+            .header(
+                "authorization",
+                self.authorization("POST", &[], &self.credentials()),
+            )
             .multipart(form)
             .send()
             .await

@@ -20,13 +20,23 @@ pub enum ErrorCode {
     InvalidPack,
     InvalidPhysicalSpec,
     UnknownDesignCode,
+    MissingSignature,
+    UnknownKey,
+    InvalidSignature,
+    StaleTimestamp,
+    ReusedNonce,
+    PermissionDenied,
+    KeyDisabled,
+    SignatureNotAllowed,
+    InvalidOauthParameters,
+    PackOwnedByCustomer,
     StoreUnavailable,
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::UnknownMethod,
         ErrorCode::MissingParameter,
         ErrorCode::InvalidParameter,
@@ -40,6 +50,16 @@ impl ErrorCode {
         ErrorCode::InvalidPack,
         ErrorCode::InvalidPhysicalSpec,
         ErrorCode::UnknownDesignCode,
+        ErrorCode::MissingSignature,
+        ErrorCode::UnknownKey,
+        ErrorCode::InvalidSignature,
+        ErrorCode::StaleTimestamp,
+        ErrorCode::ReusedNonce,
+        ErrorCode::PermissionDenied,
+        ErrorCode::KeyDisabled,
+        ErrorCode::SignatureNotAllowed,
+        ErrorCode::InvalidOauthParameters,
+        ErrorCode::PackOwnedByCustomer,
         ErrorCode::StoreUnavailable,
         ErrorCode::Internal,
     ];
@@ -60,6 +80,16 @@ impl ErrorCode {
             ErrorCode::InvalidPack => (202, "invalid_pack"),
             ErrorCode::InvalidPhysicalSpec => (203, "invalid_physical_spec"),
             ErrorCode::UnknownDesignCode => (204, "unknown_design_code"),
+            ErrorCode::PackOwnedByCustomer => (205, "pack_owned_by_customer"),
+            ErrorCode::MissingSignature => (300, "missing_signature"),
+            ErrorCode::UnknownKey => (301, "unknown_key"),
+            ErrorCode::InvalidSignature => (302, "invalid_signature"),
+            ErrorCode::StaleTimestamp => (303, "stale_timestamp"),
+            ErrorCode::ReusedNonce => (304, "reused_nonce"),
+            ErrorCode::PermissionDenied => (305, "permission_denied"),
+            ErrorCode::KeyDisabled => (306, "key_disabled"),
+            ErrorCode::SignatureNotAllowed => (307, "signature_not_allowed"),
+            ErrorCode::InvalidOauthParameters => (308, "invalid_oauth_parameters"),
             ErrorCode::StoreUnavailable => (900, "store_unavailable"),
             ErrorCode::Internal => (901, "internal_error"),
         }

@@ -18,6 +18,8 @@ pub use error::{ApiError, ErrorCode};
 pub use params::{Params, truncate};
 
 use crate::app::AppState;
+use crate::auth::keys::{ApiKey, Permission};
+use crate::auth::{self, AuthRule, SignedRequest};
 use crate::packs;
 
 /// A successful reply: a document and its default content type.
@@ -37,99 +39,112 @@ impl Reply {
     }
 }
 
-type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, ApiError>> + Send + 'a>>;
-type Handler = for<'a> fn(&'a AppState, &'a Params) -> HandlerFuture<'a>;
+/// A call as handlers see it: its parameters and the API key that signed it, if any.
+pub struct Call<'a> {
+    pub params: &'a Params,
+    pub key: Option<ApiKey>,
+}
 
-/// One row of the dispatch table. `handler` is `None` for operations of the API that this
-/// server does not offer yet; they answer `not_available_yet`.
+type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, ApiError>> + Send + 'a>>;
+type Handler = for<'a> fn(&'a AppState, &'a Call<'a>) -> HandlerFuture<'a>;
+
+/// One row of the dispatch table: the `method` name, how calls are authorised, and the
+/// handler. `handler` is `None` for operations of the API that this server does not offer
+/// yet; they answer `not_available_yet` (after authorisation, so clients see the real rules).
 pub struct Operation {
     pub name: &'static str,
+    pub auth: AuthRule,
     handler: Option<Handler>,
 }
 
-/// Every operation of the API, by `method` name.
+const fn operation(name: &'static str, auth: AuthRule, handler: Option<Handler>) -> Operation {
+    Operation {
+        name,
+        auth,
+        handler,
+    }
+}
+
+use AuthRule::{NotAllowed, Open, Optional, Required};
+use Permission::{
+    AddToCart, Create, CreateTrialPack, GetTemplate, ImportImage, Read, RenderSide, Update,
+};
+
+/// Every operation of the API, by `method` name, with the spec's Authentication table.
 pub const OPERATIONS: &[Operation] = &[
-    Operation {
-        name: "svc.pack.createPack",
-        handler: Some(|s, p| Box::pin(packs::create_pack(s, p))),
-    },
-    Operation {
-        name: "svc.pack.createTrialPartnerPack",
-        handler: None,
-    },
-    Operation {
-        name: "svc.pack.getPack",
-        handler: Some(|s, p| Box::pin(packs::get_pack(s, p))),
-    },
-    Operation {
-        name: "svc.pack.getPhysicalSpec",
-        handler: Some(|s, p| Box::pin(packs::get_physical_spec(s, p))),
-    },
-    Operation {
-        name: "svc.pack.updatePack",
-        handler: Some(|s, p| Box::pin(packs::update_pack(s, p))),
-    },
-    Operation {
-        name: "svc.pack.updatePhysicalSpec",
-        handler: Some(|s, p| Box::pin(packs::update_physical_spec(s, p))),
-    },
-    Operation {
-        name: "svc.pack.addToCart",
-        handler: None,
-    },
-    Operation {
-        name: "svc.pack.renderSide",
-        handler: None,
-    },
-    Operation {
-        name: "svc.pack.renderSideUrl",
-        handler: None,
-    },
-    Operation {
-        name: "svc.pack.getRenderedSide",
-        handler: None,
-    },
-    Operation {
-        name: "svc.template.getTemplate",
-        handler: None,
-    },
-    Operation {
-        name: "svc.image.uploadImage",
-        handler: None,
-    },
-    Operation {
-        name: "svc.image.importImage",
-        handler: None,
-    },
-    Operation {
-        name: "svc.text.measure",
-        handler: None,
-    },
+    operation(
+        "svc.pack.createPack",
+        Required(Create),
+        Some(|s, c| Box::pin(packs::create_pack(s, c))),
+    ),
+    operation(
+        "svc.pack.createTrialPartnerPack",
+        Required(CreateTrialPack),
+        None,
+    ),
+    operation(
+        "svc.pack.getPack",
+        Required(Read),
+        Some(|s, c| Box::pin(packs::get_pack(s, c))),
+    ),
+    operation(
+        "svc.pack.getPhysicalSpec",
+        Required(Read),
+        Some(|s, c| Box::pin(packs::get_physical_spec(s, c))),
+    ),
+    operation(
+        "svc.pack.updatePack",
+        Required(Update),
+        Some(|s, c| Box::pin(packs::update_pack(s, c))),
+    ),
+    operation(
+        "svc.pack.updatePhysicalSpec",
+        Required(Update),
+        Some(|s, c| Box::pin(packs::update_physical_spec(s, c))),
+    ),
+    operation("svc.pack.addToCart", Required(AddToCart), None),
+    operation("svc.pack.renderSide", Required(RenderSide), None),
+    operation("svc.pack.renderSideUrl", Required(RenderSide), None),
+    // The URL renderSideUrl returns may be passed on to anyone; its id is unguessable.
+    operation("svc.pack.getRenderedSide", Open, None),
+    operation("svc.template.getTemplate", Optional(GetTemplate), None),
+    operation("svc.image.uploadImage", NotAllowed, None),
+    operation("svc.image.importImage", Required(ImportImage), None),
+    operation("svc.text.measure", Open, None),
 ];
 
-async fn dispatch(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+fn find_operation(params: &Params) -> Result<&'static Operation, ApiError> {
     let name = params.required("method")?;
-    let operation = OPERATIONS
-        .iter()
-        .find(|op| op.name == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = OPERATIONS.iter().map(|op| op.name).collect();
-            ApiError::new(
-                ErrorCode::UnknownMethod,
-                format!(
-                    "method: {:?} is not an operation; operations are {}",
-                    truncate(name),
-                    names.join(", ")
-                ),
-            )
-        })?;
-    match operation.handler {
-        Some(handler) => handler(state, params).await,
-        None => Err(ApiError::new(
+    OPERATIONS.iter().find(|op| op.name == name).ok_or_else(|| {
+        let names: Vec<&str> = OPERATIONS.iter().map(|op| op.name).collect();
+        ApiError::new(
+            ErrorCode::UnknownMethod,
+            format!(
+                "method: {:?} is not an operation; operations are {}",
+                truncate(name),
+                names.join(", ")
+            ),
+        )
+    })
+}
+
+async fn dispatch(state: &AppState, request: &SignedRequest<'_>) -> Result<Reply, ApiError> {
+    let operation = find_operation(request.params)?;
+    let key = auth::authorize(state, operation.auth, request).await?;
+    let Some(handler) = operation.handler else {
+        return Err(ApiError::new(
             ErrorCode::NotAvailableYet,
-            format!("method: {name} is not available on this server yet"),
-        )),
-    }
+            format!(
+                "method: {} is not available on this server yet",
+                operation.name
+            ),
+        ));
+    };
+    let call = Call {
+        params: request.params,
+        key,
+    };
+    handler(state, &call).await
 }
 
 /// How to send the reply: the common parameters every operation accepts.
@@ -237,7 +252,18 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
     let (format, format_error) = ResponseFormat::read(&params);
     let result = match body_read.err().or(format_error) {
         Some(error) => Err(error),
-        None => dispatch(&state, &params).await,
+        None => {
+            let signed = SignedRequest {
+                http_method: parts.method.as_str(),
+                path: parts.uri.path(),
+                authorization: parts
+                    .headers
+                    .get(header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok()),
+                params: &params,
+            };
+            dispatch(&state, &signed).await
+        }
     };
     if let Err(error) = &result {
         tracing::debug!(code = error.code.number_and_name().1, message = %error.message, "request failed");

@@ -16,13 +16,16 @@ const MAX_PARAMETERS: usize = 256;
 #[derive(Debug, Default)]
 pub struct Params {
     values: HashMap<String, String>,
+    /// The query and form-body pairs in arrival order, duplicates kept: what an OAuth
+    /// signature covers (multipart parts are not signed).
+    signed: Vec<(String, String)>,
 }
 
 impl Params {
     /// The parameters of a query string.
     pub fn from_query(query: Option<&str>) -> Result<Params, ApiError> {
         let mut params = Params::default();
-        params.extend(form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned())?;
+        params.extend_signed(query.unwrap_or_default().as_bytes())?;
         Ok(params)
     }
 
@@ -53,9 +56,7 @@ impl Params {
             )
         })?;
         match (mime.type_(), mime.subtype()) {
-            (mime::APPLICATION, mime::WWW_FORM_URLENCODED) => {
-                self.extend(form_urlencoded::parse(&bytes).into_owned())
-            }
+            (mime::APPLICATION, mime::WWW_FORM_URLENCODED) => self.extend_signed(&bytes),
             (mime::MULTIPART, mime::FORM_DATA) => {
                 let boundary = multer::parse_boundary(content_type).map_err(|e| {
                     ApiError::new(
@@ -85,7 +86,7 @@ impl Params {
         let malformed =
             |e: multer::Error| ApiError::invalid("multipart body", format!("cannot be read: {e}"));
         while let Some(field) = multipart.next_field().await.map_err(malformed)? {
-            if self.values.len() >= MAX_PARAMETERS {
+            if self.values.len() + self.signed.len() >= MAX_PARAMETERS {
                 return Err(too_many());
             }
             let Some(name) = field.name().map(str::to_owned) else {
@@ -101,14 +102,31 @@ impl Params {
         Ok(())
     }
 
-    fn extend(&mut self, pairs: impl Iterator<Item = (String, String)>) -> Result<(), ApiError> {
-        for (name, value) in pairs {
-            if self.values.len() >= MAX_PARAMETERS {
+    /// Adds form-encoded pairs (`+` is a space), which a signature covers.
+    fn extend_signed(&mut self, encoded: &[u8]) -> Result<(), ApiError> {
+        for (name, value) in form_urlencoded::parse(encoded).into_owned() {
+            if self.signed.len() >= MAX_PARAMETERS {
                 return Err(too_many());
             }
-            self.values.insert(name, value);
+            self.values.insert(name.clone(), value.clone());
+            self.signed.push((name, value));
         }
         Ok(())
+    }
+
+    /// The pairs an OAuth signature covers.
+    pub fn signed_pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.signed.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    /// Whether any parameter is an OAuth protocol parameter.
+    pub fn has_oauth_parameters(&self) -> bool {
+        self.values.keys().any(|name| name.starts_with("oauth_"))
+    }
+
+    /// A parameter's value as sent, empty values included.
+    pub fn raw(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
     }
 
     /// A parameter's value; an empty value counts as absent, as form clients send them.

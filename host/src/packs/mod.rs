@@ -8,7 +8,7 @@ use presspack_engine::model::{Pack, PhysicalSpec, PhysicalSpecInput, Product, Wa
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::api::{ApiError, ErrorCode, Params, Reply, truncate};
+use crate::api::{ApiError, Call, ErrorCode, Params, Reply, truncate};
 use crate::app::AppState;
 use crate::{designs, dropins};
 use record::{PackRecord, StoredPack};
@@ -134,7 +134,8 @@ fn absolute_http_url(name: &str, value: &str) -> Result<String, ApiError> {
     Ok(url.into())
 }
 
-pub async fn create_pack(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let params = call.params;
     let product = product(state, params.required("product")?)?;
     let tracking_id = params.text("trackingId", MAX_TRACKING_ID)?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
@@ -186,7 +187,13 @@ pub async fn create_pack(state: &AppState, params: &Params) -> Result<Reply, Api
         .unwrap_or_else(|| product.default_physical_spec());
     let physical_spec = read_physical_spec(params, product, &base_spec)?.unwrap_or(base_spec);
 
-    let mut record = PackRecord::new(product, &pack, physical_spec)?;
+    let creator = call.key.as_ref().ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::MissingSignature,
+            "createPack needs a signed call",
+        )
+    })?;
+    let mut record = PackRecord::new(product, &pack, physical_spec, &creator.consumer_key)?;
     record.tracking_id = tracking_id.map(str::to_owned);
     record.friendly_name = friendly_name.map(str::to_owned);
     record.start_again_url = start_again_url;
@@ -195,22 +202,28 @@ pub async fn create_pack(state: &AppState, params: &Params) -> Result<Reply, Api
     pack_reply(state, &id, &record, include_spec)
 }
 
-async fn load(state: &AppState, params: &Params) -> Result<StoredPack, ApiError> {
-    record::load(state.store.as_ref(), params.required("packId")?).await
+/// The pack named by `packId`, if the calling key may read and update it.
+async fn load(state: &AppState, call: &Call<'_>) -> Result<StoredPack, ApiError> {
+    let stored = record::load(state.store.as_ref(), call.params.required("packId")?).await?;
+    stored.record.check_access(call.key.as_ref())?;
+    Ok(stored)
 }
 
-pub async fn get_pack(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+pub async fn get_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let params = call.params;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
-    let stored = load(state, params).await?;
+    let stored = load(state, call).await?;
     pack_reply(state, &stored.id, &stored.record, include_spec)
 }
 
-pub async fn update_pack(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+pub async fn update_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let params = call.params;
     let id = params.required("packId")?;
     params.required("pack")?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
     let stored = record::modify(state.store.as_ref(), id, |record| {
+        record.check_access(call.key.as_ref())?;
         let product = stored_product(state, record)?;
         let pack = read_pack(params, product)?.ok_or_else(|| ApiError::missing("pack"))?;
         record.set_pack(&pack, product)?;
@@ -223,8 +236,8 @@ pub async fn update_pack(state: &AppState, params: &Params) -> Result<Reply, Api
     pack_reply(state, &stored.id, &stored.record, include_spec)
 }
 
-pub async fn get_physical_spec(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
-    let stored = load(state, params).await?;
+pub async fn get_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let stored = load(state, call).await?;
     Reply::json(&PhysicalSpecEnvelope {
         pack_id: &stored.id,
         physical_spec: &stored.record.physical_spec,
@@ -232,10 +245,12 @@ pub async fn get_physical_spec(state: &AppState, params: &Params) -> Result<Repl
     })
 }
 
-pub async fn update_physical_spec(state: &AppState, params: &Params) -> Result<Reply, ApiError> {
+pub async fn update_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let params = call.params;
     let id = params.required("packId")?;
     params.required("physicalSpec")?;
     let stored = record::modify(state.store.as_ref(), id, |record| {
+        record.check_access(call.key.as_ref())?;
         let product = stored_product(state, record)?;
         // Fields the client leaves out keep the pack's current values.
         record.physical_spec = read_physical_spec(params, product, &record.physical_spec)?

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::api::{ApiError, ErrorCode};
+use crate::auth::keys::ApiKey;
 use crate::store::{Kind, Store};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -26,16 +27,20 @@ pub struct PackRecord {
     pub start_again_url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design_code: Option<String>,
+    /// The consumer key of the API key that created the pack.
+    pub created_by: String,
+    /// The customer who took ownership through a drop-in; from then API keys lose access.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     /// The secret in the pack's drop-in URLs.
     pub drop_in_token: String,
     pub created_at: u64,
     pub updated_at: u64,
 }
 
-/// A pack record as read, with the id and revision needed to write it back.
+/// A pack record with its id.
 pub struct StoredPack {
     pub id: String,
-    pub revision: u64,
     pub record: PackRecord,
 }
 
@@ -59,6 +64,7 @@ impl PackRecord {
         product: &Product,
         pack: &Pack,
         physical_spec: PhysicalSpec,
+        created_by: &str,
     ) -> Result<Self, ApiError> {
         let mut record = PackRecord {
             product: product.code.clone(),
@@ -69,12 +75,30 @@ impl PackRecord {
             friendly_name: None,
             start_again_url: None,
             design_code: None,
+            created_by: created_by.to_owned(),
+            owner: None,
             drop_in_token: random_id(),
             created_at: now(),
             updated_at: 0,
         };
         record.set_pack(pack, product)?;
         Ok(record)
+    }
+
+    /// Whether `key` may read and update this pack: only the key that created it, and only
+    /// until a customer owns it. Another key's pack looks like no pack at all.
+    pub fn check_access(&self, key: Option<&ApiKey>) -> Result<(), ApiError> {
+        match key {
+            Some(key) if key.consumer_key == self.created_by => {}
+            _ => return Err(not_found()),
+        }
+        if self.owner.is_some() {
+            return Err(ApiError::new(
+                ErrorCode::PackOwnedByCustomer,
+                "packId: a customer has taken ownership of this pack; API keys can no longer read or update it",
+            ));
+        }
+        Ok(())
     }
 
     /// Replaces the pack data and recomputes its warnings.
@@ -100,12 +124,11 @@ pub async fn load(store: &dyn Store, id: &str) -> Result<StoredPack, ApiError> {
     if !is_pack_id(id) {
         return Err(not_found());
     }
-    let stored = store.get(Kind::Pack, id).await?.ok_or_else(not_found)?;
-    let record = serde_json::from_slice(&stored.value)
-        .map_err(|e| internal("stored pack is unreadable", e))?;
+    let (record, _) = crate::store::load(store, Kind::Pack, id)
+        .await?
+        .ok_or_else(not_found)?;
     Ok(StoredPack {
         id: id.to_owned(),
-        revision: stored.revision,
         record,
     })
 }
@@ -123,31 +146,20 @@ pub async fn insert(store: &dyn Store, record: &PackRecord) -> Result<String, Ap
     Err(internal("pack", "no free pack id"))
 }
 
-/// How often an update is retried when another write to the same pack got in first.
-const MAX_ATTEMPTS: usize = 16;
-
-/// Applies `change` to the current record and writes it back with compare-and-swap,
-/// re-reading and re-applying if another writer got in between, so no write is lost.
+/// Applies `change` to the pack and writes it back; see [`crate::store::modify`].
 pub async fn modify(
     store: &dyn Store,
     id: &str,
-    mut change: impl FnMut(&mut PackRecord) -> Result<(), ApiError>,
+    change: impl FnMut(&mut PackRecord) -> Result<(), ApiError>,
 ) -> Result<StoredPack, ApiError> {
-    for _ in 0..MAX_ATTEMPTS {
-        let mut stored = load(store, id).await?;
-        change(&mut stored.record)?;
-        let value = serde_json::to_vec(&stored.record).map_err(|e| internal("pack", e))?;
-        if store
-            .replace(Kind::Pack, id, &value, stored.revision)
-            .await?
-        {
-            stored.revision += 1;
-            return Ok(stored);
-        }
-        tokio::task::yield_now().await;
+    if !is_pack_id(id) {
+        return Err(not_found());
     }
-    Err(ApiError::new(
-        ErrorCode::StoreUnavailable,
-        "packId: the pack is being changed by many requests at once; try again",
-    ))
+    let record = crate::store::modify(store, Kind::Pack, id, change)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(StoredPack {
+        id: id.to_owned(),
+        record,
+    })
 }

@@ -11,8 +11,11 @@ mod redis;
 mod sqlite;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 pub use self::redis::RedisStore;
 pub use self::sqlite::SqliteStore;
@@ -22,6 +25,9 @@ pub use self::sqlite::SqliteStore;
 pub enum Kind {
     Pack,
     Design,
+    ApiKey,
+    /// OAuth nonces seen, kept until their timestamps leave the accepted window.
+    Nonce,
 }
 
 impl Kind {
@@ -29,6 +35,8 @@ impl Kind {
         match self {
             Kind::Pack => "pack",
             Kind::Design => "design",
+            Kind::ApiKey => "apikey",
+            Kind::Nonce => "nonce",
         }
     }
 }
@@ -61,6 +69,16 @@ pub trait Store: Send + Sync + 'static {
         revision: u64,
     ) -> Result<bool, StoreError>;
 
+    /// Stores a record that vanishes after `ttl`; `false` (and no write) if an unexpired
+    /// record has the key. Expiring records are a separate space from the others and are only
+    /// ever claimed, never read: the use is "seen before?" (OAuth nonces).
+    async fn insert_expiring(
+        &self,
+        kind: Kind,
+        id: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError>;
+
     /// Deletes a record; `false` if there was none.
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
 
@@ -72,3 +90,51 @@ pub trait Store: Send + Sync + 'static {
 }
 
 pub type SharedStore = Arc<dyn Store>;
+
+/// How often [`modify`] retries when another write to the same record got in first.
+const MAX_ATTEMPTS: usize = 16;
+
+/// Reads the JSON record `kind`/`id`; `None` if there is none.
+pub async fn load<T: DeserializeOwned>(
+    store: &dyn Store,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<(T, u64)>, StoreError> {
+    let Some(stored) = store.get(kind, id).await? else {
+        return Ok(None);
+    };
+    let record = serde_json::from_slice(&stored.value)
+        .map_err(|e| StoreError(format!("stored {} {id} is unreadable: {e}", kind.as_str())))?;
+    Ok(Some((record, stored.revision)))
+}
+
+/// Applies `change` to the JSON record `kind`/`id` and writes it back with compare-and-swap,
+/// re-reading and re-applying if another writer got in between, so no write is lost.
+/// `Ok(None)` if there is no such record.
+pub async fn modify<T, E>(
+    store: &dyn Store,
+    kind: Kind,
+    id: &str,
+    mut change: impl FnMut(&mut T) -> Result<(), E>,
+) -> Result<Option<T>, E>
+where
+    T: Serialize + DeserializeOwned,
+    E: From<StoreError>,
+{
+    for _ in 0..MAX_ATTEMPTS {
+        let Some((mut record, revision)) = load::<T>(store, kind, id).await? else {
+            return Ok(None);
+        };
+        change(&mut record)?;
+        let value = serde_json::to_vec(&record).map_err(|e| StoreError(e.to_string()))?;
+        if store.replace(kind, id, &value, revision).await? {
+            return Ok(Some(record));
+        }
+        tokio::task::yield_now().await;
+    }
+    Err(StoreError(format!(
+        "{} {id} is being changed by many requests at once; try again",
+        kind.as_str()
+    ))
+    .into())
+}

@@ -126,6 +126,27 @@ impl Store for RedisStore {
         Ok(replaced == 1)
     }
 
+    async fn insert_expiring(
+        &self,
+        kind: Kind,
+        id: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.connection.clone();
+        let key = self.key(kind, id);
+        // SET NX PX: one atomic command, expiring by itself, shared by every host process.
+        let set: Option<String> = redis::cmd("SET")
+            .arg(key)
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1))
+            .query_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok(set.is_some())
+    }
+
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
         let mut conn = self.connection.clone();
         let deleted: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;

@@ -3,8 +3,9 @@
 //! durable, and every write is one transaction, so a crash never leaves half a record.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -13,6 +14,15 @@ use super::{Kind, Store, StoreError, Versioned};
 
 /// How long a write waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Expired rows are swept on one expiring insert in this many.
+const SWEEP_EVERY: u64 = 1000;
+
+fn unix_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
 
 pub struct SqliteStore {
     path: PathBuf,
@@ -23,6 +33,7 @@ pub struct SqliteStore {
     /// retries), keeps write latency even under load. Other processes (the operator CLI)
     /// still wait in the busy handler.
     writer: Arc<tokio::sync::Mutex<Connection>>,
+    expiring_writes: AtomicU64,
 }
 
 fn error(e: rusqlite::Error) -> StoreError {
@@ -44,6 +55,12 @@ impl SqliteStore {
                  revision INTEGER NOT NULL,
                  value BLOB NOT NULL,
                  PRIMARY KEY (kind, id)
+             ) WITHOUT ROWID;
+             CREATE TABLE IF NOT EXISTS expiring (
+                 kind TEXT NOT NULL,
+                 id TEXT NOT NULL,
+                 expires_at INTEGER NOT NULL,
+                 PRIMARY KEY (kind, id)
              ) WITHOUT ROWID;",
         )
         .map_err(error)?;
@@ -51,6 +68,7 @@ impl SqliteStore {
             path: path.to_owned(),
             idle: Arc::new(Mutex::new(Vec::new())),
             writer: Arc::new(tokio::sync::Mutex::new(conn)),
+            expiring_writes: AtomicU64::new(0),
         })
     }
 
@@ -147,6 +165,34 @@ impl Store for SqliteStore {
                 )?
                 .execute(params![kind.as_str(), id, value, revision])?;
             Ok(updated == 1)
+        })
+        .await
+    }
+
+    async fn insert_expiring(
+        &self,
+        kind: Kind,
+        id: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        let now = unix_millis();
+        let expires_at = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+        // Every so often, sweep what has expired so the table stays as small as the window.
+        let sweep = self.expiring_writes.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == 0;
+        self.write(move |conn| {
+            if sweep {
+                conn.prepare_cached("DELETE FROM expiring WHERE expires_at <= ?1")?
+                    .execute(params![now])?;
+            }
+            let claimed = conn
+                .prepare_cached(
+                    "INSERT INTO expiring (kind, id, expires_at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (kind, id) DO UPDATE SET expires_at = excluded.expires_at
+                     WHERE expiring.expires_at <= ?4",
+                )?
+                .execute(params![kind.as_str(), id, expires_at, now])?;
+            Ok(claimed == 1)
         })
         .await
     }

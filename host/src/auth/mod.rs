@@ -1,0 +1,167 @@
+//! Authorising a call (spec "Authentication"): each operation's rule says whether an OAuth
+//! 1.0a two-legged signature is required, optional, not allowed or ignored, and which
+//! permission the key needs. Verification order: the protocol parameters, the key (known,
+//! enabled), the timestamp window, the signature, then the nonce, so that only correctly
+//! signed requests use up nonces.
+
+pub mod keys;
+pub mod oauth;
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::api::{ApiError, ErrorCode, Params};
+use crate::app::AppState;
+use crate::store::Kind;
+use keys::{ApiKey, Permission};
+use oauth::Protocol;
+
+/// How an operation is authorised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthRule {
+    /// A valid signature by a key with the permission.
+    Required(Permission),
+    /// Unsigned calls succeed; a signed call must be valid and have the permission.
+    Optional(Permission),
+    /// The call must not be signed (uploadImage).
+    NotAllowed,
+    /// No key needed; signatures are not looked at.
+    Open,
+}
+
+/// What of the HTTP request a signature covers.
+pub struct SignedRequest<'a> {
+    pub http_method: &'a str,
+    /// The request path, appended to the public base URL to form the signed URI.
+    pub path: &'a str,
+    pub authorization: Option<&'a str>,
+    pub params: &'a Params,
+}
+
+impl SignedRequest<'_> {
+    fn is_signed(&self) -> bool {
+        self.authorization
+            .is_some_and(|h| h.get(..6).is_some_and(|s| s.eq_ignore_ascii_case("OAuth ")))
+            || self.params.has_oauth_parameters()
+    }
+}
+
+fn error(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    ApiError::new(code, message)
+}
+
+/// Checks `request` against `rule`; the verified key, if the call was signed.
+pub async fn authorize(
+    state: &AppState,
+    rule: AuthRule,
+    request: &SignedRequest<'_>,
+) -> Result<Option<ApiKey>, ApiError> {
+    let (permission, required) = match rule {
+        AuthRule::Open => return Ok(None),
+        AuthRule::NotAllowed if request.is_signed() => {
+            return Err(error(
+                ErrorCode::SignatureNotAllowed,
+                "this operation takes unsigned calls only; send it without OAuth parameters",
+            ));
+        }
+        AuthRule::NotAllowed => return Ok(None),
+        AuthRule::Optional(permission) => (permission, false),
+        AuthRule::Required(permission) => (permission, true),
+    };
+    if !request.is_signed() {
+        return if required {
+            Err(error(
+                ErrorCode::MissingSignature,
+                "this operation needs a call signed with OAuth 1.0a (two-legged, HMAC-SHA1 or HMAC-SHA256)",
+            ))
+        } else {
+            Ok(None)
+        };
+    }
+    let key = verify(state, request).await?;
+    if !key.has(permission) {
+        return Err(error(
+            ErrorCode::PermissionDenied,
+            format!("the API key lacks the {permission} permission this operation needs"),
+        ));
+    }
+    Ok(Some(key))
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey, ApiError> {
+    let header = request
+        .authorization
+        .map(oauth::parse_authorization)
+        .transpose()?
+        .flatten();
+    let protocol = Protocol::read(header, |name| request.params.raw(name).map(str::to_owned))?;
+    let key = keys::find(state.store.as_ref(), &protocol.consumer_key)
+        .await?
+        .ok_or_else(|| {
+            error(
+                ErrorCode::UnknownKey,
+                "oauth_consumer_key: no API key has this consumer key",
+            )
+        })?;
+    if key.disabled {
+        return Err(error(
+            ErrorCode::KeyDisabled,
+            "oauth_consumer_key: this API key is disabled",
+        ));
+    }
+    let window = state.timestamp_window.as_secs();
+    let server_time = now();
+    if protocol.timestamp.abs_diff(server_time) > window {
+        return Err(error(
+            ErrorCode::StaleTimestamp,
+            format!(
+                "oauth_timestamp: {} is more than {window} s from the server's time {server_time}",
+                protocol.timestamp
+            ),
+        ));
+    }
+    let base_uri = format!("{}{}", state.base_url, request.path);
+    let parameters = request.params.signed_pairs().chain(
+        protocol
+            .header_parameters
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str())),
+    );
+    let base = oauth::base_string(request.http_method, &base_uri, parameters);
+    if !oauth::verify(
+        protocol.signature_method,
+        &key.secret,
+        &base,
+        &protocol.signature,
+    ) {
+        return Err(error(
+            ErrorCode::InvalidSignature,
+            format!(
+                "oauth_signature: does not match; sign with the consumer secret and an empty \
+                 token secret, over the URI {base_uri}"
+            ),
+        ));
+    }
+    // Remember the nonce until its timestamp has left the window on either side.
+    let nonce = format!(
+        "{}:{}:{}",
+        key.consumer_key, protocol.timestamp, protocol.nonce
+    );
+    let ttl = Duration::from_secs(2 * window + 1);
+    if !state
+        .store
+        .insert_expiring(Kind::Nonce, &nonce, ttl)
+        .await?
+    {
+        return Err(error(
+            ErrorCode::ReusedNonce,
+            "oauth_nonce: already used with this key and timestamp",
+        ));
+    }
+    Ok(key)
+}
