@@ -24,13 +24,11 @@ pub struct AppState {
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
-/// SQLite file in the data directory.
+/// SQLite files in the data directory.
 pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
     Ok(match &config.redis_url {
         Some(url) => Arc::new(RedisStore::connect(url, &config.redis_key_prefix).await?),
-        None => Arc::new(SqliteStore::open(
-            &config.data_dir.join("presspack.sqlite3"),
-        )?),
+        None => Arc::new(SqliteStore::open(&config.data_dir)?),
     })
 }
 

@@ -130,7 +130,7 @@ pub struct ApiResponse {
 }
 
 impl ApiResponse {
-    async fn read(response: reqwest::Response) -> ApiResponse {
+    pub async fn read(response: reqwest::Response) -> ApiResponse {
         let status = response.status().as_u16();
         let content_type = response
             .headers()
@@ -282,10 +282,6 @@ impl TestApp {
             Some(&self.credentials()),
         )
         .await
-    }
-
-    pub async fn get_unsigned(&self, params: &[(&str, &str)]) -> ApiResponse {
-        self.send(reqwest::Method::GET, params, &[], None).await
     }
 
     /// A POST with the parameters as multipart text parts, signed by the header alone

@@ -2,6 +2,7 @@
 
 mod helpers;
 
+mod auth;
 mod cli;
 mod designs;
 mod packs;

@@ -1,6 +1,12 @@
-//! The embedded store: one SQLite database in WAL mode. WAL lets the server and the operator
-//! CLI use the file at the same time; `synchronous=FULL` makes every acknowledged write
-//! durable, and every write is one transaction, so a crash never leaves half a record.
+//! The embedded store: SQLite in WAL mode, which lets the server and the operator CLI use
+//! the files at the same time. Two database files:
+//!
+//! - `presspack.sqlite3`, the records, with `synchronous=FULL`: every acknowledged write is
+//!   on disk, and every write is one transaction, so a crash never leaves half a record;
+//! - `presspack-expiring.sqlite3`, short-lived entries (OAuth nonces), with
+//!   `synchronous=NORMAL`: still atomic and safe from application crashes, without an
+//!   `fsync` per signed request. Its own file has its own write lock, so nonce writes never
+//!   queue behind pack writes.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,7 +21,7 @@ use super::{Kind, Store, StoreError, Versioned};
 /// How long a write waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Expired rows are swept on one expiring insert in this many.
+/// Expired entries are swept on one expiring insert in this many.
 const SWEEP_EVERY: u64 = 1000;
 
 fn unix_millis() -> i64 {
@@ -24,8 +30,14 @@ fn unix_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
-pub struct SqliteStore {
+fn error(e: rusqlite::Error) -> StoreError {
+    StoreError(format!("sqlite: {e}"))
+}
+
+/// One SQLite file: a pool of read connections and one write connection.
+struct Database {
     path: PathBuf,
+    synchronous: &'static str,
     /// Idle read connections; SQLite connections are cheap to keep and costly to open per call.
     idle: Arc<Mutex<Vec<Connection>>>,
     /// The one connection this process writes with. SQLite allows one writer at a time;
@@ -33,42 +45,17 @@ pub struct SqliteStore {
     /// retries), keeps write latency even under load. Other processes (the operator CLI)
     /// still wait in the busy handler.
     writer: Arc<tokio::sync::Mutex<Connection>>,
-    expiring_writes: AtomicU64,
 }
 
-fn error(e: rusqlite::Error) -> StoreError {
-    StoreError(format!("sqlite: {e}"))
-}
-
-impl SqliteStore {
-    /// Opens (creating if needed) the database at `path`.
-    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let conn = connect(path)?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS records (
-                 kind TEXT NOT NULL,
-                 id TEXT NOT NULL,
-                 revision INTEGER NOT NULL,
-                 value BLOB NOT NULL,
-                 PRIMARY KEY (kind, id)
-             ) WITHOUT ROWID;
-             CREATE TABLE IF NOT EXISTS expiring (
-                 kind TEXT NOT NULL,
-                 id TEXT NOT NULL,
-                 expires_at INTEGER NOT NULL,
-                 PRIMARY KEY (kind, id)
-             ) WITHOUT ROWID;",
-        )
-        .map_err(error)?;
-        Ok(SqliteStore {
-            path: path.to_owned(),
+impl Database {
+    fn open(path: PathBuf, synchronous: &'static str, schema: &str) -> Result<Database, StoreError> {
+        let conn = connect(&path, synchronous)?;
+        conn.execute_batch(schema).map_err(error)?;
+        Ok(Database {
+            path,
+            synchronous,
             idle: Arc::new(Mutex::new(Vec::new())),
             writer: Arc::new(tokio::sync::Mutex::new(conn)),
-            expiring_writes: AtomicU64::new(0),
         })
     }
 
@@ -94,7 +81,7 @@ impl SqliteStore {
         let pooled = idle.lock().expect("pool lock").pop();
         let conn = match pooled {
             Some(conn) => conn,
-            None => connect(&self.path)?,
+            None => connect(&self.path, self.synchronous)?,
         };
         tokio::task::spawn_blocking(move || {
             let result = f(&conn).map_err(error);
@@ -106,21 +93,66 @@ impl SqliteStore {
     }
 }
 
-fn connect(path: &Path) -> Result<Connection, StoreError> {
+fn connect(path: &Path, synchronous: &str) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)
         .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
-    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
-        .map_err(error)?;
+    conn.execute_batch(&format!(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous={synchronous};"
+    ))
+    .map_err(error)?;
     Ok(conn)
+}
+
+pub struct SqliteStore {
+    records: Database,
+    expiring: Database,
+    expiring_writes: AtomicU64,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store's files in `dir`.
+    pub fn open(dir: &Path) -> Result<SqliteStore, StoreError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+        let records = Database::open(
+            dir.join("presspack.sqlite3"),
+            "FULL",
+            "CREATE TABLE IF NOT EXISTS records (
+                 kind TEXT NOT NULL,
+                 id TEXT NOT NULL,
+                 revision INTEGER NOT NULL,
+                 value BLOB NOT NULL,
+                 PRIMARY KEY (kind, id)
+             ) WITHOUT ROWID;",
+        )?;
+        let expiring = Database::open(
+            dir.join("presspack-expiring.sqlite3"),
+            "NORMAL",
+            "CREATE TABLE IF NOT EXISTS expiring (
+                 kind TEXT NOT NULL,
+                 id TEXT NOT NULL,
+                 expires_at INTEGER NOT NULL,
+                 PRIMARY KEY (kind, id)
+             ) WITHOUT ROWID;",
+        )?;
+        Ok(SqliteStore {
+            records,
+            expiring,
+            expiring_writes: AtomicU64::new(0),
+        })
+    }
 }
 
 #[async_trait]
 impl Store for SqliteStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError> {
         let id = id.to_owned();
-        self.read(move |conn| {
-            conn.prepare_cached("SELECT revision, value FROM records WHERE kind = ?1 AND id = ?2")?
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached(
+                    "SELECT revision, value FROM records WHERE kind = ?1 AND id = ?2",
+                )?
                 .query_row(params![kind.as_str(), id], |row| {
                     let revision: i64 = row.get(0)?;
                     Ok(Versioned {
@@ -129,22 +161,23 @@ impl Store for SqliteStore {
                     })
                 })
                 .optional()
-        })
-        .await
+            })
+            .await
     }
 
     async fn insert(&self, kind: Kind, id: &str, value: &[u8]) -> Result<bool, StoreError> {
         let (id, value) = (id.to_owned(), value.to_owned());
-        self.write(move |conn| {
-            let inserted = conn
-                .prepare_cached(
-                    "INSERT INTO records (kind, id, revision, value) VALUES (?1, ?2, 1, ?3)
-                     ON CONFLICT (kind, id) DO NOTHING",
-                )?
-                .execute(params![kind.as_str(), id, value])?;
-            Ok(inserted == 1)
-        })
-        .await
+        self.records
+            .write(move |conn| {
+                let inserted = conn
+                    .prepare_cached(
+                        "INSERT INTO records (kind, id, revision, value) VALUES (?1, ?2, 1, ?3)
+                         ON CONFLICT (kind, id) DO NOTHING",
+                    )?
+                    .execute(params![kind.as_str(), id, value])?;
+                Ok(inserted == 1)
+            })
+            .await
     }
 
     async fn replace(
@@ -157,16 +190,17 @@ impl Store for SqliteStore {
         let (id, value) = (id.to_owned(), value.to_owned());
         // Revisions count writes from 1; they stay far below i64::MAX.
         let revision = revision as i64;
-        self.write(move |conn| {
-            let updated = conn
-                .prepare_cached(
-                    "UPDATE records SET value = ?3, revision = revision + 1
-                     WHERE kind = ?1 AND id = ?2 AND revision = ?4",
-                )?
-                .execute(params![kind.as_str(), id, value, revision])?;
-            Ok(updated == 1)
-        })
-        .await
+        self.records
+            .write(move |conn| {
+                let updated = conn
+                    .prepare_cached(
+                        "UPDATE records SET value = ?3, revision = revision + 1
+                         WHERE kind = ?1 AND id = ?2 AND revision = ?4",
+                    )?
+                    .execute(params![kind.as_str(), id, value, revision])?;
+                Ok(updated == 1)
+            })
+            .await
     }
 
     async fn insert_expiring(
@@ -179,45 +213,51 @@ impl Store for SqliteStore {
         let now = unix_millis();
         let expires_at = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
         // Every so often, sweep what has expired so the table stays as small as the window.
-        let sweep = self.expiring_writes.fetch_add(1, Ordering::Relaxed) % SWEEP_EVERY == 0;
-        self.write(move |conn| {
-            if sweep {
-                conn.prepare_cached("DELETE FROM expiring WHERE expires_at <= ?1")?
-                    .execute(params![now])?;
-            }
-            let claimed = conn
-                .prepare_cached(
-                    "INSERT INTO expiring (kind, id, expires_at) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (kind, id) DO UPDATE SET expires_at = excluded.expires_at
-                     WHERE expiring.expires_at <= ?4",
-                )?
-                .execute(params![kind.as_str(), id, expires_at, now])?;
-            Ok(claimed == 1)
-        })
-        .await
+        let sweep = self
+            .expiring_writes
+            .fetch_add(1, Ordering::Relaxed)
+            .is_multiple_of(SWEEP_EVERY);
+        self.expiring
+            .write(move |conn| {
+                if sweep {
+                    conn.prepare_cached("DELETE FROM expiring WHERE expires_at <= ?1")?
+                        .execute(params![now])?;
+                }
+                let claimed = conn
+                    .prepare_cached(
+                        "INSERT INTO expiring (kind, id, expires_at) VALUES (?1, ?2, ?3)
+                         ON CONFLICT (kind, id) DO UPDATE SET expires_at = excluded.expires_at
+                         WHERE expiring.expires_at <= ?4",
+                    )?
+                    .execute(params![kind.as_str(), id, expires_at, now])?;
+                Ok(claimed == 1)
+            })
+            .await
     }
 
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
         let id = id.to_owned();
-        self.write(move |conn| {
-            let deleted = conn
-                .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
-                .execute(params![kind.as_str(), id])?;
-            Ok(deleted == 1)
-        })
-        .await
+        self.records
+            .write(move |conn| {
+                let deleted = conn
+                    .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
+                    .execute(params![kind.as_str(), id])?;
+                Ok(deleted == 1)
+            })
+            .await
     }
 
     async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
-        self.read(move |conn| {
-            conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
-                .query_map(params![kind.as_str()], |row| row.get(0))?
-                .collect()
-        })
-        .await
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
+                    .query_map(params![kind.as_str()], |row| row.get(0))?
+                    .collect()
+            })
+            .await
     }
 
     fn describe(&self) -> String {
-        format!("embedded SQLite at {}", self.path.display())
+        format!("embedded SQLite at {}", self.records.path.display())
     }
 }
