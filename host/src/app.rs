@@ -9,6 +9,7 @@ use axum::routing::get;
 use presspack_engine::model::Catalogue;
 use tokio::net::TcpListener;
 
+use crate::auth::SignatureCheck;
 use crate::config::Config;
 use crate::store::{RedisStore, SharedStore, SqliteStore, StoreError};
 
@@ -21,6 +22,7 @@ pub struct AppState {
     pub max_body_bytes: usize,
     /// How far an OAuth timestamp may be from the server's clock.
     pub timestamp_window: std::time::Duration,
+    pub signature_check: SignatureCheck,
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
@@ -52,6 +54,19 @@ pub struct Application {
 
 impl Application {
     pub async fn build(config: &Config) -> Result<Application, StartupError> {
+        Application::build_with(config, SignatureCheck::Verify).await
+    }
+
+    /// A server that trusts `oauth_consumer_key` without checking signatures: the
+    /// benchmark's baseline for what verification costs. Never reachable from configuration.
+    pub async fn build_for_benchmark(config: &Config) -> Result<Application, StartupError> {
+        Application::build_with(config, SignatureCheck::TrustConsumerKey).await
+    }
+
+    async fn build_with(
+        config: &Config,
+        signature_check: SignatureCheck,
+    ) -> Result<Application, StartupError> {
         let store = open_store(config).await?;
         let listener =
             TcpListener::bind(config.listen)
@@ -75,6 +90,7 @@ impl Application {
                 .unwrap_or_else(|| format!("http://{address}")),
             max_body_bytes: config.max_body_bytes,
             timestamp_window: config.oauth_timestamp_window,
+            signature_check,
         });
         let service = get(crate::api::service).post(crate::api::service);
         let router = Router::new()

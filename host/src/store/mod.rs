@@ -48,7 +48,7 @@ pub struct Versioned {
     pub value: Vec<u8>,
 }
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{0}")]
 pub struct StoreError(pub String);
 
