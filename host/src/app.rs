@@ -68,6 +68,7 @@ impl Application {
         signature_check: SignatureCheck,
     ) -> Result<Application, StartupError> {
         let store = open_store(config).await?;
+        store.prepare_to_serve().await?;
         let listener =
             TcpListener::bind(config.listen)
                 .await

@@ -24,7 +24,7 @@ both_stores!(
     timestamps_outside_the_window_are_refused,
     oauth1_request_signatures_in_header_body_and_query_are_accepted,
     requests_oauthlib_signatures_are_accepted,
-    two_hosts_on_one_store_refuse_a_nonce_replayed_across_them,
+    a_nonce_is_remembered_across_a_restart,
     the_cli_manages_keys,
 );
 
@@ -581,9 +581,47 @@ async fn requests_oauthlib_signatures_are_accepted(kind: StoreKind) {
     }
 }
 
-async fn two_hosts_on_one_store_refuse_a_nonce_replayed_across_them(kind: StoreKind) {
+async fn a_nonce_is_remembered_across_a_restart(kind: StoreKind) {
+    // A fixed public URL: the restarted server listens on another port.
+    let mut app = spawn_app_with(kind, |config| {
+        config.base_url = Some("http://presspack.test".into())
+    })
+    .await;
+    let params = [("method", "svc.pack.createPack"), ("product", "minicard")];
+    let header = header_at(
+        &app,
+        "GET",
+        &params,
+        &app.credentials(),
+        now(),
+        "before-restart",
+    );
+    get_with_header(&app, &params, &header).await.ok();
+    app.restart().await;
+    get_with_header(&app, &params, &header)
+        .await
+        .error("reused_nonce");
+}
+
+#[tokio::test]
+async fn a_second_server_on_one_embedded_store_stops_at_start_up() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let Err(error) = Application::build(&app.config).await else {
+        panic!("a second server on the same embedded store must not start");
+    };
+    let message = error.to_string();
+    assert!(
+        message.contains("in use by another presspack server") && message.contains("Redis"),
+        "{message}"
+    );
+    // The operator CLI still works beside the running server.
+    assert!(app.cli(&["keys", "list"]).status.success());
+}
+
+#[tokio::test]
+async fn two_hosts_on_redis_refuse_a_nonce_replayed_across_them() {
     // Both hosts sit behind one public URL, as behind a load balancer.
-    let app = spawn_app_with(kind, |config| {
+    let app = spawn_app_with(StoreKind::Redis, |config| {
         config.base_url = Some("http://presspack.test".into())
     })
     .await;

@@ -12,6 +12,7 @@ both_stores!(
     insert_get_replace_delete_list,
     compare_and_swap_loses_no_increment,
     a_second_process_sees_the_same_records,
+    expiring_entries_are_claimed_once_until_they_expire,
 );
 
 async fn store(kind: StoreKind, dir: &std::path::Path) -> (SharedStore, presspack::config::Config) {
@@ -118,4 +119,28 @@ async fn a_second_process_sees_the_same_records(kind: StoreKind) {
         b"y"
     );
     first.delete(Kind::Design, "shared").await.unwrap();
+}
+
+async fn expiring_entries_are_claimed_once_until_they_expire(kind: StoreKind) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _config) = store(kind, dir.path()).await;
+    let ttl = std::time::Duration::from_millis(300);
+    assert!(store.insert_expiring(Kind::Nonce, "n1", ttl).await.unwrap());
+    assert!(
+        !store.insert_expiring(Kind::Nonce, "n1", ttl).await.unwrap(),
+        "claimed"
+    );
+    assert!(store.insert_expiring(Kind::Nonce, "n2", ttl).await.unwrap());
+    assert!(
+        store
+            .insert_expiring(Kind::Design, "n1", ttl)
+            .await
+            .unwrap(),
+        "kinds are separate"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert!(
+        store.insert_expiring(Kind::Nonce, "n1", ttl).await.unwrap(),
+        "expired, so free again"
+    );
 }

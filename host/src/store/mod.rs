@@ -7,6 +7,7 @@
 //! on the revision, so two concurrent read-modify-write cycles can never silently lose one
 //! write. Resources keep their own typed records on top (see `packs::record`).
 
+mod expiring;
 mod redis;
 mod sqlite;
 
@@ -79,6 +80,12 @@ pub trait Store: Send + Sync + 'static {
         ttl: Duration,
     ) -> Result<bool, StoreError>;
 
+    /// Takes what only a serving process needs; called once when a server starts. The
+    /// embedded store locks its nonce file here, so a second server on it stops at start-up.
+    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Deletes a record; `false` if there was none.
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
 
@@ -90,6 +97,13 @@ pub trait Store: Send + Sync + 'static {
 }
 
 pub type SharedStore = Arc<dyn Store>;
+
+/// Now, in milliseconds since 1970.
+pub(crate) fn unix_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
 
 /// How often [`modify`] retries when another write to the same record got in first.
 const MAX_ATTEMPTS: usize = 16;

@@ -1,34 +1,21 @@
 //! The embedded store: SQLite in WAL mode, which lets the server and the operator CLI use
-//! the files at the same time. Two database files:
-//!
-//! - `presspack.sqlite3`, the records, with `synchronous=FULL`: every acknowledged write is
-//!   on disk, and every write is one transaction, so a crash never leaves half a record;
-//! - `presspack-expiring.sqlite3`, short-lived entries (OAuth nonces), with
-//!   `synchronous=NORMAL`: still atomic and safe from application crashes, without an
-//!   `fsync` per signed request. Its own file has its own write lock, so nonce writes never
-//!   queue behind pack writes.
+//! the records at the same time. `presspack.sqlite3` holds the records with
+//! `synchronous=FULL`: every acknowledged write is on disk, and every write is in one
+//! transaction, so a crash never leaves half a record. Short-lived entries (OAuth nonces)
+//! are kept by [`ExpiringSet`] and its own file.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{Kind, Store, StoreError, Versioned};
+use super::expiring::ExpiringSet;
+use super::{Kind, Store, StoreError, Versioned, unix_millis};
 
 /// How long a write waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Expired entries are swept on one expiring insert in this many.
-const SWEEP_EVERY: u64 = 1000;
-
-fn unix_millis() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
 
 fn error(e: rusqlite::Error) -> StoreError {
     StoreError(format!("sqlite: {e}"))
@@ -37,7 +24,6 @@ fn error(e: rusqlite::Error) -> StoreError {
 /// One SQLite file: a pool of read connections and one writer thread.
 struct Database {
     path: PathBuf,
-    synchronous: &'static str,
     /// Idle read connections; SQLite connections are cheap to keep and costly to open per call.
     idle: Mutex<Vec<Connection>>,
     /// Writes for the writer thread. SQLite allows one writer at a time, so this process
@@ -89,12 +75,8 @@ fn writer_thread(conn: Connection, jobs: std::sync::mpsc::Receiver<WriteJob>) {
 }
 
 impl Database {
-    fn open(
-        path: PathBuf,
-        synchronous: &'static str,
-        schema: &str,
-    ) -> Result<Database, StoreError> {
-        let conn = connect(&path, synchronous)?;
+    fn open(path: PathBuf, schema: &str) -> Result<Database, StoreError> {
+        let conn = connect(&path)?;
         conn.execute_batch(schema).map_err(error)?;
         let (writes, jobs) = std::sync::mpsc::channel();
         std::thread::Builder::new()
@@ -103,7 +85,6 @@ impl Database {
             .map_err(|e| StoreError(format!("cannot start the SQLite writer: {e}")))?;
         Ok(Database {
             path,
-            synchronous,
             idle: Mutex::new(Vec::new()),
             writes,
         })
@@ -150,7 +131,7 @@ impl Database {
         let pooled = self.idle.lock().expect("pool lock").pop();
         let conn = match pooled {
             Some(conn) => conn,
-            None => connect(&self.path, self.synchronous)?,
+            None => connect(&self.path)?,
         };
         let result = f(&conn).map_err(error);
         self.idle.lock().expect("pool lock").push(conn);
@@ -158,32 +139,38 @@ impl Database {
     }
 }
 
-fn connect(path: &Path, synchronous: &str) -> Result<Connection, StoreError> {
+fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)
         .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
     // Memory-mapped reads: a read is a memory copy rather than a pread per page.
-    conn.execute_batch(&format!(
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous={synchronous}; PRAGMA mmap_size=268435456;"
-    ))
+    conn.execute_batch(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=268435456;",
+    )
     .map_err(error)?;
     Ok(conn)
 }
 
 pub struct SqliteStore {
     records: Database,
-    expiring: Database,
-    expiring_writes: AtomicU64,
+    expiring_path: PathBuf,
+    /// Opened by the serving process only (it locks its file).
+    expiring: tokio::sync::OnceCell<ExpiringSet>,
 }
 
 impl SqliteStore {
+    async fn expiring(&self) -> Result<&ExpiringSet, StoreError> {
+        self.expiring
+            .get_or_try_init(|| async { ExpiringSet::open(&self.expiring_path, unix_millis()) })
+            .await
+    }
+
     /// Opens (creating if needed) the store's files in `dir`.
     pub fn open(dir: &Path) -> Result<SqliteStore, StoreError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
         let records = Database::open(
             dir.join("presspack.sqlite3"),
-            "FULL",
             // A rowid table: records are kilobytes, which a WITHOUT ROWID table (an index
             // b-tree, about 1 KB of payload per cell) would spill into overflow pages.
             "CREATE TABLE IF NOT EXISTS records (
@@ -194,23 +181,10 @@ impl SqliteStore {
                  PRIMARY KEY (kind, id)
              );",
         )?;
-        let expiring = Database::open(
-            dir.join("presspack-expiring.sqlite3"),
-            "NORMAL",
-            // Checkpoint less often: nonce rows are small and short-lived, and each
-            // checkpoint costs an fsync.
-            "PRAGMA wal_autocheckpoint=10000;
-             CREATE TABLE IF NOT EXISTS expiring (
-                 kind TEXT NOT NULL,
-                 id TEXT NOT NULL,
-                 expires_at INTEGER NOT NULL,
-                 PRIMARY KEY (kind, id)
-             ) WITHOUT ROWID;",
-        )?;
         Ok(SqliteStore {
             records,
-            expiring,
-            expiring_writes: AtomicU64::new(0),
+            expiring_path: dir.join("presspack-expiring.sqlite3"),
+            expiring: tokio::sync::OnceCell::new(),
         })
     }
 }
@@ -280,30 +254,14 @@ impl Store for SqliteStore {
         id: &str,
         ttl: Duration,
     ) -> Result<bool, StoreError> {
-        let id = id.to_owned();
         let now = unix_millis();
         let expires_at = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
-        // Every so often, sweep what has expired so the table stays as small as the window.
-        let sweep = self
-            .expiring_writes
-            .fetch_add(1, Ordering::Relaxed)
-            .is_multiple_of(SWEEP_EVERY);
-        self.expiring
-            .write(move |conn| {
-                if sweep {
-                    conn.prepare_cached("DELETE FROM expiring WHERE expires_at <= ?1")?
-                        .execute(params![now])?;
-                }
-                let claimed = conn
-                    .prepare_cached(
-                        "INSERT INTO expiring (kind, id, expires_at) VALUES (?1, ?2, ?3)
-                         ON CONFLICT (kind, id) DO UPDATE SET expires_at = excluded.expires_at
-                         WHERE expiring.expires_at <= ?4",
-                    )?
-                    .execute(params![kind.as_str(), id, expires_at, now])?;
-                Ok(claimed == 1)
-            })
-            .await
+        let key = format!("{}:{id}", kind.as_str());
+        Ok(self.expiring().await?.claim(key, now, expires_at))
+    }
+
+    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
+        self.expiring().await.map(|_| ())
     }
 
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
