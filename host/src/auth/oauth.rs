@@ -1,6 +1,8 @@
 //! OAuth 1.0a (RFC 5849) two-legged signatures: reading the protocol parameters, the
 //! signature base string (section 3.4.1) and HMAC-SHA1 / HMAC-SHA256 verification.
 
+use std::borrow::Cow;
+
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
@@ -17,8 +19,8 @@ const RFC3986: &AsciiSet = &NON_ALPHANUMERIC
 /// Longest `Authorization` header read.
 const MAX_HEADER: usize = 4096;
 
-pub fn encode(text: &str) -> String {
-    utf8_percent_encode(text, RFC3986).to_string()
+pub fn encode(text: &str) -> Cow<'_, str> {
+    utf8_percent_encode(text, RFC3986).into()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,21 +176,26 @@ pub fn base_string<'a>(
     base_uri: &str,
     parameters: impl Iterator<Item = (&'a str, &'a str)>,
 ) -> String {
-    let mut encoded: Vec<(String, String)> = parameters
+    let mut encoded: Vec<(Cow<str>, Cow<str>)> = parameters
         .filter(|(name, _)| *name != "oauth_signature")
         .map(|(name, value)| (encode(name), encode(value)))
         .collect();
-    encoded.sort();
-    let normalized: Vec<String> = encoded
-        .into_iter()
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect();
-    format!(
-        "{}&{}&{}",
-        http_method.to_ascii_uppercase(),
-        encode(base_uri),
-        encode(&normalized.join("&"))
-    )
+    encoded.sort_unstable();
+    let mut normalized = String::with_capacity(256);
+    for (i, (name, value)) in encoded.iter().enumerate() {
+        if i > 0 {
+            normalized.push('&');
+        }
+        normalized.push_str(name);
+        normalized.push('=');
+        normalized.push_str(value);
+    }
+    let mut base = http_method.to_ascii_uppercase();
+    base.push('&');
+    base.push_str(&encode(base_uri));
+    base.push('&');
+    base.push_str(&encode(&normalized));
+    base
 }
 
 /// Whether `signature` is the HMAC of `base_string` under the consumer secret (and an

@@ -10,7 +10,7 @@
 //!
 //! A claim is logged within [`LINGER`] of being made; a crash in that time forgets it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender};
@@ -60,20 +60,19 @@ impl ExpiringSet {
              PRAGMA wal_autocheckpoint=10000;",
         )
         .map_err(in_use)?;
-        // Take the exclusive lock now rather than at the first write.
+        // Take the exclusive lock now rather than at the first write. The log is append-only
+        // (rowid order, no index): a batch of claims fills a few pages at the end instead of
+        // dirtying a page per claim, as a keyed table would.
         conn.execute_batch(
             "BEGIN EXCLUSIVE;
-             CREATE TABLE IF NOT EXISTS expiring (
-                 id TEXT PRIMARY KEY NOT NULL,
-                 expires_at INTEGER NOT NULL
-             ) WITHOUT ROWID;
+             CREATE TABLE IF NOT EXISTS claims (id TEXT NOT NULL, expires_at INTEGER NOT NULL);
              COMMIT;",
         )
         .map_err(in_use)?;
-        conn.execute("DELETE FROM expiring WHERE expires_at <= ?1", params![now])
+        conn.execute("DELETE FROM claims WHERE expires_at <= ?1", params![now])
             .map_err(error)?;
         let map = conn
-            .prepare("SELECT id, expires_at FROM expiring")
+            .prepare("SELECT id, max(expires_at) FROM claims GROUP BY id")
             .and_then(|mut statement| {
                 statement
                     .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
@@ -124,32 +123,46 @@ impl Drop for ExpiringSet {
 }
 
 fn log_thread(conn: Connection, claims: Receiver<(String, i64)>) {
-    let mut batches: u64 = 0;
+    // Logged batches, oldest first: the last rowid of each and the latest expiry in it. A
+    // prefix of batches that have all expired is deleted by rowid range.
+    let mut logged: VecDeque<(i64, i64)> = VecDeque::new();
     while let Ok(first) = claims.recv() {
         std::thread::sleep(LINGER);
         let mut batch = vec![first];
         batch.extend(claims.try_iter());
-        batches += 1;
-        let written = (|| -> rusqlite::Result<()> {
+        let now = super::unix_millis();
+        let mut expired_up_to = None;
+        while logged.front().is_some_and(|&(_, latest)| latest <= now) {
+            expired_up_to = logged.pop_front().map(|(rowid, _)| rowid);
+        }
+        let written = (|| -> rusqlite::Result<i64> {
             let transaction = conn.unchecked_transaction()?;
             {
-                let mut insert = transaction.prepare_cached(
-                    "INSERT OR REPLACE INTO expiring (id, expires_at) VALUES (?1, ?2)",
-                )?;
+                let mut insert = transaction
+                    .prepare_cached("INSERT INTO claims (id, expires_at) VALUES (?1, ?2)")?;
                 for (key, expires_at) in &batch {
                     insert.execute(params![key, expires_at])?;
                 }
-                if batches.is_multiple_of(64) {
-                    transaction.execute(
-                        "DELETE FROM expiring WHERE expires_at <= ?1",
-                        params![super::unix_millis()],
-                    )?;
+                if let Some(rowid) = expired_up_to {
+                    transaction.execute("DELETE FROM claims WHERE rowid <= ?1", params![rowid])?;
                 }
             }
-            transaction.commit()
+            let last = transaction.last_insert_rowid();
+            transaction.commit()?;
+            Ok(last)
         })();
-        if let Err(e) = written {
-            tracing::error!(error = %e, "cannot log claimed nonces; a restart may forget them");
+        match written {
+            Ok(last) => {
+                let latest = batch
+                    .iter()
+                    .map(|(_, expires_at)| *expires_at)
+                    .max()
+                    .unwrap_or(now);
+                logged.push_back((last, latest));
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot log claimed nonces; a restart may forget them")
+            }
         }
     }
 }
