@@ -175,41 +175,54 @@ async fn permission_matrix_follows_the_spec_table(kind: StoreKind) {
         }
     }
     // The table is the spec's.
-    let rule = |name: &str| OPERATIONS.iter().find(|op| op.name == name).unwrap().auth;
-    assert_eq!(
-        rule("svc.pack.createPack"),
-        AuthRule::Required(Permission::Create)
-    );
-    assert_eq!(
-        rule("svc.pack.createTrialPartnerPack"),
-        AuthRule::Required(Permission::CreateTrialPack)
-    );
-    assert_eq!(
-        rule("svc.pack.getPhysicalSpec"),
-        AuthRule::Required(Permission::Read)
-    );
-    assert_eq!(
-        rule("svc.pack.updatePhysicalSpec"),
-        AuthRule::Required(Permission::Update)
-    );
-    assert_eq!(
-        rule("svc.pack.addToCart"),
-        AuthRule::Required(Permission::AddToCart)
-    );
-    assert_eq!(
-        rule("svc.pack.renderSideUrl"),
-        AuthRule::Required(Permission::RenderSide)
-    );
-    assert_eq!(
-        rule("svc.template.getTemplate"),
-        AuthRule::Optional(Permission::GetTemplate)
-    );
-    assert_eq!(rule("svc.image.uploadImage"), AuthRule::NotAllowed);
-    assert_eq!(
-        rule("svc.image.importImage"),
-        AuthRule::Required(Permission::ImportImage)
-    );
-    assert_eq!(rule("svc.text.measure"), AuthRule::Open);
+    let spec = [
+        (
+            "svc.pack.createPack",
+            AuthRule::Required(Permission::Create),
+        ),
+        (
+            "svc.pack.createTrialPartnerPack",
+            AuthRule::Required(Permission::CreateTrialPack),
+        ),
+        ("svc.pack.getPack", AuthRule::Required(Permission::Read)),
+        (
+            "svc.pack.getPhysicalSpec",
+            AuthRule::Required(Permission::Read),
+        ),
+        (
+            "svc.pack.updatePack",
+            AuthRule::Required(Permission::Update),
+        ),
+        (
+            "svc.pack.updatePhysicalSpec",
+            AuthRule::Required(Permission::Update),
+        ),
+        (
+            "svc.pack.addToCart",
+            AuthRule::Required(Permission::AddToCart),
+        ),
+        (
+            "svc.pack.renderSide",
+            AuthRule::Required(Permission::RenderSide),
+        ),
+        (
+            "svc.pack.renderSideUrl",
+            AuthRule::Required(Permission::RenderSide),
+        ),
+        ("svc.pack.getRenderedSide", AuthRule::Open),
+        (
+            "svc.template.getTemplate",
+            AuthRule::Optional(Permission::GetTemplate),
+        ),
+        ("svc.image.uploadImage", AuthRule::NotAllowed),
+        (
+            "svc.image.importImage",
+            AuthRule::Required(Permission::ImportImage),
+        ),
+        ("svc.text.measure", AuthRule::Open),
+    ];
+    let table: Vec<(&str, AuthRule)> = OPERATIONS.iter().map(|op| (op.name, op.auth)).collect();
+    assert_eq!(table, spec);
 }
 
 async fn granted_permissions_open_their_operations(kind: StoreKind) {

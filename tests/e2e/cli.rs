@@ -13,14 +13,14 @@ fn presspack() -> Command {
     command
 }
 
-#[test]
-fn serve_prints_where_it_listens_and_which_store_it_uses() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut child = presspack()
-        .arg("serve")
-        .env("PRESSPACK_LISTEN", "127.0.0.1:0")
-        .env("PRESSPACK_DATA_DIR", dir.path())
-        .env("PRESSPACK_BASE_URL", "https://print.example.com")
+/// Starts `presspack serve` with `env` and returns the first line it prints.
+fn start_up_line(env: &[(&str, &str)]) -> String {
+    let mut command = presspack();
+    command.arg("serve").env("PRESSPACK_LISTEN", "127.0.0.1:0");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -31,6 +31,16 @@ fn serve_prints_where_it_listens_and_which_store_it_uses() {
         .unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
+    line
+}
+
+#[test]
+fn serve_prints_where_it_listens_and_which_store_it_uses() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = start_up_line(&[
+        ("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap()),
+        ("PRESSPACK_BASE_URL", "https://print.example.com"),
+    ]);
     assert!(
         line.starts_with("presspack listening on http://127.0.0.1:"),
         "{line}"
@@ -44,21 +54,7 @@ fn serve_prints_where_it_listens_and_which_store_it_uses() {
 
 #[test]
 fn serve_with_redis_names_it_without_the_password() {
-    let url = crate::helpers::redis_url();
-    let mut child = presspack()
-        .arg("serve")
-        .env("PRESSPACK_LISTEN", "127.0.0.1:0")
-        .env("PRESSPACK_REDIS_URL", &url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let line = start_up_line(&[("PRESSPACK_REDIS_URL", &crate::helpers::redis_url())]);
     assert!(line.contains("store: Redis at redis://"), "{line}");
 }
 
