@@ -124,23 +124,47 @@ async fn a_second_process_sees_the_same_records(kind: StoreKind) {
 async fn expiring_entries_are_claimed_once_until_they_expire(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _config) = store(kind, dir.path()).await;
-    let ttl = std::time::Duration::from_millis(300);
-    assert!(store.insert_expiring(Kind::Nonce, "n1", ttl).await.unwrap());
-    assert!(
-        !store.insert_expiring(Kind::Nonce, "n1", ttl).await.unwrap(),
-        "claimed"
-    );
-    assert!(store.insert_expiring(Kind::Nonce, "n2", ttl).await.unwrap());
+    let long = std::time::Duration::from_secs(60);
     assert!(
         store
-            .insert_expiring(Kind::Design, "n1", ttl)
+            .insert_expiring(Kind::Nonce, "n1", long)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .insert_expiring(Kind::Nonce, "n1", long)
+            .await
+            .unwrap(),
+        "claimed"
+    );
+    assert!(
+        store
+            .insert_expiring(Kind::Nonce, "n2", long)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .insert_expiring(Kind::Design, "n1", long)
             .await
             .unwrap(),
         "kinds are separate"
     );
-    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    // Time only moves forward: after its lifetime an entry is free again.
+    let short = std::time::Duration::from_millis(200);
     assert!(
-        store.insert_expiring(Kind::Nonce, "n1", ttl).await.unwrap(),
+        store
+            .insert_expiring(Kind::Nonce, "n3", short)
+            .await
+            .unwrap()
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        store
+            .insert_expiring(Kind::Nonce, "n3", short)
+            .await
+            .unwrap(),
         "expired, so free again"
     );
 }
