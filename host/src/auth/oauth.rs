@@ -5,22 +5,35 @@ use std::borrow::Cow;
 
 use base64::Engine;
 use hmac::{Hmac, KeyInit, Mac};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use percent_encoding::percent_decode_str;
 
 use crate::api::{ApiError, ErrorCode};
-
-/// RFC 3986 section 2.3: everything but ALPHA, DIGIT and `-._~` is encoded.
-const RFC3986: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// Longest `Authorization` header read.
 const MAX_HEADER: usize = 4096;
 
+/// RFC 3986 section 2.3 percent-encoding: everything but ALPHA, DIGIT and `-._~`, as
+/// upper-case hex of the UTF-8 bytes.
 pub fn encode(text: &str) -> Cow<'_, str> {
-    utf8_percent_encode(text, RFC3986).into()
+    let unreserved = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~');
+    if text.bytes().all(unreserved) {
+        return Cow::Borrowed(text);
+    }
+    // Byte by byte into one buffer: base strings of large form values (a pack's JSON) are
+    // encoded twice per signed call, and the percent-encoding crate's chunked Display
+    // writes were a visible cost.
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut encoded = String::with_capacity(text.len() * 3);
+    for b in text.bytes() {
+        if unreserved(b) {
+            encoded.push(b as char);
+        } else {
+            encoded.push('%');
+            encoded.push(HEX[usize::from(b >> 4)] as char);
+            encoded.push(HEX[usize::from(b & 15)] as char);
+        }
+    }
+    Cow::Owned(encoded)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,6 +336,12 @@ mod tests {
             base,
             &signature
         ));
+    }
+
+    #[test]
+    fn encoding_is_rfc_3986() {
+        assert_eq!(encode("abc-._~XYZ019"), "abc-._~XYZ019");
+        assert_eq!(encode("a b+c/é✓"), "a%20b%2Bc%2F%C3%A9%E2%9C%93");
     }
 
     #[test]
