@@ -156,11 +156,7 @@ async fn the_cli_manages_design_codes(kind: StoreKind) {
     assert_eq!(design["pack"]["numCards"], 100);
     assert!(app.cli(&["designs", "remove", "b"]).status.success());
     assert!(!app.cli(&["designs", "remove", "b"]).status.success());
-    app.post(&[
-        ("method", "svc.pack.createPack"),
-        ("product", "minicard"),
-        ("designCode", "b"),
-    ])
-    .await
-    .error("unknown_design_code");
+    app.create_pack_response("minicard", &[("designCode", "b")])
+        .await
+        .error("unknown_design_code");
 }

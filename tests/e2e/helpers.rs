@@ -308,9 +308,14 @@ impl TestApp {
 
     /// createPack for `product` with `extra` parameters; asserts success.
     pub async fn create_pack(&self, product: &str, extra: &[(&str, &str)]) -> Value {
+        self.create_pack_response(product, extra).await.ok()
+    }
+
+    /// createPack for `product` with `extra` parameters, signed; the reply as it came.
+    pub async fn create_pack_response(&self, product: &str, extra: &[(&str, &str)]) -> ApiResponse {
         let mut params = vec![("method", "svc.pack.createPack"), ("product", product)];
         params.extend_from_slice(extra);
-        self.post(&params).await.ok()
+        self.post(&params).await
     }
 
     pub async fn get_pack(&self, pack_id: &str) -> ApiResponse {

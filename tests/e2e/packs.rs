@@ -149,7 +149,7 @@ async fn client_pack_data_is_kept_with_unknown_properties_and_normalised_colours
 async fn product_errors(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let message = app
-        .post(&[("method", "svc.pack.createPack"), ("product", "flyer")])
+        .create_pack_response("flyer", &[])
         .await
         .error("unknown_product");
     assert!(
@@ -162,11 +162,7 @@ async fn product_errors(kind: StoreKind) {
         .error("missing_parameter");
     assert!(message.starts_with("product:"), "{message}");
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "minicard"),
-            ("pack", r#"{"productCode":"postcard"}"#),
-        ])
+        .create_pack_response("minicard", &[("pack", r#"{"productCode":"postcard"}"#)])
         .await
         .error("invalid_pack");
     assert!(message.starts_with("pack.productCode:"), "{message}");
@@ -180,20 +176,12 @@ async fn tracking_id_is_at_most_255_characters(kind: StoreKind) {
         .await;
     let too_long = "a".repeat(256);
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "minicard"),
-            ("trackingId", &too_long),
-        ])
+        .create_pack_response("minicard", &[("trackingId", &too_long)])
         .await
         .error("invalid_parameter");
     assert_eq!(message, "trackingId: must be at most 255 characters");
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "minicard"),
-            ("friendlyName", &too_long),
-        ])
+        .create_pack_response("minicard", &[("friendlyName", &too_long)])
         .await
         .error("invalid_parameter");
     assert!(message.starts_with("friendlyName:"), "{message}");
@@ -213,11 +201,7 @@ async fn start_again_url_must_be_an_absolute_http_url(kind: StoreKind) {
         "http://",
     ] {
         let message = app
-            .post(&[
-                ("method", "svc.pack.createPack"),
-                ("product", "minicard"),
-                ("startAgainUrl", bad),
-            ])
+            .create_pack_response("minicard", &[("startAgainUrl", bad)])
             .await
             .error("invalid_parameter");
         assert!(message.starts_with("startAgainUrl:"), "{bad}: {message}");
@@ -251,32 +235,20 @@ async fn invalid_pack_data_names_the_value(kind: StoreKind) {
     ];
     for (pack, prefix) in cases {
         let message = app
-            .post(&[
-                ("method", "svc.pack.createPack"),
-                ("product", "businesscard"),
-                ("pack", pack),
-            ])
+            .create_pack_response("businesscard", &[("pack", pack)])
             .await
             .error("invalid_pack");
         assert!(message.starts_with(prefix), "{pack}: {message}");
     }
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "businesscard"),
-            ("pack", "{\"sides\": ["),
-        ])
+        .create_pack_response("businesscard", &[("pack", "{\"sides\": [")])
         .await
         .error("malformed_json");
     assert!(message.starts_with("pack: malformed JSON"), "{message}");
     // Deeply nested JSON is refused, not a stack overflow.
     let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "businesscard"),
-            ("pack", &deep),
-        ])
+        .create_pack_response("businesscard", &[("pack", &deep)])
         .await
         .error("malformed_json");
     assert!(message.contains("recursion limit"), "{message}");

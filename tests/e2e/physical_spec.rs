@@ -150,11 +150,7 @@ async fn values_outside_the_table_are_errors_naming_field_and_allowed_values(kin
             .error("invalid_physical_spec");
         assert_eq!(message, expected);
         let message = app
-            .post(&[
-                ("method", "svc.pack.createPack"),
-                ("product", "businesscard"),
-                ("physicalSpec", spec),
-            ])
+            .create_pack_response("businesscard", &[("physicalSpec", spec)])
             .await
             .error("invalid_physical_spec");
         assert_eq!(message, expected);

@@ -82,11 +82,10 @@ async fn errors_as_ok_returns_errors_with_status_200(kind: StoreKind) {
 async fn response_content_type_sets_the_header_of_every_reply(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let created = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "minicard"),
-            ("responseContentType", "text/javascript; charset=utf-8"),
-        ])
+        .create_pack_response(
+            "minicard",
+            &[("responseContentType", "text/javascript; charset=utf-8")],
+        )
         .await;
     assert_eq!(created.content_type, "text/javascript; charset=utf-8");
     created.ok();
@@ -178,11 +177,7 @@ async fn oversized_and_unsupported_bodies_are_refused(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let huge = "x".repeat(app.config.max_body_bytes + 1);
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "minicard"),
-            ("friendlyName", &huge),
-        ])
+        .create_pack_response("minicard", &[("friendlyName", &huge)])
         .await
         .error("request_too_large");
     assert!(message.contains("bytes"), "{message}");
@@ -223,11 +218,7 @@ async fn booleans_accept_true_false_1_0_and_nothing_else(kind: StoreKind) {
         );
     }
     let message = app
-        .post(&[
-            ("method", "svc.pack.createPack"),
-            ("product", "minicard"),
-            ("includePhysicalSpec", "yes"),
-        ])
+        .create_pack_response("minicard", &[("includePhysicalSpec", "yes")])
         .await
         .error("invalid_parameter");
     assert!(message.starts_with("includePhysicalSpec:"), "{message}");
