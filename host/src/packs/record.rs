@@ -66,10 +66,11 @@ impl PackRecord {
         physical_spec: PhysicalSpec,
         created_by: &str,
     ) -> Result<Self, ApiError> {
-        let mut record = PackRecord {
+        let (pack, warnings) = canonical(pack, product)?;
+        Ok(PackRecord {
             product: product.code.clone(),
-            pack: RawValue::from_string("{}".to_owned()).map_err(|e| internal("pack", e))?,
-            warnings: Vec::new(),
+            pack,
+            warnings,
             physical_spec,
             tracking_id: None,
             friendly_name: None,
@@ -79,10 +80,8 @@ impl PackRecord {
             owner: None,
             drop_in_token: random_id(),
             created_at: now(),
-            updated_at: 0,
-        };
-        record.set_pack(pack, product)?;
-        Ok(record)
+            updated_at: now(),
+        })
     }
 
     /// Whether `key` may read and update this pack: only the key that created it, and only
@@ -103,12 +102,17 @@ impl PackRecord {
 
     /// Replaces the pack data and recomputes its warnings.
     pub fn set_pack(&mut self, pack: &Pack, product: &Product) -> Result<(), ApiError> {
-        let json = serde_json::to_string(pack).map_err(|e| internal("pack", e))?;
-        self.pack = RawValue::from_string(json).map_err(|e| internal("pack", e))?;
-        self.warnings = pack_warnings(pack, product);
+        (self.pack, self.warnings) = canonical(pack, product)?;
         self.updated_at = now();
         Ok(())
     }
+}
+
+/// The pack as stored (its canonical JSON) and its warnings.
+fn canonical(pack: &Pack, product: &Product) -> Result<(Box<RawValue>, Vec<Warning>), ApiError> {
+    let json = serde_json::to_string(pack).map_err(|e| internal("pack", e))?;
+    let raw = RawValue::from_string(json).map_err(|e| internal("pack", e))?;
+    Ok((raw, pack_warnings(pack, product)))
 }
 
 fn not_found() -> ApiError {
