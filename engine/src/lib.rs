@@ -5,3 +5,4 @@
 //! the same code runs natively, in the browser and under the host's wasm runtime.
 
 pub mod model;
+pub mod text;

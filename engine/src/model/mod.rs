@@ -12,6 +12,7 @@ mod error;
 mod json;
 mod pack;
 mod physical_spec;
+mod template;
 mod warnings;
 
 pub use catalogue::{BoxSize, Catalogue, PhysicalSpecOptions, Product, ProductBoxes};
@@ -23,4 +24,10 @@ pub use pack::{
     ImageBasket, ImageBasketItem, ImageDatum, ImageItem, Pack, Point, Side, SideType, TextDatum,
 };
 pub use physical_spec::{PhysicalSpec, PhysicalSpecInput};
+pub use template::{
+    EdgeConstraints, EdgeRule, FixedImageItem, FixedImageSource, FontSubstitution, ItemKind,
+    MAX_TEMPLATE_BYTES, MAX_TEMPLATE_ITEMS, MultiLine, ROUNDED_CORNER_MASK_URI, Size,
+    TEMPLATE_NAMESPACE, Template, TemplateError, TemplateFont, TemplateItem, TextConstraints,
+    TextItem, VerticalAlignment,
+};
 pub use warnings::{Warning, WarningCode, pack_warnings};

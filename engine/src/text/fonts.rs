@@ -1,0 +1,440 @@
+//! The font catalogue (families, styles, aliases, fallback order; `fonts/catalogue.json`) and
+//! the [`FontBook`] built from it: the faces with the metrics layout needs, read once.
+//!
+//! Metrics (character map, advances, `kern` pairs, vertical metrics) are read with
+//! ttf-parser into plain tables when a face is added, so measuring never re-parses a font.
+//! The fontdue rasteriser for a face is built the first time a glyph of it is drawn: a
+//! measurement-only caller never pays for it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use serde::Deserialize;
+
+/// The catalogue shipped in `fonts/catalogue.json`.
+pub const BUILTIN_CATALOGUE: &str = include_str!("../../../fonts/catalogue.json");
+
+/// A font file larger than this is refused (the largest DejaVu face is 750 KB).
+pub const MAX_FACE_BYTES: usize = 32 * 1024 * 1024;
+
+/// Index of a face in its [`FontBook`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FaceId(pub(crate) u16);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Style {
+    Regular,
+    Bold,
+    Italic,
+    BoldItalic,
+}
+
+impl Style {
+    pub fn new(bold: bool, italic: bool) -> Style {
+        match (bold, italic) {
+            (false, false) => Style::Regular,
+            (true, false) => Style::Bold,
+            (false, true) => Style::Italic,
+            (true, true) => Style::BoldItalic,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Families, their faces by style, client aliases and the fallback order, as data.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FontCatalogue {
+    #[serde(default, rename = "comment")]
+    _comment: Option<String>,
+    pub families: BTreeMap<String, FamilyFaces>,
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
+    #[serde(default)]
+    pub fallback: Vec<String>,
+}
+
+/// The face (by name) of each style of a family; a missing style uses the regular face,
+/// never a synthetic one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FamilyFaces {
+    pub regular: String,
+    pub bold: Option<String>,
+    pub italic: Option<String>,
+    pub bold_italic: Option<String>,
+}
+
+impl FamilyFaces {
+    fn names(&self) -> [Option<&String>; 4] {
+        [
+            Some(&self.regular),
+            self.bold.as_ref(),
+            self.italic.as_ref(),
+            self.bold_italic.as_ref(),
+        ]
+    }
+}
+
+impl FontCatalogue {
+    pub fn parse(json: &str) -> Result<FontCatalogue, FontError> {
+        serde_json::from_str(json).map_err(|e| FontError(format!("font catalogue: {e}")))
+    }
+
+    pub fn builtin() -> FontCatalogue {
+        FontCatalogue::parse(BUILTIN_CATALOGUE).expect("fonts/catalogue.json is valid")
+    }
+
+    /// Adds an operator's families and aliases; theirs win on a name clash. Their fallback
+    /// families are tried after the built-in ones.
+    pub fn extend(&mut self, other: FontCatalogue) {
+        self.families.extend(other.families);
+        self.aliases.extend(other.aliases);
+        for family in other.fallback {
+            if !self.fallback.contains(&family) {
+                self.fallback.push(family);
+            }
+        }
+    }
+
+    /// Every face name the catalogue refers to, each once.
+    pub fn face_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .families
+            .values()
+            .flat_map(|f| f.names().into_iter().flatten().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// A font problem: an unknown family, a bad catalogue or an unreadable face.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FontError(pub String);
+
+impl fmt::Display for FontError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FontError {}
+
+/// The bytes of the built-in DejaVu faces, by the names `fonts/catalogue.json` uses.
+#[cfg(feature = "builtin-fonts")]
+pub fn builtin_face_bytes() -> Vec<(&'static str, &'static [u8])> {
+    use dejavu::{sans, sans_mono, serif};
+    vec![
+        ("dejavu:sans", sans::regular()),
+        ("dejavu:sans-bold", sans::bold()),
+        ("dejavu:sans-oblique", sans::oblique()),
+        ("dejavu:sans-bold-oblique", sans::bold_oblique()),
+        ("dejavu:serif", serif::regular()),
+        ("dejavu:serif-bold", serif::bold()),
+        ("dejavu:serif-italic", serif::italic()),
+        ("dejavu:serif-bold-italic", serif::bold_italic()),
+        ("dejavu:mono", sans_mono::regular()),
+        ("dejavu:mono-bold", sans_mono::bold()),
+        ("dejavu:mono-oblique", sans_mono::oblique()),
+        ("dejavu:mono-bold-oblique", sans_mono::bold_oblique()),
+    ]
+}
+
+/// One face: metrics read up front, rasteriser built on first use.
+pub struct Face {
+    pub name: String,
+    data: Arc<[u8]>,
+    pub units_per_em: f64,
+    pub ascender: f64,
+    pub descender: f64,
+    pub line_gap: f64,
+    glyphs: HashMap<char, u16>,
+    advances: Vec<u16>,
+    /// `kern` table pairs, `(left << 16) | right` to font units.
+    kerning: HashMap<u32, i16>,
+    rasteriser: OnceLock<Result<fontdue::Font, String>>,
+}
+
+impl fmt::Debug for Face {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Face").field("name", &self.name).finish()
+    }
+}
+
+impl Face {
+    pub fn parse(name: &str, data: Arc<[u8]>) -> Result<Face, FontError> {
+        let bad = |why: String| FontError(format!("font face {name:?}: {why}"));
+        if data.len() > MAX_FACE_BYTES {
+            return Err(bad(format!("larger than {MAX_FACE_BYTES} bytes")));
+        }
+        let face = ttf_parser::Face::parse(&data, 0).map_err(|e| bad(e.to_string()))?;
+        let mut glyphs = HashMap::new();
+        if let Some(cmap) = face.tables().cmap {
+            for subtable in cmap.subtables {
+                if subtable.is_unicode() {
+                    subtable.codepoints(|cp| {
+                        if let (Some(c), Some(g)) = (char::from_u32(cp), subtable.glyph_index(cp))
+                        {
+                            glyphs.entry(c).or_insert(g.0);
+                        }
+                    });
+                }
+            }
+        }
+        if glyphs.is_empty() {
+            return Err(bad("no Unicode character map".into()));
+        }
+        let advances = (0..face.number_of_glyphs())
+            .map(|g| face.glyph_hor_advance(ttf_parser::GlyphId(g)).unwrap_or(0))
+            .collect();
+        let mut kerning = HashMap::new();
+        if let Some(kern) = face.tables().kern {
+            for subtable in kern.subtables {
+                if let ttf_parser::kern::Format::Format0(table) = subtable.format
+                    && subtable.horizontal
+                    && !subtable.has_cross_stream
+                {
+                    for pair in table.pairs {
+                        kerning.entry(pair.pair).or_insert(pair.value);
+                    }
+                }
+            }
+        }
+        Ok(Face {
+            name: name.to_owned(),
+            units_per_em: f64::from(face.units_per_em()),
+            ascender: f64::from(face.ascender()),
+            descender: f64::from(face.descender()),
+            line_gap: f64::from(face.line_gap()),
+            glyphs,
+            advances,
+            kerning,
+            data,
+            rasteriser: OnceLock::new(),
+        })
+    }
+
+    /// The glyph for a character, if the face has one.
+    pub fn glyph(&self, c: char) -> Option<u16> {
+        self.glyphs.get(&c).copied()
+    }
+
+    /// Advance of a glyph in font units.
+    pub fn advance(&self, glyph: u16) -> f64 {
+        f64::from(self.advances.get(usize::from(glyph)).copied().unwrap_or(0))
+    }
+
+    /// Kerning between two glyphs in font units (0 when the pair has none).
+    pub fn kerning(&self, left: u16, right: u16) -> f64 {
+        if self.kerning.is_empty() {
+            return 0.0;
+        }
+        let key = (u32::from(left) << 16) | u32::from(right);
+        f64::from(self.kerning.get(&key).copied().unwrap_or(0))
+    }
+
+    /// Height of one line as a multiple of the em size.
+    pub fn line_height(&self) -> f64 {
+        (self.ascender - self.descender + self.line_gap) / self.units_per_em
+    }
+
+    /// Rasterises a glyph at `px` pixels per em: its placement and coverage bitmap.
+    pub fn rasterise(&self, glyph: u16, px: f32) -> Result<(fontdue::Metrics, Vec<u8>), FontError> {
+        let font = self
+            .rasteriser
+            .get_or_init(|| {
+                // Fixed settings: the glyph outlines must not depend on which size came first.
+                fontdue::Font::from_bytes(&*self.data, fontdue::FontSettings::default())
+                    .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| FontError(format!("font face {:?}: {e}", self.name)))?;
+        Ok(font.rasterize_indexed(glyph, px))
+    }
+}
+
+/// The faces and families the engine lays out and draws with.
+#[derive(Debug)]
+pub struct FontBook {
+    faces: Vec<Face>,
+    /// Family name -> face of each [`Style`] (regular stands in for a missing style).
+    families: HashMap<String, [FaceId; 4]>,
+    aliases: HashMap<String, String>,
+    fallback: Vec<String>,
+}
+
+impl FontBook {
+    /// Builds the book for `catalogue` from face bytes by name. Every face the catalogue
+    /// names must be given, and every alias and fallback entry must name a family.
+    pub fn new(
+        catalogue: &FontCatalogue,
+        faces: impl IntoIterator<Item = (String, Arc<[u8]>)>,
+    ) -> Result<FontBook, FontError> {
+        let mut by_name: HashMap<String, Arc<[u8]>> = faces.into_iter().collect();
+        let mut book = FontBook {
+            faces: Vec::new(),
+            families: HashMap::new(),
+            aliases: HashMap::new(),
+            fallback: Vec::new(),
+        };
+        let mut face_ids: HashMap<String, FaceId> = HashMap::new();
+        for name in catalogue.face_names() {
+            let data = by_name.remove(&name).ok_or_else(|| {
+                FontError(format!("font face {name:?} is named in the catalogue but not supplied"))
+            })?;
+            let id = FaceId(u16::try_from(book.faces.len()).map_err(|_| {
+                FontError("more than 65535 font faces".into())
+            })?);
+            book.faces.push(Face::parse(&name, data)?);
+            face_ids.insert(name, id);
+        }
+        for (family, faces) in &catalogue.families {
+            let regular = face_ids[&faces.regular];
+            let id = |name: &Option<String>| name.as_ref().map_or(regular, |n| face_ids[n]);
+            book.families.insert(
+                family.to_lowercase(),
+                [regular, id(&faces.bold), id(&faces.italic), id(&faces.bold_italic)],
+            );
+        }
+        for (alias, family) in &catalogue.aliases {
+            let family = family.to_lowercase();
+            if !book.families.contains_key(&family) {
+                return Err(FontError(format!(
+                    "font alias {alias:?} names the unknown family {family:?}"
+                )));
+            }
+            book.aliases.insert(alias.to_lowercase(), family);
+        }
+        for family in &catalogue.fallback {
+            let family = family.to_lowercase();
+            if !book.families.contains_key(&family) {
+                return Err(FontError(format!(
+                    "fallback entry {family:?} is not a font family"
+                )));
+            }
+            book.fallback.push(family);
+        }
+        Ok(book)
+    }
+
+    /// The catalogue of `fonts/catalogue.json` with the DejaVu faces of the `dejavu` crate.
+    #[cfg(feature = "builtin-fonts")]
+    pub fn builtin() -> FontBook {
+        let faces = builtin_face_bytes()
+            .into_iter()
+            .map(|(name, bytes)| (name.to_owned(), Arc::<[u8]>::from(bytes)));
+        FontBook::new(&FontCatalogue::builtin(), faces).expect("the built-in fonts load")
+    }
+
+    pub fn face(&self, id: FaceId) -> &Face {
+        &self.faces[usize::from(id.0)]
+    }
+
+    /// The face for a client's family name (case-insensitive, aliases resolved) and style.
+    pub fn resolve(&self, family: &str, bold: bool, italic: bool) -> Result<FaceId, FontError> {
+        let wanted = family.trim().to_lowercase();
+        let family = self.aliases.get(&wanted).unwrap_or(&wanted);
+        match self.families.get(family) {
+            Some(faces) => Ok(faces[Style::new(bold, italic).index()]),
+            None => Err(FontError(format!(
+                "unknown font family {:?}; known families: {}",
+                family.trim(),
+                self.known_families()
+            ))),
+        }
+    }
+
+    /// Every family and alias name, sorted, for error messages.
+    pub fn known_families(&self) -> String {
+        let mut names: Vec<&str> = self
+            .families
+            .keys()
+            .chain(self.aliases.keys())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names.join(", ")
+    }
+
+    /// The faces to try, in order, for characters `primary` lacks: each fallback family in
+    /// the primary's style, then in its regular style.
+    pub fn fallback_faces(&self, primary: FaceId) -> Vec<FaceId> {
+        let style = self
+            .families
+            .values()
+            .find_map(|faces| faces.iter().position(|&f| f == primary))
+            .unwrap_or(0);
+        let mut order = Vec::new();
+        for index in [style, 0] {
+            for family in &self.fallback {
+                let face = self.families[family][index];
+                if face != primary && !order.contains(&face) {
+                    order.push(face);
+                }
+            }
+        }
+        order
+    }
+}
+
+#[cfg(all(test, feature = "builtin-fonts"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_and_styles_resolve_to_real_faces() {
+        let book = FontBook::builtin();
+        let name = |family, bold, italic| {
+            book.face(book.resolve(family, bold, italic).unwrap()).name.clone()
+        };
+        assert_eq!(name("Helvetica", false, false), "dejavu:sans");
+        assert_eq!(name("ARIAL", true, false), "dejavu:sans-bold");
+        assert_eq!(name("georgia", false, true), "dejavu:serif-italic");
+        assert_eq!(name("Courier", true, true), "dejavu:mono-bold-oblique");
+        assert_eq!(name("mono", false, false), "dejavu:mono");
+        let err = book.resolve("comic sans", false, false).unwrap_err();
+        assert!(err.0.contains("unknown font family \"comic sans\""), "{err}");
+        assert!(err.0.contains("helvetica"), "{err}");
+    }
+
+    #[test]
+    fn every_alias_of_wire_formats_section_9_is_known() {
+        let book = FontBook::builtin();
+        for family in [
+            "helvetica", "helv", "arial", "georgia", "times", "courier", "meta", "radio",
+            "vagrounded", "bryant", "officina", "frutigerltpro", "avantgarde", "router", "index",
+        ] {
+            for (bold, italic) in [(false, false), (true, false), (false, true), (true, true)] {
+                book.resolve(family, bold, italic).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn fallback_keeps_the_style_first() {
+        let book = FontBook::builtin();
+        let serif_bold = book.resolve("serif", true, false).unwrap();
+        let order: Vec<String> = book
+            .fallback_faces(serif_bold)
+            .into_iter()
+            .map(|f| book.face(f).name.clone())
+            .collect();
+        assert_eq!(
+            order,
+            ["dejavu:sans-bold", "dejavu:mono-bold", "dejavu:sans", "dejavu:serif", "dejavu:mono"]
+        );
+    }
+
+    #[test]
+    fn a_catalogue_naming_a_missing_face_is_refused() {
+        let catalogue = FontCatalogue::builtin();
+        let err = FontBook::new(&catalogue, []).unwrap_err();
+        assert!(err.0.contains("not supplied"), "{err}");
+    }
+}

@@ -1,0 +1,428 @@
+//! Shaping-free text layout: characters to glyphs of the requested face (or a fallback face
+//! when it lacks one), advances plus `kern` pairs, Unicode line breaking (UAX #14) with
+//! greedy filling, all in millimetres. Measuring and drawing both use [`layout_text`], so a
+//! measured text and a drawn text always agree.
+
+use std::fmt;
+
+use unicode_linebreak::{BreakOpportunity, linebreaks};
+
+use super::fonts::{FaceId, FontBook};
+use crate::model::FontSubstitution;
+
+/// Longest text laid out in one piece, in characters.
+pub const MAX_TEXT_CHARS: usize = 10_000;
+
+/// What to lay out.
+#[derive(Debug, Clone, Copy)]
+pub struct TextRequest<'a> {
+    pub text: &'a str,
+    pub face: FaceId,
+    /// Em size in millimetres.
+    pub size: f64,
+    /// Wrap lines longer than this many millimetres (hard line breaks always apply).
+    pub wrap_width: Option<f64>,
+    pub substitution: FontSubstitution,
+}
+
+/// Laid-out text in millimetres; x from the start of each line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextLayout {
+    pub lines: Vec<Line>,
+    /// Em size in millimetres.
+    pub size: f64,
+    /// Height of one line (ascender to descender plus line gap) of the requested face.
+    pub line_height: f64,
+    /// Baseline distance below the top of a line.
+    pub ascent: f64,
+    /// A character was set in a face other than the requested one.
+    pub font_substituted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub glyphs: Vec<PlacedGlyph>,
+    /// Advance width without trailing white space.
+    pub width: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlacedGlyph {
+    pub face: FaceId,
+    pub glyph: u16,
+    pub x: f64,
+}
+
+impl TextLayout {
+    /// Width of the widest line.
+    pub fn width(&self) -> f64 {
+        self.lines.iter().map(|l| l.width).fold(0.0, f64::max)
+    }
+
+    /// Height of all lines at a line pitch of `leading` line heights.
+    pub fn height(&self, leading: f64) -> f64 {
+        self.lines.len() as f64 * self.line_height * leading
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextError {
+    TooLong { chars: usize },
+    BadSize(String),
+}
+
+impl fmt::Display for TextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TextError::TooLong { chars } => {
+                write!(f, "text has {chars} characters, more than {MAX_TEXT_CHARS}")
+            }
+            TextError::BadSize(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for TextError {}
+
+/// One character of a paragraph, in the face chosen for it.
+#[derive(Debug, Clone, Copy)]
+struct Shaped {
+    face: FaceId,
+    glyph: u16,
+    /// Advance plus kerning towards the next character, mm.
+    advance: f64,
+    /// Advance alone, mm (the last character of a line has no kerning after it).
+    bare_advance: f64,
+    white_space: bool,
+}
+
+pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout, TextError> {
+    let chars = request.text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(TextError::TooLong { chars });
+    }
+    if !(request.size.is_finite() && request.size > 0.0 && request.size <= 1000.0) {
+        return Err(TextError::BadSize(format!(
+            "font size must be more than 0 and at most 1000 mm, got {}",
+            request.size
+        )));
+    }
+    if let Some(width) = request.wrap_width
+        && !(width.is_finite() && width > 0.0)
+    {
+        return Err(TextError::BadSize(format!(
+            "wrapping width must be a positive number of millimetres, got {width}"
+        )));
+    }
+    let primary = book.face(request.face);
+    let scale = request.size / primary.units_per_em;
+    let mut layout = TextLayout {
+        lines: Vec::new(),
+        size: request.size,
+        line_height: primary.line_height() * request.size,
+        ascent: primary.ascender * scale,
+        font_substituted: false,
+    };
+    if request.text.is_empty() {
+        return Ok(layout);
+    }
+    let fallbacks = book.fallback_faces(request.face);
+    let paragraphs: Vec<&str> = request.text.split('\n').collect();
+    let whole_text_face = match request.substitution {
+        FontSubstitution::AllLinesIfAnyNeeded => {
+            Some(unit_face(book, request.face, &fallbacks, request.text))
+        }
+        FontSubstitution::LineByLine => None,
+    };
+    for paragraph in paragraphs {
+        let paragraph = paragraph.strip_suffix('\r').unwrap_or(paragraph);
+        let face = whole_text_face
+            .unwrap_or_else(|| unit_face(book, request.face, &fallbacks, paragraph));
+        let (shaped, substituted) = shape(book, face, &fallbacks, paragraph, request.size);
+        layout.font_substituted |= substituted || face != request.face;
+        match request.wrap_width {
+            None => layout.lines.push(make_line(&shaped)),
+            Some(width) => wrap(paragraph, &shaped, width, &mut layout.lines),
+        }
+    }
+    Ok(layout)
+}
+
+/// Characters that need a glyph (white space and controls are drawn as space or not at all).
+fn needs_glyph(c: char) -> bool {
+    !c.is_whitespace() && !c.is_control()
+}
+
+/// The face a unit of text is set in: the requested one if it has every character, else the
+/// first fallback face that has them all, else the requested one (characters then fall back
+/// one by one).
+fn unit_face(book: &FontBook, primary: FaceId, fallbacks: &[FaceId], text: &str) -> FaceId {
+    let covers = |face: FaceId| {
+        let face = book.face(face);
+        text.chars().filter(|&c| needs_glyph(c)).all(|c| face.glyph(c).is_some())
+    };
+    if covers(primary) {
+        return primary;
+    }
+    fallbacks.iter().copied().find(|&f| covers(f)).unwrap_or(primary)
+}
+
+/// Maps a paragraph's characters to glyphs with their advances; reports whether any
+/// character came from a face other than `face` or had no glyph anywhere.
+fn shape(
+    book: &FontBook,
+    face: FaceId,
+    fallbacks: &[FaceId],
+    text: &str,
+    size: f64,
+) -> (Vec<Shaped>, bool) {
+    let mut substituted = false;
+    let mut shaped: Vec<Shaped> = Vec::with_capacity(text.len());
+    for c in text.chars() {
+        let white_space = !needs_glyph(c);
+        let c = if white_space && c != '\u{a0}' { ' ' } else { c };
+        let (face, glyph) = match book.face(face).glyph(c) {
+            Some(glyph) => (face, glyph),
+            None => {
+                substituted |= !white_space;
+                fallbacks
+                    .iter()
+                    .find_map(|&f| book.face(f).glyph(c).map(|g| (f, g)))
+                    // No face has it: the requested face's "missing glyph" box.
+                    .unwrap_or((face, 0))
+            }
+        };
+        let font = book.face(face);
+        let advance = font.advance(glyph) * size / font.units_per_em;
+        if let Some(previous) = shaped.last_mut()
+            && previous.face == face
+        {
+            previous.advance += font.kerning(previous.glyph, glyph) * size / font.units_per_em;
+        }
+        shaped.push(Shaped {
+            face,
+            glyph,
+            advance,
+            bare_advance: advance,
+            white_space,
+        });
+    }
+    (shaped, substituted)
+}
+
+/// Places a run of characters as one line, dropping trailing white space.
+fn make_line(shaped: &[Shaped]) -> Line {
+    let end = shaped
+        .iter()
+        .rposition(|s| !s.white_space)
+        .map_or(0, |i| i + 1);
+    let mut x = 0.0;
+    let mut glyphs = Vec::with_capacity(end);
+    for (i, s) in shaped[..end].iter().enumerate() {
+        if !s.white_space {
+            glyphs.push(PlacedGlyph {
+                face: s.face,
+                glyph: s.glyph,
+                x,
+            });
+        }
+        x += if i + 1 == end { s.bare_advance } else { s.advance };
+    }
+    Line { glyphs, width: x }
+}
+
+/// Width of `shaped[start..end]` as one line (trailing white space excluded).
+fn run_width(shaped: &[Shaped], start: usize, end: usize) -> f64 {
+    let Some(last) = shaped[start..end].iter().rposition(|s| !s.white_space) else {
+        return 0.0;
+    };
+    let last = start + last;
+    shaped[start..last].iter().map(|s| s.advance).sum::<f64>() + shaped[last].bare_advance
+}
+
+/// Greedy line filling at UAX #14 break opportunities; a word wider than the line is split
+/// between characters.
+fn wrap(text: &str, shaped: &[Shaped], width: f64, lines: &mut Vec<Line>) {
+    // Break opportunities as character indices (linebreaks gives byte offsets).
+    let mut char_index = 0;
+    let mut byte_to_char = text.char_indices().map(|(b, _)| b).peekable();
+    let breaks: Vec<usize> = linebreaks(text)
+        .filter(|&(_, kind)| matches!(kind, BreakOpportunity::Allowed | BreakOpportunity::Mandatory))
+        .map(|(byte, _)| {
+            while byte_to_char.next_if(|&b| b < byte).is_some() {
+                char_index += 1;
+            }
+            char_index
+        })
+        .collect();
+    let mut start = 0;
+    let mut fitted: Option<usize> = None;
+    let mut next = 0;
+    // A tolerance so that a text measured at width w wraps identically when laid out at w.
+    let width = width + 1e-9;
+    while next < breaks.len() {
+        let end = breaks[next];
+        if end <= start {
+            next += 1;
+            continue;
+        }
+        if run_width(shaped, start, end) <= width {
+            fitted = Some(end);
+            next += 1;
+            continue;
+        }
+        match fitted.take() {
+            Some(fit) => {
+                lines.push(make_line(&shaped[start..fit]));
+                start = fit;
+            }
+            None => {
+                // One segment wider than the line: as many characters as fit, at least one.
+                let mut fit = start + 1;
+                while fit < end && run_width(shaped, start, fit + 1) <= width {
+                    fit += 1;
+                }
+                lines.push(make_line(&shaped[start..fit]));
+                start = fit;
+            }
+        }
+    }
+    if start < shaped.len() || shaped.is_empty() {
+        lines.push(make_line(&shaped[start..]));
+    }
+}
+
+#[cfg(all(test, feature = "builtin-fonts"))]
+mod tests {
+    use super::*;
+    use crate::text::fonts::FontBook;
+    use std::sync::LazyLock;
+
+    static BOOK: LazyLock<FontBook> = LazyLock::new(FontBook::builtin);
+
+    fn lay_out(text: &str, family: &str, size: f64, wrap: Option<f64>) -> TextLayout {
+        let face = BOOK.resolve(family, false, false).unwrap();
+        layout_text(
+            &BOOK,
+            &TextRequest {
+                text,
+                face,
+                size,
+                wrap_width: wrap,
+                substitution: FontSubstitution::AllLinesIfAnyNeeded,
+            },
+        )
+        .unwrap()
+    }
+
+    fn line_texts(text: &str, layout: &TextLayout) -> Vec<usize> {
+        let _ = text;
+        layout.lines.iter().map(|l| l.glyphs.len()).collect()
+    }
+
+    #[test]
+    fn width_is_advances_plus_kerning_scaled_to_the_size() {
+        let sans = BOOK.face(BOOK.resolve("sans", false, false).unwrap());
+        let a = sans.glyph('A').unwrap();
+        let v = sans.glyph('V').unwrap();
+        let kern = sans.kerning(a, v);
+        assert!(kern < 0.0, "DejaVu Sans kerns AV");
+        let expected = (sans.advance(a) + kern + sans.advance(v)) / sans.units_per_em * 10.0;
+        let layout = lay_out("AV", "sans", 10.0, None);
+        assert!((layout.width() - expected).abs() < 1e-9, "{} vs {expected}", layout.width());
+        assert_eq!(layout.lines.len(), 1);
+        assert!(!layout.font_substituted);
+        // Doubling the size doubles the width.
+        let double = lay_out("AV", "sans", 20.0, None);
+        assert!((double.width() - 2.0 * layout.width()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wraps_at_word_boundaries_and_drops_trailing_spaces() {
+        let one_line = lay_out("alpha beta gamma", "sans", 4.0, None);
+        let alpha_beta = lay_out("alpha beta", "sans", 4.0, None).width();
+        let wrapped = lay_out("alpha beta gamma", "sans", 4.0, Some(alpha_beta + 0.01));
+        assert_eq!(wrapped.lines.len(), 2);
+        assert_eq!(line_texts("", &wrapped), [9, 5]);
+        assert!((wrapped.lines[0].width - alpha_beta).abs() < 1e-9);
+        assert!(wrapped.width() < one_line.width());
+        // Exactly the measured width still fits.
+        let exact = lay_out("alpha beta gamma", "sans", 4.0, Some(one_line.width()));
+        assert_eq!(exact.lines.len(), 1);
+        assert!((wrapped.height(1.5) - 2.0 * wrapped.line_height * 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_word_longer_than_the_line_is_split_between_characters() {
+        let layout = lay_out("incomprehensibilities", "sans", 4.0, Some(10.0));
+        assert!(layout.lines.len() > 1);
+        assert!(layout.lines.iter().all(|l| l.width <= 10.0 + 1e-9));
+        let glyphs: usize = layout.lines.iter().map(|l| l.glyphs.len()).sum();
+        assert_eq!(glyphs, "incomprehensibilities".len());
+        // Even a line narrower than one character makes progress.
+        let tiny = lay_out("abc", "sans", 4.0, Some(0.1));
+        assert_eq!(tiny.lines.len(), 3);
+    }
+
+    #[test]
+    fn hard_breaks_always_apply() {
+        let layout = lay_out("one\ntwo\r\nthree", "serif", 3.0, None);
+        assert_eq!(line_texts("", &layout), [3, 3, 5]);
+        let empty_line = lay_out("a\n\nb", "serif", 3.0, Some(50.0));
+        assert_eq!(empty_line.lines.len(), 3);
+        assert_eq!(lay_out("", "serif", 3.0, None).lines.len(), 0);
+    }
+
+    #[test]
+    fn a_missing_character_comes_from_a_fallback_face_and_is_reported() {
+        // U+2620 (skull and crossbones) is in DejaVu Sans but not in DejaVu Serif.
+        let serif = BOOK.face(BOOK.resolve("serif", false, false).unwrap());
+        assert!(serif.glyph('\u{2620}').is_none());
+        let layout = lay_out("Ahoy \u{2620}", "serif", 4.0, None);
+        assert!(layout.font_substituted);
+        let sans = BOOK.resolve("sans", false, false).unwrap();
+        // allLinesIfAnyNeeded: the whole text moves to the face that has every character.
+        assert!(layout.lines[0].glyphs.iter().all(|g| g.face == sans));
+        assert!(!lay_out("Ahoy", "serif", 4.0, None).font_substituted);
+    }
+
+    #[test]
+    fn line_by_line_substitutes_only_the_lines_that_need_it() {
+        let serif = BOOK.resolve("serif", false, false).unwrap();
+        let sans = BOOK.resolve("sans", false, false).unwrap();
+        let layout = layout_text(
+            &BOOK,
+            &TextRequest {
+                text: "plain\nskull \u{2620}",
+                face: serif,
+                size: 4.0,
+                wrap_width: None,
+                substitution: FontSubstitution::LineByLine,
+            },
+        )
+        .unwrap();
+        assert!(layout.font_substituted);
+        assert!(layout.lines[0].glyphs.iter().all(|g| g.face == serif));
+        assert!(layout.lines[1].glyphs.iter().all(|g| g.face == sans));
+    }
+
+    #[test]
+    fn bounds_are_errors() {
+        let face = BOOK.resolve("sans", false, false).unwrap();
+        let long = "x".repeat(MAX_TEXT_CHARS + 1);
+        let request = |text, size, wrap_width| TextRequest {
+            text,
+            face,
+            size,
+            wrap_width,
+            substitution: FontSubstitution::LineByLine,
+        };
+        assert!(matches!(
+            layout_text(&BOOK, &request(&long, 3.0, None)),
+            Err(TextError::TooLong { .. })
+        ));
+        assert!(layout_text(&BOOK, &request("x", 0.0, None)).is_err());
+        assert!(layout_text(&BOOK, &request("x", f64::NAN, None)).is_err());
+        assert!(layout_text(&BOOK, &request("x", 3.0, Some(-1.0))).is_err());
+    }
+}
