@@ -1,8 +1,19 @@
-//! Presspack's engine: the print-pack model shared by the host and the browser, and (in later
-//! stages) the layout, rendering and text measurement built on it.
+//! Presspack's engine: the print-pack model shared by the host and the browser, and the
+//! pipeline that turns a template and a side into pixels and measurements:
+//! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]).
+//! [`render`] is the typed entry point; [`wire`] carries the same calls as bytes for the
+//! wasm builds (`guest` for wasmtime, `web` for browsers).
 //!
 //! The crate is pure: no I/O, no threads, no clock. Everything it needs arrives as values, so
-//! the same code runs natively, in the browser and under the host's wasm runtime.
+//! the same code runs natively, in the browser and under the host's wasm runtime, and gives
+//! the same bytes everywhere.
 
+pub mod layout;
 pub mod model;
+pub mod raster;
+pub mod render;
 pub mod text;
+pub mod wire;
+
+#[cfg(feature = "guest")]
+pub mod guest;

@@ -12,6 +12,23 @@ pub enum Colour {
     Cmyk { c: f64, m: f64, y: f64, k: f64 },
 }
 
+impl Colour {
+    /// The colour for display as 8-bit sRGB channels. CMYK uses the one documented naive
+    /// formula (docs/architecture.md): `r = 255 × (1 − c) × (1 − k)`, likewise g from m and
+    /// b from y, percentages as fractions, rounded to the nearest integer. Proofs of press
+    /// colour need an ICC workflow; previews need the same answer everywhere.
+    pub fn to_rgb(self) -> [u8; 3] {
+        match self {
+            Colour::Rgb { r, g, b } => [r, g, b],
+            Colour::Cmyk { c, m, y, k } => {
+                let white = 1.0 - k / 100.0;
+                let channel = |ink: f64| libm::round(255.0 * (1.0 - ink / 100.0) * white) as u8;
+                [channel(c), channel(m), channel(y)]
+            }
+        }
+    }
+}
+
 impl FromJson for Colour {
     fn from_json(value: Value, path: &str) -> Result<Self, ModelError> {
         let mut fields = Fields::new(value, path)?;
@@ -103,6 +120,18 @@ mod tests {
         let err =
             parse::<Colour>(r#"{"type":"CMYK","c":0,"m":0,"y":0,"k":101}"#, "colour").unwrap_err();
         assert_eq!(err.path(), "colour.k");
+    }
+
+    #[test]
+    fn cmyk_converts_by_the_documented_formula() {
+        let rgb = |c, m, y, k| Colour::Cmyk { c, m, y, k }.to_rgb();
+        assert_eq!(rgb(0.0, 0.0, 0.0, 0.0), [255, 255, 255]);
+        assert_eq!(rgb(0.0, 0.0, 0.0, 100.0), [0, 0, 0]);
+        assert_eq!(rgb(100.0, 0.0, 0.0, 0.0), [0, 255, 255]);
+        assert_eq!(rgb(0.0, 100.0, 100.0, 0.0), [255, 0, 0]);
+        // 255 × 0.5 × 0.9 = 114.75
+        assert_eq!(rgb(50.0, 0.0, 0.0, 10.0), [115, 230, 230]);
+        assert_eq!(Colour::Rgb { r: 1, g: 2, b: 3 }.to_rgb(), [1, 2, 3]);
     }
 
     #[test]

@@ -1,0 +1,164 @@
+//! Decoding the images a scene draws (PNG, JPEG, GIF) into premultiplied pixmaps, within a
+//! pixel bound, and halving them for heavy downscaling.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Cursor;
+
+use tiny_skia::{Pixmap, PremultipliedColorU8};
+
+/// Largest decoded image, in pixels (e.g. 6000 x 4000 is 24 M).
+pub const MAX_IMAGE_PIXELS: u64 = 25_000_000;
+/// Largest width or height of a decoded image.
+const MAX_IMAGE_SIDE: u32 = 20_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageError {
+    Undecodable(String),
+    TooLarge { width: u32, height: u32 },
+}
+
+impl fmt::Display for ImageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ImageError::Undecodable(why) => write!(f, "not a readable PNG, JPEG or GIF: {why}"),
+            ImageError::TooLarge { width, height } => write!(
+                f,
+                "{width}x{height} pixels is more than {MAX_IMAGE_PIXELS} pixels"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ImageError {}
+
+/// A decoded image, ready to draw.
+#[derive(Debug, Clone)]
+pub struct DecodedImage {
+    pixmap: Pixmap,
+}
+
+impl DecodedImage {
+    pub fn width(&self) -> u32 {
+        self.pixmap.width()
+    }
+
+    pub fn height(&self) -> u32 {
+        self.pixmap.height()
+    }
+
+    pub fn pixmap(&self) -> &Pixmap {
+        &self.pixmap
+    }
+
+    /// The image halved (2x2 box filter on premultiplied pixels) while its longest side
+    /// stays at least `target` pixels, so that the final resampling shrinks by at most 2.
+    pub fn at_least(&self, target: f64) -> Cow<'_, DecodedImage> {
+        let mut image = Cow::Borrowed(self);
+        while f64::from(image.width().max(image.height()) / 2) >= target.max(1.0) {
+            image = Cow::Owned(DecodedImage {
+                pixmap: halve(image.pixmap()),
+            });
+        }
+        image
+    }
+}
+
+/// Decodes PNG, JPEG or GIF bytes (the first frame of a GIF).
+pub fn decode_image(bytes: &[u8]) -> Result<DecodedImage, ImageError> {
+    let undecodable = |e: image::ImageError| ImageError::Undecodable(e.to_string());
+    let mut reader = image::ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| ImageError::Undecodable(e.to_string()))?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    // The decoded image plus the RGBA copy made below.
+    limits.max_alloc = Some(MAX_IMAGE_PIXELS * 8);
+    reader.limits(limits);
+    let (width, height) = reader.into_dimensions().map_err(undecodable)?;
+    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
+        return Err(ImageError::TooLarge { width, height });
+    }
+    let mut reader = image::ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(|e| ImageError::Undecodable(e.to_string()))?;
+    reader.limits(limits_for(width, height));
+    let rgba = reader.decode().map_err(undecodable)?.into_rgba8();
+    let mut pixmap = Pixmap::new(width, height).ok_or(ImageError::TooLarge { width, height })?;
+    for (pixel, rgba) in pixmap.pixels_mut().iter_mut().zip(rgba.pixels()) {
+        let [r, g, b, a] = rgba.0;
+        *pixel = tiny_skia::ColorU8::from_rgba(r, g, b, a).premultiply();
+    }
+    Ok(DecodedImage { pixmap })
+}
+
+fn limits_for(width: u32, height: u32) -> image::Limits {
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(width);
+    limits.max_image_height = Some(height);
+    limits.max_alloc = Some(MAX_IMAGE_PIXELS * 8);
+    limits
+}
+
+fn halve(source: &Pixmap) -> Pixmap {
+    let (sw, sh) = (source.width(), source.height());
+    let (w, h) = ((sw / 2).max(1), (sh / 2).max(1));
+    let mut out = Pixmap::new(w, h).expect("a halved image is smaller than its source");
+    let src = source.pixels();
+    let at = |x: u32, y: u32| src[(y.min(sh - 1) * sw + x.min(sw - 1)) as usize];
+    for (i, pixel) in out.pixels_mut().iter_mut().enumerate() {
+        let (x, y) = (i as u32 % w * 2, i as u32 / w * 2);
+        let quad = [at(x, y), at(x + 1, y), at(x, y + 1), at(x + 1, y + 1)];
+        let mean = |channel: fn(PremultipliedColorU8) -> u8| {
+            ((quad.iter().map(|&p| u32::from(channel(p))).sum::<u32>() + 2) / 4) as u8
+        };
+        // The mean of premultiplied pixels is premultiplied: each channel <= alpha holds.
+        *pixel = PremultipliedColorU8::from_rgba(
+            mean(PremultipliedColorU8::red),
+            mean(PremultipliedColorU8::green),
+            mean(PremultipliedColorU8::blue),
+            mean(PremultipliedColorU8::alpha),
+        )
+        .unwrap_or(PremultipliedColorU8::TRANSPARENT);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(width: u32, height: u32, rgba: [u8; 4]) -> Vec<u8> {
+        let pixels: Vec<u8> = (0..width * height).flat_map(|_| rgba).collect();
+        crate::raster::encode_png(width, height, &pixels).unwrap()
+    }
+
+    #[test]
+    fn decodes_and_premultiplies() {
+        let image = decode_image(&png(3, 2, [200, 100, 0, 128])).unwrap();
+        assert_eq!((image.width(), image.height()), (3, 2));
+        let p = image.pixmap().pixels()[0];
+        assert_eq!((p.red(), p.green(), p.alpha()), (100, 50, 128));
+    }
+
+    #[test]
+    fn halving_stops_at_the_target() {
+        let image = decode_image(&png(1000, 500, [10, 20, 30, 255])).unwrap();
+        assert_eq!(image.at_least(600.0).width(), 1000);
+        assert_eq!(image.at_least(300.0).width(), 500);
+        let small = image.at_least(100.0);
+        assert_eq!((small.width(), small.height()), (125, 62));
+        assert_eq!(small.pixmap().pixels()[0].green(), 20);
+    }
+
+    #[test]
+    fn rubbish_and_oversized_images_are_errors() {
+        assert!(matches!(decode_image(b"not an image"), Err(ImageError::Undecodable(_))));
+        // A PNG header claiming 20000 x 20000 pixels is refused before decoding.
+        let mut huge = png(1, 1, [0; 4]);
+        huge[16..20].copy_from_slice(&20000u32.to_be_bytes());
+        huge[20..24].copy_from_slice(&20000u32.to_be_bytes());
+        assert!(decode_image(&huge).is_err());
+    }
+}

@@ -1,0 +1,271 @@
+//! The engine's typed entry points: render a side (with overlays) to PNG, and measure text.
+//! [`crate::wire`] carries the same calls as bytes for the wasm builds.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::layout::{LayoutError, LayoutReport, layout_side};
+use crate::model::{ModelError, Side, Template, TemplateError};
+use crate::raster::{Canvas, DecodedImage, ImageError, RasterError, ViewArea, decode_image};
+use crate::text::{FontBook, FontError, TextError, TextRequest, layout_text};
+
+/// At most this many overlay sides drawn on top of a side.
+pub const MAX_OVERLAYS: usize = 8;
+/// At most this many templates in one engine.
+pub const MAX_TEMPLATES: usize = 1024;
+
+/// The area of the print sheet a render shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoxType {
+    Bleed,
+    Print,
+    Cut,
+    Safe,
+}
+
+impl BoxType {
+    pub fn parse(value: &str) -> Option<BoxType> {
+        match value {
+            "bleed" => Some(BoxType::Bleed),
+            "print" => Some(BoxType::Print),
+            "cut" => Some(BoxType::Cut),
+            "safe" => Some(BoxType::Safe),
+            _ => None,
+        }
+    }
+
+    fn area(self, template: &Template) -> ViewArea {
+        match self {
+            BoxType::Print => ViewArea {
+                left: 0.0,
+                top: 0.0,
+                width: template.print_area.width,
+                height: template.print_area.height,
+            },
+            BoxType::Bleed => ViewArea::of_box(&template.bleed_box),
+            BoxType::Cut => ViewArea::of_box(&template.cut_box),
+            BoxType::Safe => ViewArea::of_box(&template.safe_area_box),
+        }
+    }
+}
+
+/// One side to draw, with sides drawn on top of it.
+#[derive(Debug, Clone)]
+pub struct RenderRequest {
+    pub side: Side,
+    pub overlays: Vec<Side>,
+    pub box_type: BoxType,
+    /// Pixels of the output's longest side.
+    pub max_side: u32,
+    /// Draw only the supplied data, no template defaults.
+    pub partial: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub report: LayoutReport,
+}
+
+/// A text to measure (`svc.text.measure`), sizes in millimetres.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MeasureRequest {
+    pub text: String,
+    pub font_family: String,
+    pub bold: bool,
+    pub italic: bool,
+    pub size: f64,
+    pub wrapping_width: Option<f64>,
+    /// Line pitch as a multiple of the line height (1 when not wrapping).
+    pub leading: Option<f64>,
+}
+
+/// The text measurement result of the spec; lengths in millimetres.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Measurement {
+    pub text_width: f64,
+    pub text_height: f64,
+    pub number_of_lines: u32,
+    pub font_substituted: bool,
+}
+
+/// Why the engine could not do what it was asked; [`EngineError::code`] is stable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineError {
+    UnknownTemplate(String),
+    Template(TemplateError),
+    TooManyTemplates,
+    Side { path: String, error: ModelError },
+    Layout(LayoutError),
+    Raster(RasterError),
+    Image { resource_uri: String, error: ImageError },
+    Font(FontError),
+    Text(TextError),
+    TooManyOverlays(usize),
+    /// A wire request that is not what the ABI describes.
+    Request(String),
+}
+
+impl EngineError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            EngineError::UnknownTemplate(_) => "unknown_template",
+            EngineError::Template(_) => "invalid_template",
+            EngineError::TooManyTemplates => "too_many_templates",
+            EngineError::Side { .. } => "invalid_side",
+            EngineError::Layout(LayoutError::DatumMismatch { .. }) => "datum_mismatch",
+            EngineError::Layout(LayoutError::TooManyData(_)) => "too_many_data",
+            EngineError::Layout(LayoutError::Font { .. }) | EngineError::Font(_) => "unknown_font",
+            EngineError::Layout(LayoutError::Text { .. }) | EngineError::Text(_) => "invalid_text",
+            EngineError::Raster(RasterError::MissingImage(_)) => "missing_image",
+            EngineError::Raster(RasterError::MaxSide(_)) => "invalid_max_side",
+            EngineError::Raster(_) => "render_failed",
+            EngineError::Image { error: ImageError::TooLarge { .. }, .. } => "image_too_large",
+            EngineError::Image { .. } => "undecodable_image",
+            EngineError::TooManyOverlays(_) => "too_many_overlays",
+            EngineError::Request(_) => "invalid_request",
+        }
+    }
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::UnknownTemplate(code) => write!(f, "unknown template code {code:?}"),
+            EngineError::Template(e) => write!(f, "template: {e}"),
+            EngineError::TooManyTemplates => write!(f, "more than {MAX_TEMPLATES} templates"),
+            EngineError::Side { error, .. } => write!(f, "{error}"),
+            EngineError::Layout(e) => write!(f, "{e}"),
+            EngineError::Raster(e) => write!(f, "{e}"),
+            EngineError::Image {
+                resource_uri,
+                error,
+            } => write!(f, "image {resource_uri:?}: {error}"),
+            EngineError::Font(e) => write!(f, "{e}"),
+            EngineError::Text(e) => write!(f, "{e}"),
+            EngineError::TooManyOverlays(n) => {
+                write!(f, "{n} overlays, more than {MAX_OVERLAYS}")
+            }
+            EngineError::Request(why) => write!(f, "malformed engine request: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Fonts and templates, loaded once; renders and measures are then pure functions of them.
+pub struct Engine {
+    book: FontBook,
+    templates: HashMap<String, Template>,
+}
+
+impl Engine {
+    pub fn new(book: FontBook) -> Engine {
+        Engine {
+            book,
+            templates: HashMap::new(),
+        }
+    }
+
+    pub fn fonts(&self) -> &FontBook {
+        &self.book
+    }
+
+    /// Adds (or replaces) a template; returns its code.
+    pub fn add_template(&mut self, template: Template) -> Result<String, EngineError> {
+        if self.templates.len() >= MAX_TEMPLATES && !self.templates.contains_key(&template.code) {
+            return Err(EngineError::TooManyTemplates);
+        }
+        let code = template.code.clone();
+        self.templates.insert(code.clone(), template);
+        Ok(code)
+    }
+
+    pub fn template(&self, code: &str) -> Result<&Template, EngineError> {
+        self.templates
+            .get(code)
+            .ok_or_else(|| EngineError::UnknownTemplate(code.to_owned()))
+    }
+
+    /// Draws a side and its overlays. `images` holds the encoded bytes of every image the
+    /// sides draw, by resource URI; only those drawn are decoded.
+    pub fn render(
+        &self,
+        request: &RenderRequest,
+        images: &HashMap<String, &[u8]>,
+    ) -> Result<Rendered, EngineError> {
+        if request.overlays.len() > MAX_OVERLAYS {
+            return Err(EngineError::TooManyOverlays(request.overlays.len()));
+        }
+        let template = self.template(&request.side.template_code)?;
+        let mut canvas = Canvas::new(request.box_type.area(template), request.max_side)
+            .map_err(EngineError::Raster)?;
+        let mut report = LayoutReport::default();
+        let mut decoded: HashMap<&str, DecodedImage> = HashMap::new();
+        for side in std::iter::once(&request.side).chain(&request.overlays) {
+            let template = self.template(&side.template_code)?;
+            let scene = layout_side(&self.book, template, side, request.partial, &mut report)
+                .map_err(EngineError::Layout)?;
+            for uri in &report.images {
+                if decoded.contains_key(uri.as_str()) {
+                    continue;
+                }
+                let (uri, bytes) = images.get_key_value(uri.as_str()).ok_or_else(|| {
+                    EngineError::Raster(RasterError::MissingImage(uri.clone()))
+                })?;
+                let image = decode_image(bytes).map_err(|error| EngineError::Image {
+                    resource_uri: uri.clone(),
+                    error,
+                })?;
+                decoded.insert(uri.as_str(), image);
+            }
+            canvas
+                .draw(&scene, &self.book, &|uri| decoded.get(uri))
+                .map_err(EngineError::Raster)?;
+        }
+        Ok(Rendered {
+            png: canvas.encode_png().map_err(EngineError::Raster)?,
+            width: canvas.width(),
+            height: canvas.height(),
+            report,
+        })
+    }
+
+    /// Measures a text as layout would set it (whole-text font substitution).
+    pub fn measure(&self, request: &MeasureRequest) -> Result<Measurement, EngineError> {
+        let face = self
+            .book
+            .resolve(&request.font_family, request.bold, request.italic)
+            .map_err(EngineError::Font)?;
+        let layout = layout_text(
+            &self.book,
+            &TextRequest {
+                text: &request.text,
+                face,
+                size: request.size,
+                wrap_width: request.wrapping_width,
+                substitution: crate::model::FontSubstitution::AllLinesIfAnyNeeded,
+            },
+        )
+        .map_err(EngineError::Text)?;
+        let leading = request.leading.unwrap_or(1.0);
+        if !(leading.is_finite() && leading > 0.0 && leading <= 100.0) {
+            return Err(EngineError::Text(TextError::BadSize(format!(
+                "leading must be more than 0 and at most 100, got {leading}"
+            ))));
+        }
+        Ok(Measurement {
+            text_width: layout.width(),
+            text_height: layout.height(leading),
+            number_of_lines: layout.lines.len() as u32,
+            font_substituted: layout.font_substituted,
+        })
+    }
+}

@@ -1,0 +1,320 @@
+//! The engine's calls as bytes: what crosses the wasm module's ABI (`guest.rs`), built and
+//! read by the same code on both sides.
+//!
+//! A *frame* is `[u32 little-endian header length][header JSON][blobs]`; the header refers to
+//! blobs by `offset` and `length` within the blob section, so images and fonts travel as raw
+//! bytes, not base64. Calls ([`Op`]):
+//! - `Init`: header `{"catalogue": <font catalogue JSON>, "faces": [{"name", "offset", "length"}]}`
+//!   with the font files as blobs -> empty output. Must come first.
+//! - `AddTemplate`: template XML -> `{"code": "..."}`.
+//! - `Render`: header `{"side": Side, "overlays": [Side], "boxType", "maxSide", "partial",
+//!   "images": [{"resourceUri", "offset", "length"}]}` with encoded images as blobs -> frame
+//!   with header `{"width", "height", "report"}` and the PNG as its blob section.
+//! - `Measure`: [`MeasureRequest`] JSON -> [`Measurement`] JSON.
+//!
+//! A failure is `{"code": "<stable code>", "message": "..."}` ([`Failure`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::layout::LayoutReport;
+use crate::model::{FromJson, Side, Template};
+use crate::render::{BoxType, Engine, EngineError, MeasureRequest, RenderRequest};
+use crate::text::{FontBook, FontCatalogue};
+
+/// Largest frame accepted (a 4096 px render's images plus headroom).
+pub const MAX_FRAME_BYTES: usize = 256 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Op {
+    Init = 1,
+    AddTemplate = 2,
+    Render = 3,
+    Measure = 4,
+}
+
+impl Op {
+    pub fn from_u32(value: u32) -> Option<Op> {
+        match value {
+            1 => Some(Op::Init),
+            2 => Some(Op::AddTemplate),
+            3 => Some(Op::Render),
+            4 => Some(Op::Measure),
+            _ => None,
+        }
+    }
+}
+
+/// An engine failure as it crosses the ABI.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<&EngineError> for Failure {
+    fn from(error: &EngineError) -> Failure {
+        Failure {
+            code: error.code().to_owned(),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// Where a blob lies in a frame's blob section.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BlobRef {
+    pub offset: usize,
+    pub length: usize,
+}
+
+/// Builds a frame from a header and blobs; returns the blob refs in order with it.
+pub struct FrameBuilder {
+    blobs: Vec<u8>,
+}
+
+impl FrameBuilder {
+    pub fn new() -> FrameBuilder {
+        FrameBuilder { blobs: Vec::new() }
+    }
+
+    pub fn blob(&mut self, bytes: &[u8]) -> BlobRef {
+        let offset = self.blobs.len();
+        self.blobs.extend_from_slice(bytes);
+        BlobRef {
+            offset,
+            length: bytes.len(),
+        }
+    }
+
+    pub fn finish<H: Serialize>(self, header: &H) -> Vec<u8> {
+        let header = serde_json::to_vec(header).expect("frame headers serialise");
+        let mut frame = Vec::with_capacity(4 + header.len() + self.blobs.len());
+        frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&header);
+        frame.extend_from_slice(&self.blobs);
+        frame
+    }
+}
+
+impl Default for FrameBuilder {
+    fn default() -> Self {
+        FrameBuilder::new()
+    }
+}
+
+/// A frame split into its header and blob section.
+pub struct Frame<'a> {
+    pub header: &'a [u8],
+    blobs: &'a [u8],
+}
+
+impl<'a> Frame<'a> {
+    pub fn read(bytes: &'a [u8]) -> Result<Frame<'a>, EngineError> {
+        if bytes.len() > MAX_FRAME_BYTES {
+            return Err(EngineError::Request(format!(
+                "frame of {} bytes is more than {MAX_FRAME_BYTES}",
+                bytes.len()
+            )));
+        }
+        let length: [u8; 4] = bytes
+            .get(..4)
+            .and_then(|b| b.try_into().ok())
+            .ok_or_else(|| EngineError::Request("frame shorter than its length prefix".into()))?;
+        let length = u32::from_le_bytes(length) as usize;
+        let header = bytes
+            .get(4..4 + length)
+            .ok_or_else(|| EngineError::Request("frame header runs past the end".into()))?;
+        Ok(Frame {
+            header,
+            blobs: &bytes[4 + length..],
+        })
+    }
+
+    pub fn header<T: for<'de> Deserialize<'de>>(&self) -> Result<T, EngineError> {
+        serde_json::from_slice(self.header)
+            .map_err(|e| EngineError::Request(format!("frame header: {e}")))
+    }
+
+    pub fn blob(&self, blob: &BlobRef) -> Result<&'a [u8], EngineError> {
+        blob.offset
+            .checked_add(blob.length)
+            .and_then(|end| self.blobs.get(blob.offset..end))
+            .ok_or_else(|| EngineError::Request("blob runs past the end of the frame".into()))
+    }
+
+    /// The whole blob section.
+    pub fn blobs(&self) -> &'a [u8] {
+        self.blobs
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct InitHeader {
+    pub catalogue: Value,
+    pub faces: Vec<NamedBlob>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct NamedBlob {
+    pub name: String,
+    #[serde(flatten)]
+    pub blob: BlobRef,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderHeader {
+    pub side: Value,
+    #[serde(default)]
+    pub overlays: Vec<Value>,
+    pub box_type: BoxType,
+    pub max_side: u32,
+    #[serde(default)]
+    pub partial: bool,
+    #[serde(default)]
+    pub images: Vec<ImageBlob>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageBlob {
+    pub resource_uri: String,
+    #[serde(flatten)]
+    pub blob: BlobRef,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct RenderedHeader {
+    pub width: u32,
+    pub height: u32,
+    pub report: LayoutReport,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct AddedTemplate {
+    pub code: String,
+}
+
+/// Builds the `Init` frame for a catalogue and its faces.
+pub fn init_frame(catalogue_json: &str, faces: &[(String, Arc<[u8]>)]) -> Vec<u8> {
+    let mut frame = FrameBuilder::new();
+    let faces = faces
+        .iter()
+        .map(|(name, bytes)| NamedBlob {
+            name: name.clone(),
+            blob: frame.blob(bytes),
+        })
+        .collect();
+    let catalogue = serde_json::from_str(catalogue_json).unwrap_or(Value::Null);
+    frame.finish(&InitHeader { catalogue, faces })
+}
+
+/// Builds the engine an `Init` frame describes.
+pub fn engine_from_init(bytes: &[u8]) -> Result<Engine, EngineError> {
+    let frame = Frame::read(bytes)?;
+    let header: InitHeader = frame.header()?;
+    let catalogue: FontCatalogue = serde_json::from_value(header.catalogue)
+        .map_err(|e| EngineError::Request(format!("font catalogue: {e}")))?;
+    let faces = header
+        .faces
+        .iter()
+        .map(|face| Ok((face.name.clone(), Arc::<[u8]>::from(frame.blob(&face.blob)?))))
+        .collect::<Result<Vec<_>, EngineError>>()?;
+    Ok(Engine::new(
+        FontBook::new(&catalogue, faces).map_err(EngineError::Font)?,
+    ))
+}
+
+/// Builds the `Render` frame for a request and the encoded images it may draw.
+pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut frame = FrameBuilder::new();
+    let images = images
+        .iter()
+        .map(|(uri, bytes)| ImageBlob {
+            resource_uri: (*uri).to_owned(),
+            blob: frame.blob(bytes),
+        })
+        .collect();
+    frame.finish(&RenderHeader {
+        side: header.side.clone(),
+        overlays: header.overlays.clone(),
+        box_type: header.box_type,
+        max_side: header.max_side,
+        partial: header.partial,
+        images,
+    })
+}
+
+/// A render call's parameters before its images are attached.
+#[derive(Debug, Clone)]
+pub struct RenderHeaderInput {
+    pub side: Value,
+    pub overlays: Vec<Value>,
+    pub box_type: BoxType,
+    pub max_side: u32,
+    pub partial: bool,
+}
+
+impl Engine {
+    /// Runs one call given as bytes; the answer is bytes too. `Init` is not a call on an
+    /// engine (see [`engine_from_init`]).
+    pub fn call(&mut self, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineError> {
+        match op {
+            Op::Init => Err(EngineError::Request("the engine is already initialised".into())),
+            Op::AddTemplate => {
+                let xml = std::str::from_utf8(input)
+                    .map_err(|_| EngineError::Request("template is not UTF-8".into()))?;
+                let template = Template::parse(xml).map_err(EngineError::Template)?;
+                let code = self.add_template(template)?;
+                Ok(serde_json::to_vec(&AddedTemplate { code }).expect("serialises"))
+            }
+            Op::Render => {
+                let frame = Frame::read(input)?;
+                let header: RenderHeader = frame.header()?;
+                let side = |value: Value, path: &str| {
+                    Side::from_json(value, path).map_err(|error| EngineError::Side {
+                        path: path.to_owned(),
+                        error,
+                    })
+                };
+                let overlays = header
+                    .overlays
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, value)| side(value, &format!("overlays[{i}]")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let request = RenderRequest {
+                    side: side(header.side, "side")?,
+                    overlays,
+                    box_type: header.box_type,
+                    max_side: header.max_side,
+                    partial: header.partial,
+                };
+                let images = header
+                    .images
+                    .iter()
+                    .map(|image| Ok((image.resource_uri.clone(), frame.blob(&image.blob)?)))
+                    .collect::<Result<HashMap<_, _>, EngineError>>()?;
+                let rendered = self.render(&request, &images)?;
+                let mut out = FrameBuilder::new();
+                out.blob(&rendered.png);
+                Ok(out.finish(&RenderedHeader {
+                    width: rendered.width,
+                    height: rendered.height,
+                    report: rendered.report,
+                }))
+            }
+            Op::Measure => {
+                let request: MeasureRequest = serde_json::from_slice(input)
+                    .map_err(|e| EngineError::Request(format!("measure request: {e}")))?;
+                let measurement = self.measure(&request)?;
+                Ok(serde_json::to_vec(&measurement).expect("serialises"))
+            }
+        }
+    }
+}
