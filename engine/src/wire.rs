@@ -201,7 +201,7 @@ pub struct AddedTemplate {
 }
 
 /// Builds the `Init` frame for a catalogue and its faces.
-pub fn init_frame(catalogue_json: &str, faces: &[(String, Arc<[u8]>)]) -> Vec<u8> {
+pub fn init_frame(catalogue: &FontCatalogue, faces: &[(String, Arc<[u8]>)]) -> Vec<u8> {
     let mut frame = FrameBuilder::new();
     let faces = faces
         .iter()
@@ -210,7 +210,7 @@ pub fn init_frame(catalogue_json: &str, faces: &[(String, Arc<[u8]>)]) -> Vec<u8
             blob: frame.blob(bytes),
         })
         .collect();
-    let catalogue = serde_json::from_str(catalogue_json).unwrap_or(Value::Null);
+    let catalogue = serde_json::to_value(catalogue).expect("catalogues serialise");
     frame.finish(&InitHeader { catalogue, faces })
 }
 

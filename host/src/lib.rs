@@ -7,5 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod designs;
 pub mod dropins;
+pub mod engine_host;
+pub mod fonts;
 pub mod packs;
 pub mod store;

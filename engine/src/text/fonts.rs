@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The catalogue shipped in `fonts/catalogue.json`.
 pub const BUILTIN_CATALOGUE: &str = include_str!("../../../fonts/catalogue.json");
@@ -46,10 +46,10 @@ impl Style {
 }
 
 /// Families, their faces by style, client aliases and the fallback order, as data.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FontCatalogue {
-    #[serde(default, rename = "comment")]
+    #[serde(default, rename = "comment", skip_serializing)]
     _comment: Option<String>,
     pub families: BTreeMap<String, FamilyFaces>,
     #[serde(default)]
@@ -60,7 +60,7 @@ pub struct FontCatalogue {
 
 /// The face (by name) of each style of a family; a missing style uses the regular face,
 /// never a synthetic one.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FamilyFaces {
     pub regular: String,

@@ -1,0 +1,284 @@
+//! Runs the engine's wasm module (built by `build.rs`, embedded) under wasmtime: every render
+//! and measurement the service answers comes from the same wasm the browser runs.
+//!
+//! A pool of instances, each already initialised with the fonts and templates, serves calls
+//! one at a time per instance. Each instance has a memory limit and each call a time limit
+//! (epoch interruption). A trap (a panic in the engine, exhausted memory, a timeout) fails
+//! that call only: the instance is thrown away and a fresh one takes its place.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use presspack_engine::wire::{Failure, Op};
+use tokio::sync::Semaphore;
+use wasmtime::{
+    Config, Engine, Instance, InstancePre, Linker, Memory, Module, Store, StoreLimits,
+    StoreLimitsBuilder, TypedFunc,
+};
+
+/// The engine's wasm module, built from `engine/` by the host's build script.
+pub const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/presspack_engine.wasm"));
+
+/// How often the epoch advances; call time limits are whole multiples of it.
+const EPOCH_TICK: Duration = Duration::from_millis(5);
+
+#[derive(Debug, Clone)]
+pub struct EngineLimits {
+    /// Instances in the pool (calls run in parallel up to this many).
+    pub instances: usize,
+    /// Largest linear memory of one instance.
+    pub memory_bytes: usize,
+    /// Longest one call may run.
+    pub call_timeout: Duration,
+}
+
+impl Default for EngineLimits {
+    fn default() -> Self {
+        EngineLimits {
+            instances: thread::available_parallelism().map_or(2, |n| n.get()),
+            memory_bytes: 512 * 1024 * 1024,
+            call_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Why an engine call failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EngineCallError {
+    /// The engine answered with an error about the request (bad input).
+    #[error("{}", .0.message)]
+    Refused(Failure),
+    /// The engine ran past its time limit.
+    #[error("the engine took longer than {0:?}")]
+    Timeout(Duration),
+    /// The engine trapped (a bug, or its memory limit was reached).
+    #[error("the engine failed: {0}")]
+    Trapped(String),
+    /// The engine could not be set up (fonts or templates refused, module broken).
+    #[error("the engine could not start: {0}")]
+    Setup(String),
+}
+
+/// What every instance is given before it serves calls.
+#[derive(Clone)]
+pub struct EngineSetup {
+    /// The `Init` frame: font catalogue and faces.
+    pub init_frame: Arc<Vec<u8>>,
+    /// Template XML documents.
+    pub templates: Arc<Vec<String>>,
+}
+
+struct Guest {
+    store: Store<StoreLimits>,
+    memory: Memory,
+    alloc: TypedFunc<u32, u32>,
+    call: TypedFunc<(u32, u32, u32), u32>,
+    output_ptr: TypedFunc<(), u32>,
+    output_len: TypedFunc<(), u32>,
+}
+
+pub struct EngineHost {
+    engine: Engine,
+    pre: InstancePre<StoreLimits>,
+    limits: EngineLimits,
+    setup: EngineSetup,
+    idle: Mutex<Vec<Guest>>,
+    permits: Semaphore,
+}
+
+impl EngineHost {
+    /// Compiles the module (or loads it from `cache_dir`, see [`load_module`]) and starts
+    /// `limits.instances` initialised instances.
+    pub fn start(
+        wasm: &[u8],
+        cache_dir: Option<&Path>,
+        setup: EngineSetup,
+        limits: EngineLimits,
+    ) -> Result<Arc<EngineHost>, EngineCallError> {
+        let setup_error = |e: wasmtime::Error| EngineCallError::Setup(format!("{e:#}"));
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+        let engine = Engine::new(&config).map_err(setup_error)?;
+        let module = load_module(&engine, wasm, cache_dir).map_err(setup_error)?;
+        let pre = Linker::new(&engine)
+            .instantiate_pre(&module)
+            .map_err(setup_error)?;
+        let instances = limits.instances.max(1);
+        let host = Arc::new(EngineHost {
+            engine: engine.clone(),
+            pre,
+            limits,
+            setup,
+            idle: Mutex::new(Vec::with_capacity(instances)),
+            permits: Semaphore::new(instances),
+        });
+        for _ in 0..instances {
+            let guest = host.new_guest()?;
+            host.idle.lock().expect("pool lock").push(guest);
+        }
+        // The ticker only holds a weak handle: it stops when the host is dropped.
+        let weak = Arc::downgrade(&host);
+        thread::Builder::new()
+            .name("engine-epoch".into())
+            .spawn(move || {
+                while let Some(host) = weak.upgrade() {
+                    host.engine.increment_epoch();
+                    drop(host);
+                    thread::sleep(EPOCH_TICK);
+                }
+            })
+            .map_err(|e| EngineCallError::Setup(e.to_string()))?;
+        Ok(host)
+    }
+
+    /// Runs one engine call on a pooled instance (on a blocking thread).
+    pub async fn call(self: &Arc<Self>, op: Op, input: Vec<u8>) -> Result<Vec<u8>, EngineCallError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
+        let host = Arc::clone(self);
+        tokio::task::spawn_blocking(move || host.call_blocking(op, &input))
+            .await
+            .map_err(|e| EngineCallError::Trapped(e.to_string()))?
+    }
+
+    /// Runs one call on the calling thread; at most `instances` may run at once.
+    pub fn call_blocking(&self, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineCallError> {
+        let guest = self.idle.lock().expect("pool lock").pop();
+        let mut guest = match guest {
+            Some(guest) => guest,
+            None => self.new_guest()?,
+        };
+        let result = self.run(&mut guest, op, input);
+        match &result {
+            // The instance is in an unknown state after a trap: replace it.
+            Err(EngineCallError::Trapped(_) | EngineCallError::Timeout(_)) => {
+                if let Ok(fresh) = self.new_guest() {
+                    self.idle.lock().expect("pool lock").push(fresh);
+                }
+            }
+            _ => self.idle.lock().expect("pool lock").push(guest),
+        }
+        result
+    }
+
+    fn new_guest(&self) -> Result<Guest, EngineCallError> {
+        let setup_error = |e: wasmtime::Error| EngineCallError::Setup(format!("{e:#}"));
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(self.limits.memory_bytes)
+            .instances(1)
+            .build();
+        let mut store = Store::new(&self.engine, limits);
+        store.limiter(|limits| limits);
+        // Set-up calls (font parsing) get the same time limit as any call.
+        store.set_epoch_deadline(self.deadline_ticks());
+        let instance: Instance = self.pre.instantiate(&mut store).map_err(setup_error)?;
+        let memory = instance
+            .get_memory(&mut store, "memory")
+            .ok_or_else(|| EngineCallError::Setup("the module exports no memory".into()))?;
+        let mut guest = Guest {
+            alloc: instance
+                .get_typed_func(&mut store, "presspack_alloc")
+                .map_err(setup_error)?,
+            call: instance
+                .get_typed_func(&mut store, "presspack_call")
+                .map_err(setup_error)?,
+            output_ptr: instance
+                .get_typed_func(&mut store, "presspack_output_ptr")
+                .map_err(setup_error)?,
+            output_len: instance
+                .get_typed_func(&mut store, "presspack_output_len")
+                .map_err(setup_error)?,
+            memory,
+            store,
+        };
+        let setup_failed = |e: EngineCallError| EngineCallError::Setup(e.to_string());
+        self.run(&mut guest, Op::Init, &self.setup.init_frame)
+            .map_err(setup_failed)?;
+        for xml in self.setup.templates.iter() {
+            self.run(&mut guest, Op::AddTemplate, xml.as_bytes())
+                .map_err(setup_failed)?;
+        }
+        Ok(guest)
+    }
+
+    fn deadline_ticks(&self) -> u64 {
+        (self.limits.call_timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
+    }
+
+    fn run(&self, guest: &mut Guest, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineCallError> {
+        let timeout = self.limits.call_timeout;
+        let trap = |e: wasmtime::Error| match e.downcast_ref::<wasmtime::Trap>() {
+            Some(wasmtime::Trap::Interrupt) => EngineCallError::Timeout(timeout),
+            _ => EngineCallError::Trapped(format!("{e:#}")),
+        };
+        guest.store.set_epoch_deadline(self.deadline_ticks());
+        let len = u32::try_from(input.len())
+            .map_err(|_| EngineCallError::Trapped("input larger than 4 GiB".into()))?;
+        let ptr = guest.alloc.call(&mut guest.store, len).map_err(trap)?;
+        guest
+            .memory
+            .write(&mut guest.store, ptr as usize, input)
+            .map_err(|e| EngineCallError::Trapped(e.to_string()))?;
+        let status = guest
+            .call
+            .call(&mut guest.store, (op as u32, ptr, len))
+            .map_err(trap)?;
+        let out_ptr = guest.output_ptr.call(&mut guest.store, ()).map_err(trap)? as usize;
+        let out_len = guest.output_len.call(&mut guest.store, ()).map_err(trap)? as usize;
+        let output = guest
+            .memory
+            .data(&guest.store)
+            .get(out_ptr..out_ptr + out_len)
+            .ok_or_else(|| EngineCallError::Trapped("output outside the engine's memory".into()))?
+            .to_vec();
+        match status {
+            0 => Ok(output),
+            1 => Err(EngineCallError::Refused(
+                serde_json::from_slice(&output).unwrap_or_else(|_| Failure {
+                    code: "engine_error".into(),
+                    message: String::from_utf8_lossy(&output).into_owned(),
+                }),
+            )),
+            other => Err(EngineCallError::Trapped(format!(
+                "the engine answered status {other} to op {op:?}"
+            ))),
+        }
+    }
+}
+
+/// The compiled module, from `cache_dir` when an earlier start left it there (compiling
+/// takes seconds; loading, milliseconds). The file name is the hash of the wasm bytes;
+/// wasmtime refuses a file made by another version or configuration, and then the module
+/// is compiled afresh and the file replaced. The directory must be as trusted as the
+/// binary: a compiled module is native code.
+pub fn load_module(engine: &Engine, wasm: &[u8], cache_dir: Option<&Path>) -> wasmtime::Result<Module> {
+    use sha2::Digest;
+    let Some(dir) = cache_dir else {
+        return Module::new(engine, wasm);
+    };
+    let hash = hex::encode(&sha2::Sha256::digest(wasm)[..16]);
+    let path = dir.join(format!("engine-{hash}.cwasm"));
+    // SAFETY: the file was written by `Module::serialize` below into a directory only the
+    // operator controls; wasmtime checks its version and configuration header.
+    if let Ok(module) = unsafe { Module::deserialize_file(engine, &path) } {
+        return Ok(module);
+    }
+    let module = Module::new(engine, wasm)?;
+    // A failed write only costs the next start a compile.
+    let temporary = dir.join(format!("engine-{hash}.{}.tmp", std::process::id()));
+    let bytes = module.serialize()?;
+    let written = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&temporary, &bytes))
+        .and_then(|()| std::fs::rename(&temporary, &path));
+    if let Err(error) = written {
+        tracing::warn!(path = %path.display(), %error, "could not cache the compiled engine");
+        let _ = std::fs::remove_file(&temporary);
+    }
+    Ok(module)
+}

@@ -1,0 +1,71 @@
+//! The fonts the engine gets: the built-in catalogue and DejaVu faces, plus an operator's
+//! families from a fonts directory (`catalogue.json` in the format of `fonts/catalogue.json`,
+//! whose face names are file names in that directory).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use presspack_engine::text::{FontBook, FontCatalogue, MAX_FACE_BYTES, builtin_face_bytes};
+use presspack_engine::wire::init_frame;
+
+/// A font catalogue with the bytes of every face it names.
+pub struct Fonts {
+    pub catalogue: FontCatalogue,
+    pub faces: Vec<(String, Arc<[u8]>)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("fonts: {0}")]
+pub struct FontsError(String);
+
+impl Fonts {
+    /// The built-in fonts, plus those of `dir` when given. Every face is checked by building
+    /// a font book, so a bad font stops start-up rather than a render.
+    pub fn load(dir: Option<&Path>) -> Result<Fonts, FontsError> {
+        let mut catalogue = FontCatalogue::builtin();
+        let mut faces: Vec<(String, Arc<[u8]>)> = builtin_face_bytes()
+            .into_iter()
+            .map(|(name, bytes)| (name.to_owned(), Arc::from(bytes)))
+            .collect();
+        if let Some(dir) = dir {
+            let path = dir.join("catalogue.json");
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| FontsError(format!("{}: {e}", path.display())))?;
+            let extra = FontCatalogue::parse(&text)
+                .map_err(|e| FontsError(format!("{}: {e}", path.display())))?;
+            for name in extra.face_names() {
+                if name.starts_with("dejavu:") {
+                    continue;
+                }
+                if name.contains(['/', '\\']) || name.starts_with('.') {
+                    return Err(FontsError(format!(
+                        "{}: face {name:?} must be a plain file name in {}",
+                        path.display(),
+                        dir.display()
+                    )));
+                }
+                let file = dir.join(&name);
+                let size = std::fs::metadata(&file)
+                    .map_err(|e| FontsError(format!("{}: {e}", file.display())))?
+                    .len();
+                if size > MAX_FACE_BYTES as u64 {
+                    return Err(FontsError(format!(
+                        "{}: {size} bytes is more than {MAX_FACE_BYTES}",
+                        file.display()
+                    )));
+                }
+                let bytes = std::fs::read(&file)
+                    .map_err(|e| FontsError(format!("{}: {e}", file.display())))?;
+                faces.push((name, Arc::from(bytes)));
+            }
+            catalogue.extend(extra);
+        }
+        FontBook::new(&catalogue, faces.iter().cloned()).map_err(|e| FontsError(e.0))?;
+        Ok(Fonts { catalogue, faces })
+    }
+
+    /// The engine's `Init` frame for these fonts.
+    pub fn init_frame(&self) -> Vec<u8> {
+        init_frame(&self.catalogue, &self.faces)
+    }
+}
