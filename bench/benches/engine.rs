@@ -1,0 +1,117 @@
+//! The engine's benchmarks (docs/benchmarks.md): a text-only business card side laid out,
+//! drawn and encoded at 1024 px natively and by the wasm module under wasmtime (the same
+//! bytes-level call for both), and measuring a 40-character line. Run with
+//! `cargo bench -p presspack-bench --bench engine`.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use presspack::engine_host::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
+use presspack::fonts::Fonts;
+use presspack_engine::render::{BoxType, Engine, MeasureRequest};
+use presspack_engine::text::FontBook;
+use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
+use serde_json::json;
+
+const TEMPLATE: &str =
+    include_str!("../../host/templates/businesscard_full_text_landscape.xml");
+
+/// A filled-in details side: eleven lines of a real card.
+fn text_side_frame() -> Vec<u8> {
+    let lines = [
+        "Ada Lovelace",
+        "Analytical Engine Programmer",
+        "Difference Engine Ltd",
+        "12 Marylebone Street",
+        "London W1 2AB",
+        "United Kingdom",
+        "Tel +44 20 7946 0000",
+        "Mob +44 7700 900000",
+        "ada@example.com",
+        "www.example.com",
+        "@ada_lovelace",
+    ];
+    let data: Vec<_> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, text)| json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text}))
+        .collect();
+    render_frame(
+        &RenderHeaderInput {
+            side: json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data}),
+            overlays: vec![],
+            box_type: BoxType::Bleed,
+            max_side: 1024,
+            partial: false,
+        },
+        &[],
+    )
+}
+
+fn measure_request() -> MeasureRequest {
+    MeasureRequest {
+        text: "Sphinx of black quartz, judge my vow! 40".into(),
+        font_family: "helvetica".into(),
+        bold: false,
+        italic: false,
+        size: 3.5278,
+        wrapping_width: None,
+        leading: None,
+    }
+}
+
+fn engine_benches(c: &mut Criterion) {
+    assert_eq!(measure_request().text.chars().count(), 40);
+    let mut native = Engine::new(FontBook::builtin());
+    native.call(Op::AddTemplate, TEMPLATE.as_bytes()).unwrap();
+    let fonts = Fonts::load(None).unwrap();
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-engine-cache");
+    let wasm = EngineHost::start(
+        ENGINE_WASM,
+        Some(&cache),
+        EngineSetup {
+            init_frame: Arc::new(fonts.init_frame()),
+            templates: Arc::new(vec![TEMPLATE.to_owned()]),
+        },
+        EngineLimits {
+            instances: 1,
+            ..EngineLimits::default()
+        },
+    )
+    .unwrap();
+    eprintln!("wasm module size: {} bytes", ENGINE_WASM.len());
+
+    let frame = text_side_frame();
+    // Both builds must be drawing the same thing for the comparison to mean anything.
+    assert_eq!(
+        native.call(Op::Render, &frame).unwrap(),
+        wasm.call_blocking(Op::Render, &frame).unwrap()
+    );
+    let mut group = c.benchmark_group("text-only businesscard side, 1024 px");
+    group.bench_function("native", |b| {
+        b.iter(|| native.call(Op::Render, &frame).unwrap())
+    });
+    group.bench_function("wasmtime", |b| {
+        b.iter(|| wasm.call_blocking(Op::Render, &frame).unwrap())
+    });
+    group.finish();
+
+    let request = measure_request();
+    let mut group = c.benchmark_group("measure a 40-character line");
+    group.throughput(Throughput::Elements(1));
+    group.bench_function("native", |b| b.iter(|| native.measure(&request).unwrap()));
+    let bytes = serde_json::to_vec(&request).unwrap();
+    group.bench_function("wasmtime", |b| {
+        b.iter(|| wasm.call_blocking(Op::Measure, &bytes).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(5)).sample_size(50);
+    targets = engine_benches
+}
+criterion_main!(benches);

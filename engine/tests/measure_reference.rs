@@ -1,0 +1,106 @@
+//! Text measurement against an independent reference: for a table of strings, faces and
+//! sizes, the engine's width agrees within 0.5% with advance widths plus `kern` pairs read
+//! from the same font files by Python's fontTools (`font_reference.py`).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use presspack_engine::render::{Engine, MeasureRequest};
+use presspack_engine::text::{FontBook, builtin_face_bytes};
+
+const STRINGS: &[&str] = &[
+    "Sphinx of black quartz, judge my vow",
+    "AVATAR WAVE To Ta Ty Yo",
+    "Ada Lovelace, Analytical Engine",
+    "0123456789 +44 (0)20 7946 0000",
+    "office@example.com",
+    "Ünïcödé façade — “quoted” naïve",
+    "LT AT AY Fe P. V. W. Y.",
+    "iiiiiiiiii WWWWWWWWWW",
+];
+
+/// Face name in the built-in catalogue -> (family, bold, italic) that resolves to it.
+const FACES: &[(&str, &str, bool, bool)] = &[
+    ("dejavu:sans", "helvetica", false, false),
+    ("dejavu:sans-bold", "arial", true, false),
+    ("dejavu:sans-oblique", "helv", false, true),
+    ("dejavu:sans-bold-oblique", "meta", true, true),
+    ("dejavu:serif", "georgia", false, false),
+    ("dejavu:serif-bold", "times", true, false),
+    ("dejavu:serif-italic", "times", false, true),
+    ("dejavu:serif-bold-italic", "georgia", true, true),
+    ("dejavu:mono", "courier", false, false),
+    ("dejavu:mono-bold", "courier", true, false),
+];
+
+#[test]
+fn widths_agree_with_fonttools_within_half_a_percent() {
+    let dir = tempfile::tempdir().unwrap();
+    let faces = builtin_face_bytes();
+    let mut cases = Vec::new();
+    for &(face, family, bold, italic) in FACES {
+        let (_, bytes) = faces.iter().find(|(name, _)| *name == face).unwrap();
+        let path = dir.path().join(format!("{}.ttf", face.replace(':', "_")));
+        std::fs::write(&path, bytes).unwrap();
+        for (i, text) in STRINGS.iter().enumerate() {
+            let size = [2.4694, 3.5278, 10.0][i % 3];
+            cases.push((path.clone(), family, bold, italic, size, *text));
+        }
+    }
+    let mut python = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/font_reference.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs (tests/requirements.txt lists fonttools)");
+    let mut input = String::new();
+    for (path, _, _, _, size, text) in &cases {
+        input.push_str(&format!("{}\t{size}\t{text}\n", path.display()));
+    }
+    python.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let output = python.wait_with_output().unwrap();
+    assert!(output.status.success(), "font_reference.py failed");
+    let reference: Vec<f64> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(reference.len(), cases.len());
+
+    let engine = Engine::new(FontBook::builtin());
+    let mut kerned = 0;
+    for ((_, family, bold, italic, size, text), expected) in cases.iter().zip(&reference) {
+        let measured = engine
+            .measure(&MeasureRequest {
+                text: text.to_string(),
+                font_family: family.to_string(),
+                bold: *bold,
+                italic: *italic,
+                size: *size,
+                wrapping_width: None,
+                leading: None,
+            })
+            .unwrap();
+        assert!(!measured.font_substituted, "{family} {text}");
+        let error = (measured.text_width - expected).abs() / expected;
+        assert!(
+            error <= 0.005,
+            "{family} bold={bold} italic={italic} {size} mm {text:?}: engine {} mm, fontTools {expected} mm",
+            measured.text_width
+        );
+        let advances_only = engine.fonts().resolve(family, *bold, *italic).unwrap();
+        let face = engine.fonts().face(advances_only);
+        let plain: f64 = text
+            .chars()
+            .map(|c| face.advance(face.glyph(c).unwrap()))
+            .sum::<f64>()
+            / face.units_per_em
+            * size;
+        if (plain - expected).abs() / expected > 0.005 {
+            kerned += 1;
+        }
+    }
+    // Kerning must move some widths by more than the tolerance, or a measurement without
+    // kerning would pass too.
+    assert!(kerned >= 3, "only {kerned} cases are kerned by more than 0.5%");
+}
