@@ -16,7 +16,10 @@ fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let workspace = manifest_dir.parent().unwrap().to_path_buf();
     for watched in ["engine/src", "engine/Cargo.toml", "fonts", "Cargo.lock"] {
-        println!("cargo:rerun-if-changed={}", workspace.join(watched).display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            workspace.join(watched).display()
+        );
     }
     ensure_target();
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
@@ -25,19 +28,34 @@ fn main() {
     let mut command = Command::new(cargo);
     command
         .current_dir(&workspace)
-        .args(["build", "--package", "presspack-engine", "--lib", "--release"])
-        .args(["--target", TARGET, "--no-default-features", "--features", "guest"])
+        .args([
+            "build",
+            "--package",
+            "presspack-engine",
+            "--lib",
+            "--release",
+        ])
+        .args([
+            "--target",
+            TARGET,
+            "--no-default-features",
+            "--features",
+            "guest",
+        ])
         .arg("--target-dir")
         .arg(&target_dir)
         // Size and speed of the module, not debuggability.
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("CARGO_PROFILE_RELEASE_STRIP", "true")
         .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
-        .env("CARGO_PROFILE_RELEASE_PANIC", "abort");
+        .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
+        .env("CARGO_PROFILE_RELEASE_LTO", "fat")
+        // 128-bit SIMD lets LLVM vectorise the drawing loops as it does natively with SSE2;
+        // it changes no result (no fast-math), so wasm and native pixels stay identical.
+        .env("CARGO_ENCODED_RUSTFLAGS", "-Ctarget-feature=+simd128");
     // The outer build's settings are for the host target (and clippy's wrapper for lints).
     for variable in [
         "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
         "CARGO_TARGET_DIR",
         "CARGO_BUILD_TARGET",
         "RUSTC_WRAPPER",
@@ -53,7 +71,9 @@ fn main() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    let wasm = target_dir.join(TARGET).join("release/presspack_engine.wasm");
+    let wasm = target_dir
+        .join(TARGET)
+        .join("release/presspack_engine.wasm");
     std::fs::copy(&wasm, out_dir.join("presspack_engine.wasm"))
         .unwrap_or_else(|e| panic!("copying {}: {e}", wasm.display()));
 }
@@ -81,7 +101,9 @@ fn ensure_target() {
     if sysroot.is_some_and(|root| root.join("lib/rustlib").join(TARGET).exists()) {
         return;
     }
-    let status = Command::new("rustup").args(["target", "add", TARGET]).status();
+    let status = Command::new("rustup")
+        .args(["target", "add", TARGET])
+        .status();
     if !status.is_ok_and(|s| s.success()) {
         panic!(
             "the {TARGET} target is missing and `rustup target add {TARGET}` failed; \

@@ -15,8 +15,7 @@ use presspack_engine::text::FontBook;
 use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
 use serde_json::json;
 
-const TEMPLATE: &str =
-    include_str!("../../host/templates/businesscard_full_text_landscape.xml");
+const TEMPLATE: &str = include_str!("../../host/templates/businesscard_full_text_landscape.xml");
 
 /// A filled-in details side: eleven lines of a real card.
 fn text_side_frame() -> Vec<u8> {

@@ -17,3 +17,6 @@ pub mod wire;
 
 #[cfg(feature = "guest")]
 pub mod guest;
+
+#[cfg(feature = "web")]
+pub mod web;

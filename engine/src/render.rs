@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::layout::{LayoutError, LayoutReport, layout_side};
 use crate::model::{ModelError, Side, Template, TemplateError};
-use crate::raster::{Canvas, DecodedImage, ImageError, RasterError, ViewArea, decode_image};
+use crate::raster::{
+    Canvas, DecodedImage, GlyphCache, ImageError, RasterError, ViewArea, decode_image,
+};
 use crate::text::{FontBook, FontError, TextError, TextRequest, layout_text};
 
 /// At most this many overlay sides drawn on top of a side.
@@ -102,10 +104,16 @@ pub enum EngineError {
     UnknownTemplate(String),
     Template(TemplateError),
     TooManyTemplates,
-    Side { path: String, error: ModelError },
+    Side {
+        path: String,
+        error: ModelError,
+    },
     Layout(LayoutError),
     Raster(RasterError),
-    Image { resource_uri: String, error: ImageError },
+    Image {
+        resource_uri: String,
+        error: ImageError,
+    },
     Font(FontError),
     Text(TextError),
     TooManyOverlays(usize),
@@ -127,7 +135,10 @@ impl EngineError {
             EngineError::Raster(RasterError::MissingImage(_)) => "missing_image",
             EngineError::Raster(RasterError::MaxSide(_)) => "invalid_max_side",
             EngineError::Raster(_) => "render_failed",
-            EngineError::Image { error: ImageError::TooLarge { .. }, .. } => "image_too_large",
+            EngineError::Image {
+                error: ImageError::TooLarge { .. },
+                ..
+            } => "image_too_large",
             EngineError::Image { .. } => "undecodable_image",
             EngineError::TooManyOverlays(_) => "too_many_overlays",
             EngineError::Request(_) => "invalid_request",
@@ -164,6 +175,7 @@ impl std::error::Error for EngineError {}
 pub struct Engine {
     book: FontBook,
     templates: HashMap<String, Template>,
+    glyph_cache: std::sync::Mutex<GlyphCache>,
 }
 
 impl Engine {
@@ -171,6 +183,7 @@ impl Engine {
         Engine {
             book,
             templates: HashMap::new(),
+            glyph_cache: std::sync::Mutex::new(GlyphCache::default()),
         }
     }
 
@@ -217,17 +230,21 @@ impl Engine {
                 if decoded.contains_key(uri.as_str()) {
                     continue;
                 }
-                let (uri, bytes) = images.get_key_value(uri.as_str()).ok_or_else(|| {
-                    EngineError::Raster(RasterError::MissingImage(uri.clone()))
-                })?;
+                let (uri, bytes) = images
+                    .get_key_value(uri.as_str())
+                    .ok_or_else(|| EngineError::Raster(RasterError::MissingImage(uri.clone())))?;
                 let image = decode_image(bytes).map_err(|error| EngineError::Image {
                     resource_uri: uri.clone(),
                     error,
                 })?;
                 decoded.insert(uri.as_str(), image);
             }
+            // A poisoned cache only means a render panicked mid-way; its glyphs are whole.
+            let mut glyph_cache = self.glyph_cache.lock().unwrap_or_else(|e| e.into_inner());
             canvas
-                .draw(&scene, &self.book, &|uri| decoded.get(uri))
+                .draw(&scene, &self.book, &mut glyph_cache, &|uri| {
+                    decoded.get(uri)
+                })
                 .map_err(EngineError::Raster)?;
         }
         Ok(Rendered {

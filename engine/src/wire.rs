@@ -223,7 +223,12 @@ pub fn engine_from_init(bytes: &[u8]) -> Result<Engine, EngineError> {
     let faces = header
         .faces
         .iter()
-        .map(|face| Ok((face.name.clone(), Arc::<[u8]>::from(frame.blob(&face.blob)?))))
+        .map(|face| {
+            Ok((
+                face.name.clone(),
+                Arc::<[u8]>::from(frame.blob(&face.blob)?),
+            ))
+        })
         .collect::<Result<Vec<_>, EngineError>>()?;
     Ok(Engine::new(
         FontBook::new(&catalogue, faces).map_err(EngineError::Font)?,
@@ -265,7 +270,9 @@ impl Engine {
     /// engine (see [`engine_from_init`]).
     pub fn call(&mut self, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineError> {
         match op {
-            Op::Init => Err(EngineError::Request("the engine is already initialised".into())),
+            Op::Init => Err(EngineError::Request(
+                "the engine is already initialised".into(),
+            )),
             Op::AddTemplate => {
                 let xml = std::str::from_utf8(input)
                     .map_err(|_| EngineError::Request("template is not UTF-8".into()))?;

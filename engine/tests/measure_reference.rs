@@ -48,7 +48,10 @@ fn widths_agree_with_fonttools_within_half_a_percent() {
         }
     }
     let mut python = Command::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/font_reference.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/font_reference.py"
+        ))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -57,7 +60,12 @@ fn widths_agree_with_fonttools_within_half_a_percent() {
     for (path, _, _, _, size, text) in &cases {
         input.push_str(&format!("{}\t{size}\t{text}\n", path.display()));
     }
-    python.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    python
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let output = python.wait_with_output().unwrap();
     assert!(output.status.success(), "font_reference.py failed");
     let reference: Vec<f64> = String::from_utf8(output.stdout)
@@ -102,5 +110,8 @@ fn widths_agree_with_fonttools_within_half_a_percent() {
     }
     // Kerning must move some widths by more than the tolerance, or a measurement without
     // kerning would pass too.
-    assert!(kerned >= 3, "only {kerned} cases are kerned by more than 0.5%");
+    assert!(
+        kerned >= 3,
+        "only {kerned} cases are kerned by more than 0.5%"
+    );
 }

@@ -38,11 +38,19 @@ fn output_size_follows_max_side_and_the_box_aspect() {
         let output = engine.call(Op::Render, &case.render_frame()).unwrap();
         let header_len = u32::from_le_bytes(output[..4].try_into().unwrap()) as usize;
         let header: RenderedHeader = serde_json::from_slice(&output[4..4 + header_len]).unwrap();
-        assert_eq!(header.width.max(header.height), case.max_side, "{}", case.name);
+        assert_eq!(
+            header.width.max(header.height),
+            case.max_side,
+            "{}",
+            case.name
+        );
         // The PNG says the same size as the header.
         let png = scenes::png_of(&output);
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-        assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), header.width);
+        assert_eq!(
+            u32::from_be_bytes(png[16..20].try_into().unwrap()),
+            header.width
+        );
     }
 }
 

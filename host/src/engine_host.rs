@@ -135,7 +135,11 @@ impl EngineHost {
     }
 
     /// Runs one engine call on a pooled instance (on a blocking thread).
-    pub async fn call(self: &Arc<Self>, op: Op, input: Vec<u8>) -> Result<Vec<u8>, EngineCallError> {
+    pub async fn call(
+        self: &Arc<Self>,
+        op: Op,
+        input: Vec<u8>,
+    ) -> Result<Vec<u8>, EngineCallError> {
         let _permit = self
             .permits
             .acquire()
@@ -257,7 +261,11 @@ impl EngineHost {
 /// wasmtime refuses a file made by another version or configuration, and then the module
 /// is compiled afresh and the file replaced. The directory must be as trusted as the
 /// binary: a compiled module is native code.
-pub fn load_module(engine: &Engine, wasm: &[u8], cache_dir: Option<&Path>) -> wasmtime::Result<Module> {
+pub fn load_module(
+    engine: &Engine,
+    wasm: &[u8],
+    cache_dir: Option<&Path>,
+) -> wasmtime::Result<Module> {
     use sha2::Digest;
     let Some(dir) = cache_dir else {
         return Module::new(engine, wasm);

@@ -14,7 +14,8 @@ use presspack_engine::wire::Op;
 
 fn wasm_host() -> Arc<EngineHost> {
     let fonts = Fonts::load(None).unwrap();
-    let cache = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
+    let cache =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
     EngineHost::start(
         ENGINE_WASM,
         Some(&cache),

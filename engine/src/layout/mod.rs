@@ -50,7 +50,10 @@ pub enum SceneItem {
         glyphs: Vec<SceneGlyph>,
     },
     /// Everything drawn so far becomes transparent outside this rounded rectangle.
-    RoundedCornerMask { area: BoundingBox, radius: f64 },
+    RoundedCornerMask {
+        area: BoundingBox,
+        radius: f64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,14 +103,24 @@ pub enum LayoutError {
         item: &'static str,
     },
     TooManyData(usize),
-    Font { link_id: String, message: String },
-    Text { link_id: String, error: TextError },
+    Font {
+        link_id: String,
+        message: String,
+    },
+    Text {
+        link_id: String,
+        error: TextError,
+    },
 }
 
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LayoutError::DatumMismatch { link_id, datum, item } => write!(
+            LayoutError::DatumMismatch {
+                link_id,
+                datum,
+                item,
+            } => write!(
                 f,
                 "datum {link_id:?} is {datum} but the template item {link_id:?} is a {item}"
             ),
@@ -307,8 +320,14 @@ fn text(
     let datum_face = datum
         .and_then(|d| d.font.as_ref())
         .map(|f| (f.font_family.as_str(), f.bold, f.italic));
-    let (family, bold, italic) =
-        property(template_face, datum_face, fixed.font_fixed, link_id, "font", report);
+    let (family, bold, italic) = property(
+        template_face,
+        datum_face,
+        fixed.font_fixed,
+        link_id,
+        "font",
+        report,
+    );
     let face: FaceId = book
         .resolve(family, bold, italic)
         .map_err(|e| LayoutError::Font {
@@ -455,7 +474,9 @@ mod tests {
         // The image item has no datum, so nothing to draw; texts show their default text.
         assert_eq!(kinds, ["fill", "fill", "text", "text", "mask"]);
         assert!(report.images.is_empty());
-        let SceneItem::Fill { colour, .. } = scene.items[1] else { panic!() };
+        let SceneItem::Fill { colour, .. } = scene.items[1] else {
+            panic!()
+        };
         assert_eq!(colour, [255, 0, 0], "CMYK 0/100/100/0 is red");
     }
 
@@ -475,7 +496,12 @@ mod tests {
             serde_json::json!([{"type": "textData", "linkId": "title", "text": "Hi"}]),
             true,
         );
-        let SceneItem::Text { area, glyphs, size, .. } = &scene.items[0] else { panic!() };
+        let SceneItem::Text {
+            area, glyphs, size, ..
+        } = &scene.items[0]
+        else {
+            panic!()
+        };
         let face = BOOK.face(glyphs[1].face);
         let end = glyphs[1].x + face.advance(glyphs[1].glyph) * size / face.units_per_em;
         assert!((end - area.width).abs() < 1e-9, "{end} vs {}", area.width);
@@ -488,12 +514,17 @@ mod tests {
                 "pointSize": 9.0, "colour": {"type": "RGB", "r": 255, "g": 0, "b": 0}}]),
             true,
         );
-        let SceneItem::Text { size, colour, .. } = &scene.items[0] else { panic!() };
+        let SceneItem::Text { size, colour, .. } = &scene.items[0] else {
+            panic!()
+        };
         assert_eq!(*size, 2.8222, "pointSizeFixed keeps the template's size");
         assert_eq!(*colour, [255, 0, 0], "colour is not fixed");
         assert_eq!(
             report.ignored_fixed,
-            [IgnoredProperty { link_id: "body".into(), property: "pointSize".into() }]
+            [IgnoredProperty {
+                link_id: "body".into(),
+                property: "pointSize".into()
+            }]
         );
     }
 
@@ -517,7 +548,12 @@ mod tests {
             "resourceUri": "store://a", "imageBox": {"center": {"x": 20, "y": 30}, "width": 40, "height": 30, "angle": 10}});
         let (scene, report) = lay_out(serde_json::json!([image]), true);
         assert_eq!(report.images, ["store://a"]);
-        let SceneItem::Image { placement, clip, .. } = &scene.items[0] else { panic!() };
+        let SceneItem::Image {
+            placement, clip, ..
+        } = &scene.items[0]
+        else {
+            panic!()
+        };
         assert_eq!(placement.angle, 10.0);
         assert_eq!(clip.width, 32.0);
         let no_box = serde_json::json!([{"type": "imageData", "linkId": "photo", "resourceUri": "store://a"}]);
@@ -532,11 +568,14 @@ mod tests {
         let err = layout_side(&BOOK, &template, &wrong, false, &mut report).unwrap_err();
         assert!(matches!(err, LayoutError::DatumMismatch { .. }), "{err}");
         assert!(err.to_string().contains("MultiLineText"), "{err}");
-        let unknown = side(serde_json::json!([{"type": "textData", "linkId": "nope", "text": "x"}]));
+        let unknown =
+            side(serde_json::json!([{"type": "textData", "linkId": "nope", "text": "x"}]));
         let scene = layout_side(&BOOK, &template, &unknown, true, &mut report).unwrap();
         assert!(scene.items.is_empty());
-        let bad_font = side(serde_json::json!([{"type": "textData", "linkId": "title", "text": "x",
-            "font": {"fontFamily": "wingdings", "bold": false, "italic": false}}]));
+        let bad_font = side(
+            serde_json::json!([{"type": "textData", "linkId": "title", "text": "x",
+            "font": {"fontFamily": "wingdings", "bold": false, "italic": false}}]),
+        );
         let err = layout_side(&BOOK, &template, &bad_font, false, &mut report).unwrap_err();
         assert!(err.to_string().contains("wingdings"), "{err}");
     }

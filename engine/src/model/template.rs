@@ -195,7 +195,10 @@ impl Template {
         if xml.len() > MAX_TEMPLATE_BYTES {
             return Err(error(
                 "",
-                format!("template is {} bytes, more than {MAX_TEMPLATE_BYTES}", xml.len()),
+                format!(
+                    "template is {} bytes, more than {MAX_TEMPLATE_BYTES}",
+                    xml.len()
+                ),
             ));
         }
         let mut deserializer = quick_xml::de::Deserializer::from_str(xml);
@@ -521,7 +524,10 @@ impl raw::Item {
         };
         let path = format!("Items/{name}[{index}]");
         if link_id.is_empty() || link_id.len() > 128 {
-            return Err(error(format!("{path}/LinkId"), "must be 1 to 128 characters"));
+            return Err(error(
+                format!("{path}/LinkId"),
+                "must be 1 to 128 characters",
+            ));
         }
         let link_id = link_id.clone();
         let z_index = layout.z_index;
@@ -563,8 +569,9 @@ fn text_item(item: raw::TextItem, multi_line: bool, path: &str) -> Result<TextIt
             ));
         }
     };
-    let multi_line_fields =
-        item.baseline_offset.is_some() || item.leading.is_some() || item.vertical_alignment.is_some();
+    let multi_line_fields = item.baseline_offset.is_some()
+        || item.leading.is_some()
+        || item.vertical_alignment.is_some();
     let multi_line = if multi_line {
         let vertical_alignment = match item
             .vertical_alignment
@@ -583,7 +590,10 @@ fn text_item(item: raw::TextItem, multi_line: bool, path: &str) -> Result<TextIt
             }
         };
         Some(MultiLine {
-            baseline_offset: finite(item.baseline_offset.unwrap_or(0.0), &format!("{path}/BaselineOffset"))?,
+            baseline_offset: finite(
+                item.baseline_offset.unwrap_or(0.0),
+                &format!("{path}/BaselineOffset"),
+            )?,
             leading: positive(item.leading.unwrap_or(1.0), &format!("{path}/Leading"))?,
             vertical_alignment,
         })
@@ -714,7 +724,10 @@ fn finite(value: f64, path: &str) -> Result<f64, TemplateError> {
     if value.is_finite() && value.abs() <= MAX_MM {
         Ok(value)
     } else {
-        Err(error(path, format!("expected a number within ±{MAX_MM}, got {value}")))
+        Err(error(
+            path,
+            format!("expected a number within ±{MAX_MM}, got {value}"),
+        ))
     }
 }
 
@@ -738,17 +751,27 @@ fn positive(value: f64, path: &str) -> Result<f64, TemplateError> {
 mod tests {
     use super::*;
 
-    pub(crate) const SAMPLE: &str = include_str!("../../tests/scenes/templates/sample_all_items.xml");
+    pub(crate) const SAMPLE: &str =
+        include_str!("../../tests/scenes/templates/sample_all_items.xml");
 
     #[test]
     fn reads_every_item_kind_in_paint_order() {
         let template = Template::parse(SAMPLE).unwrap();
         assert_eq!(template.code, "sample_all_items");
-        assert_eq!(template.print_area, Size { width: 88.0, height: 59.0 });
+        assert_eq!(
+            template.print_area,
+            Size {
+                width: 88.0,
+                height: 59.0
+            }
+        );
         assert_eq!(template.cut_box.width, 84.0);
         assert_eq!(template.font_substitution, FontSubstitution::LineByLine);
         let kinds: Vec<&str> = template.items.iter().map(|i| i.kind.name()).collect();
-        assert_eq!(kinds, ["Box", "Image", "Box", "Text", "MultiLineText", "FixedImage"]);
+        assert_eq!(
+            kinds,
+            ["Box", "Image", "Box", "Text", "MultiLineText", "FixedImage"]
+        );
         let z: Vec<i32> = template.items.iter().map(|i| i.z_index).collect();
         assert!(z.windows(2).all(|w| w[0] <= w[1]), "{z:?}");
         let ItemKind::Text(text) = &template.item("body").unwrap().kind else {
@@ -760,12 +783,20 @@ mod tests {
         assert!(text.constraints.point_size_fixed);
         assert_eq!(
             text.colour,
-            Colour::Cmyk { c: 100.0, m: 50.0, y: 0.0, k: 10.0 }
+            Colour::Cmyk {
+                c: 100.0,
+                m: 50.0,
+                y: 0.0,
+                k: 10.0
+            }
         );
         let ItemKind::FixedImage(fixed) = &template.item("corner_mask").unwrap().kind else {
             panic!("corner_mask is a fixed image")
         };
-        assert_eq!(fixed.source, FixedImageSource::RoundedCornerMask { radius: 3.0 });
+        assert_eq!(
+            fixed.source,
+            FixedImageSource::RoundedCornerMask { radius: 3.0 }
+        );
     }
 
     #[test]
@@ -779,7 +810,10 @@ mod tests {
         let err = Template::parse(&broken).unwrap_err();
         assert!(err.to_string().contains("Filled"), "{err}");
 
-        let broken = SAMPLE.replace("<Alignment>right</Alignment>", "<Alignment>justify</Alignment>");
+        let broken = SAMPLE.replace(
+            "<Alignment>right</Alignment>",
+            "<Alignment>justify</Alignment>",
+        );
         let err = Template::parse(&broken).unwrap_err();
         assert!(err.path.ends_with("/Alignment"), "{err}");
 
@@ -798,6 +832,9 @@ mod tests {
         let other = SAMPLE
             .replace("<ResourceURI>", "<ResourceUri>")
             .replace("</ResourceURI>", "</ResourceUri>");
-        assert_eq!(Template::parse(&other).unwrap(), Template::parse(SAMPLE).unwrap());
+        assert_eq!(
+            Template::parse(&other).unwrap(),
+            Template::parse(SAMPLE).unwrap()
+        );
     }
 }

@@ -154,7 +154,10 @@ mod tests {
 
     #[test]
     fn rubbish_and_oversized_images_are_errors() {
-        assert!(matches!(decode_image(b"not an image"), Err(ImageError::Undecodable(_))));
+        assert!(matches!(
+            decode_image(b"not an image"),
+            Err(ImageError::Undecodable(_))
+        ));
         // A PNG header claiming 20000 x 20000 pixels is refused before decoding.
         let mut huge = png(1, 1, [0; 4]);
         huge[16..20].copy_from_slice(&20000u32.to_be_bytes());

@@ -71,6 +71,16 @@ impl fmt::Display for RasterError {
 
 impl std::error::Error for RasterError {}
 
+/// Rasterised glyphs by face, glyph and pixel size, kept across renders (an engine draws the
+/// same few faces and sizes again and again). Cleared when it reaches its bound.
+#[derive(Default)]
+pub struct GlyphCache {
+    glyphs: HashMap<(FaceId, u16, u32), GlyphBitmap>,
+}
+
+/// At most this many glyph bitmaps are cached (a few MB at card sizes).
+const MAX_CACHED_GLYPHS: usize = 4096;
+
 /// A rasterised glyph: its bitmap's offset from the pen position and its coverage.
 struct GlyphBitmap {
     left: i32,
@@ -86,7 +96,6 @@ pub struct Canvas {
     area: ViewArea,
     /// Pixels per millimetre, the same on both axes.
     scale: f64,
-    glyphs: HashMap<(FaceId, u16, u32), GlyphBitmap>,
 }
 
 impl Canvas {
@@ -100,13 +109,12 @@ impl Canvas {
         }
         let scale = f64::from(max_side) / area.width.max(area.height);
         let pixels = |mm: f64| (libm::round(mm * scale) as u32).clamp(1, max_side);
-        let pixmap = Pixmap::new(pixels(area.width), pixels(area.height))
-            .ok_or(RasterError::EmptyArea)?;
+        let pixmap =
+            Pixmap::new(pixels(area.width), pixels(area.height)).ok_or(RasterError::EmptyArea)?;
         Ok(Canvas {
             pixmap,
             area,
             scale,
-            glyphs: HashMap::new(),
         })
     }
 
@@ -123,16 +131,16 @@ impl Canvas {
         &mut self,
         scene: &Scene,
         book: &FontBook,
+        glyph_cache: &mut GlyphCache,
         images: &dyn Fn(&str) -> Option<&'i DecodedImage>,
     ) -> Result<(), RasterError> {
         for item in &scene.items {
             match item {
                 SceneItem::Fill { area, colour } => {
-                    let paint = solid(*colour);
                     let path = PathBuilder::from_rect(local_rect(area));
                     self.pixmap.fill_path(
                         &path,
-                        &paint,
+                        &solid(*colour),
                         FillRule::Winding,
                         self.box_transform(area),
                         None,
@@ -166,7 +174,7 @@ impl Canvas {
                     colour,
                     size,
                     glyphs,
-                } => self.draw_text(book, area, *colour, *size, glyphs)?,
+                } => self.draw_text(book, glyph_cache, area, *colour, *size, glyphs)?,
                 SceneItem::RoundedCornerMask { area, radius } => {
                     if let Some(mask) = self.mask(&rounded_rect(area, *radius), area) {
                         self.pixmap.apply_mask(&mask);
@@ -211,14 +219,16 @@ impl Canvas {
         let source = image.at_least(target);
         let pixmap = source.pixmap();
         let (w, h) = (f64::from(pixmap.width()), f64::from(pixmap.height()));
-        let transform = self.box_transform(placement).pre_concat(Transform::from_row(
-            (placement.width / w) as f32,
-            0.0,
-            0.0,
-            (placement.height / h) as f32,
-            (-placement.width / 2.0) as f32,
-            (-placement.height / 2.0) as f32,
-        ));
+        let transform = self
+            .box_transform(placement)
+            .pre_concat(Transform::from_row(
+                (placement.width / w) as f32,
+                0.0,
+                0.0,
+                (placement.height / h) as f32,
+                (-placement.width / 2.0) as f32,
+                (-placement.height / 2.0) as f32,
+            ));
         let Some(mask) = self.mask(&Some(PathBuilder::from_rect(local_rect(clip))), clip) else {
             return;
         };
@@ -233,6 +243,7 @@ impl Canvas {
     fn draw_text(
         &mut self,
         book: &FontBook,
+        glyph_cache: &mut GlyphCache,
         area: &BoundingBox,
         colour: [u8; 3],
         size: f64,
@@ -258,30 +269,28 @@ impl Canvas {
             None
         };
         let box_transform = self.box_transform(area);
-        let Canvas {
-            pixmap,
-            glyphs: cache,
-            ..
-        } = self;
+        let pixmap = &mut self.pixmap;
+        let cache = &mut glyph_cache.glyphs;
+        if cache.len() + glyphs.len() > MAX_CACHED_GLYPHS {
+            cache.clear();
+        }
         for glyph in glyphs {
-            let key = (glyph.face, glyph.glyph, px.to_bits());
-            if !cache.contains_key(&key) {
-                let (metrics, coverage) = book
-                    .face(glyph.face)
-                    .rasterise(glyph.glyph, px)
-                    .map_err(|e| RasterError::Font(e.0))?;
-                cache.insert(
-                    key,
-                    GlyphBitmap {
+            let bitmap = match cache.entry((glyph.face, glyph.glyph, px.to_bits())) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    let (metrics, coverage) = book
+                        .face(glyph.face)
+                        .rasterise(glyph.glyph, px)
+                        .map_err(|e| RasterError::Font(e.0))?;
+                    entry.insert(GlyphBitmap {
                         left: metrics.xmin,
                         top: -(metrics.ymin + metrics.height as i32),
                         width: metrics.width,
                         height: metrics.height,
                         coverage,
-                    },
-                );
-            }
-            let bitmap = &cache[&key];
+                    })
+                }
+            };
             if bitmap.width == 0 || bitmap.height == 0 {
                 continue;
             }
@@ -311,29 +320,43 @@ impl Canvas {
         Ok(())
     }
 
-    /// The image as straight-alpha RGBA rows.
+    /// The image as straight-alpha RGBA rows. Opaque and clear pixels (nearly all of a
+    /// card) are the same premultiplied or not, so only the rest are divided.
     pub fn rgba(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.pixmap.data().len());
-        for pixel in self.pixmap.pixels() {
-            let c = pixel.demultiply();
-            out.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+        let mut out = self.pixmap.data().to_vec();
+        for pixel in out.chunks_exact_mut(4) {
+            let alpha = pixel[3];
+            if alpha != 255 && alpha != 0 {
+                let straight = PremultipliedColorU8::from_rgba(pixel[0], pixel[1], pixel[2], alpha)
+                    .map(|p| p.demultiply());
+                if let Some(c) = straight {
+                    pixel.copy_from_slice(&[c.red(), c.green(), c.blue(), alpha]);
+                }
+            }
         }
         out
     }
 
-    /// Encodes the canvas as an RGBA PNG with fast compression.
+    /// Encodes the canvas as an RGBA PNG with the fastest compression.
     pub fn encode_png(&self) -> Result<Vec<u8>, RasterError> {
-        encode_png(self.width(), self.height(), &self.rgba())
+        let data = self.pixmap.data();
+        // Only partly transparent pixels differ between premultiplied and straight alpha.
+        if data.chunks_exact(4).all(|p| p[3] == 255 || p[3] == 0) {
+            encode_png(self.width(), self.height(), data)
+        } else {
+            encode_png(self.width(), self.height(), &self.rgba())
+        }
     }
 }
 
-/// Encodes straight-alpha RGBA rows as a PNG with fast compression.
+/// Encodes straight-alpha RGBA rows as a PNG with the fastest compression.
 pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, RasterError> {
     let mut out = Vec::with_capacity(rgba.len() / 4);
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(png::ColorType::Rgba);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
+    // Up filter + fdeflate: the fastest setting, and small files for flat card artwork.
+    encoder.set_compression(png::Compression::Fastest);
     let mut writer = encoder
         .write_header()
         .map_err(|e| RasterError::Encode(e.to_string()))?;
@@ -436,7 +459,9 @@ fn blend_glyph(
             }
             let pixel = &mut pixels[(py * width + px) as usize];
             let keep = 255 - coverage;
-            let blend = |src: u8, dst: u8| (mul255(u32::from(src), coverage) + mul255(u32::from(dst), keep)) as u8;
+            let blend = |src: u8, dst: u8| {
+                (mul255(u32::from(src), coverage) + mul255(u32::from(dst), keep)) as u8
+            };
             let out = PremultipliedColorU8::from_rgba(
                 blend(colour[0], pixel.red()),
                 blend(colour[1], pixel.green()),

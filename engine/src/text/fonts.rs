@@ -179,8 +179,7 @@ impl Face {
             for subtable in cmap.subtables {
                 if subtable.is_unicode() {
                     subtable.codepoints(|cp| {
-                        if let (Some(c), Some(g)) = (char::from_u32(cp), subtable.glyph_index(cp))
-                        {
+                        if let (Some(c), Some(g)) = (char::from_u32(cp), subtable.glyph_index(cp)) {
                             glyphs.entry(c).or_insert(g.0);
                         }
                     });
@@ -286,11 +285,14 @@ impl FontBook {
         let mut face_ids: HashMap<String, FaceId> = HashMap::new();
         for name in catalogue.face_names() {
             let data = by_name.remove(&name).ok_or_else(|| {
-                FontError(format!("font face {name:?} is named in the catalogue but not supplied"))
+                FontError(format!(
+                    "font face {name:?} is named in the catalogue but not supplied"
+                ))
             })?;
-            let id = FaceId(u16::try_from(book.faces.len()).map_err(|_| {
-                FontError("more than 65535 font faces".into())
-            })?);
+            let id = FaceId(
+                u16::try_from(book.faces.len())
+                    .map_err(|_| FontError("more than 65535 font faces".into()))?,
+            );
             book.faces.push(Face::parse(&name, data)?);
             face_ids.insert(name, id);
         }
@@ -299,7 +301,12 @@ impl FontBook {
             let id = |name: &Option<String>| name.as_ref().map_or(regular, |n| face_ids[n]);
             book.families.insert(
                 family.to_lowercase(),
-                [regular, id(&faces.bold), id(&faces.italic), id(&faces.bold_italic)],
+                [
+                    regular,
+                    id(&faces.bold),
+                    id(&faces.italic),
+                    id(&faces.bold_italic),
+                ],
             );
         }
         for (alias, family) in &catalogue.aliases {
@@ -391,7 +398,9 @@ mod tests {
     fn aliases_and_styles_resolve_to_real_faces() {
         let book = FontBook::builtin();
         let name = |family, bold, italic| {
-            book.face(book.resolve(family, bold, italic).unwrap()).name.clone()
+            book.face(book.resolve(family, bold, italic).unwrap())
+                .name
+                .clone()
         };
         assert_eq!(name("Helvetica", false, false), "dejavu:sans");
         assert_eq!(name("ARIAL", true, false), "dejavu:sans-bold");
@@ -399,7 +408,10 @@ mod tests {
         assert_eq!(name("Courier", true, true), "dejavu:mono-bold-oblique");
         assert_eq!(name("mono", false, false), "dejavu:mono");
         let err = book.resolve("comic sans", false, false).unwrap_err();
-        assert!(err.0.contains("unknown font family \"comic sans\""), "{err}");
+        assert!(
+            err.0.contains("unknown font family \"comic sans\""),
+            "{err}"
+        );
         assert!(err.0.contains("helvetica"), "{err}");
     }
 
@@ -407,8 +419,21 @@ mod tests {
     fn every_alias_of_wire_formats_section_9_is_known() {
         let book = FontBook::builtin();
         for family in [
-            "helvetica", "helv", "arial", "georgia", "times", "courier", "meta", "radio",
-            "vagrounded", "bryant", "officina", "frutigerltpro", "avantgarde", "router", "index",
+            "helvetica",
+            "helv",
+            "arial",
+            "georgia",
+            "times",
+            "courier",
+            "meta",
+            "radio",
+            "vagrounded",
+            "bryant",
+            "officina",
+            "frutigerltpro",
+            "avantgarde",
+            "router",
+            "index",
         ] {
             for (bold, italic) in [(false, false), (true, false), (false, true), (true, true)] {
                 book.resolve(family, bold, italic).unwrap();
@@ -427,7 +452,13 @@ mod tests {
             .collect();
         assert_eq!(
             order,
-            ["dejavu:sans-bold", "dejavu:mono-bold", "dejavu:sans", "dejavu:serif", "dejavu:mono"]
+            [
+                "dejavu:sans-bold",
+                "dejavu:mono-bold",
+                "dejavu:sans",
+                "dejavu:serif",
+                "dejavu:mono"
+            ]
         );
     }
 

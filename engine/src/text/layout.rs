@@ -136,8 +136,8 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
     };
     for paragraph in paragraphs {
         let paragraph = paragraph.strip_suffix('\r').unwrap_or(paragraph);
-        let face = whole_text_face
-            .unwrap_or_else(|| unit_face(book, request.face, &fallbacks, paragraph));
+        let face =
+            whole_text_face.unwrap_or_else(|| unit_face(book, request.face, &fallbacks, paragraph));
         let (shaped, substituted) = shape(book, face, &fallbacks, paragraph, request.size);
         layout.font_substituted |= substituted || face != request.face;
         match request.wrap_width {
@@ -159,12 +159,18 @@ fn needs_glyph(c: char) -> bool {
 fn unit_face(book: &FontBook, primary: FaceId, fallbacks: &[FaceId], text: &str) -> FaceId {
     let covers = |face: FaceId| {
         let face = book.face(face);
-        text.chars().filter(|&c| needs_glyph(c)).all(|c| face.glyph(c).is_some())
+        text.chars()
+            .filter(|&c| needs_glyph(c))
+            .all(|c| face.glyph(c).is_some())
     };
     if covers(primary) {
         return primary;
     }
-    fallbacks.iter().copied().find(|&f| covers(f)).unwrap_or(primary)
+    fallbacks
+        .iter()
+        .copied()
+        .find(|&f| covers(f))
+        .unwrap_or(primary)
 }
 
 /// Maps a paragraph's characters to glyphs with their advances; reports whether any
@@ -226,7 +232,11 @@ fn make_line(shaped: &[Shaped]) -> Line {
                 x,
             });
         }
-        x += if i + 1 == end { s.bare_advance } else { s.advance };
+        x += if i + 1 == end {
+            s.bare_advance
+        } else {
+            s.advance
+        };
     }
     Line { glyphs, width: x }
 }
@@ -247,7 +257,12 @@ fn wrap(text: &str, shaped: &[Shaped], width: f64, lines: &mut Vec<Line>) {
     let mut char_index = 0;
     let mut byte_to_char = text.char_indices().map(|(b, _)| b).peekable();
     let breaks: Vec<usize> = linebreaks(text)
-        .filter(|&(_, kind)| matches!(kind, BreakOpportunity::Allowed | BreakOpportunity::Mandatory))
+        .filter(|&(_, kind)| {
+            matches!(
+                kind,
+                BreakOpportunity::Allowed | BreakOpportunity::Mandatory
+            )
+        })
         .map(|(byte, _)| {
             while byte_to_char.next_if(|&b| b < byte).is_some() {
                 char_index += 1;
@@ -329,7 +344,11 @@ mod tests {
         assert!(kern < 0.0, "DejaVu Sans kerns AV");
         let expected = (sans.advance(a) + kern + sans.advance(v)) / sans.units_per_em * 10.0;
         let layout = lay_out("AV", "sans", 10.0, None);
-        assert!((layout.width() - expected).abs() < 1e-9, "{} vs {expected}", layout.width());
+        assert!(
+            (layout.width() - expected).abs() < 1e-9,
+            "{} vs {expected}",
+            layout.width()
+        );
         assert_eq!(layout.lines.len(), 1);
         assert!(!layout.font_substituted);
         // Doubling the size doubles the width.

@@ -10,4 +10,6 @@ pub use fonts::{
     BUILTIN_CATALOGUE, Face, FaceId, FamilyFaces, FontBook, FontCatalogue, FontError,
     MAX_FACE_BYTES, Style,
 };
-pub use layout::{Line, MAX_TEXT_CHARS, PlacedGlyph, TextError, TextLayout, TextRequest, layout_text};
+pub use layout::{
+    Line, MAX_TEXT_CHARS, PlacedGlyph, TextError, TextLayout, TextRequest, layout_text,
+};

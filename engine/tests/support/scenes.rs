@@ -44,8 +44,10 @@ impl SceneCase {
             .iter()
             .map(|(uri, file)| (uri.clone(), read(&scenes_dir().join("images").join(file))))
             .collect();
-        let refs: Vec<(&str, &[u8])> =
-            images.iter().map(|(u, b)| (u.as_str(), b.as_slice())).collect();
+        let refs: Vec<(&str, &[u8])> = images
+            .iter()
+            .map(|(u, b)| (u.as_str(), b.as_slice()))
+            .collect();
         render_frame(
             &RenderHeaderInput {
                 side: self.side.clone(),
@@ -130,7 +132,11 @@ pub fn check_reference(name: &str, actual_png: &[u8]) -> Result<(), String> {
         for (a, e) in actual.chunks(4).zip(expected.chunks(4)) {
             let d = a.iter().zip(e).map(|(a, e)| a.abs_diff(*e)).max().unwrap();
             worst = worst.max(d);
-            diff.extend_from_slice(&if d > 1 { [255, 0, 0, 255] } else { [e[0] / 3, e[1] / 3, e[2] / 3, 255] });
+            diff.extend_from_slice(&if d > 1 {
+                [255, 0, 0, 255]
+            } else {
+                [e[0] / 3, e[1] / 3, e[2] / 3, 255]
+            });
         }
         if worst <= 1 {
             return Ok(());
