@@ -69,3 +69,52 @@ impl Fonts {
         init_frame(&self.catalogue, &self.faces)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use presspack_engine::text::FontBook;
+
+    #[test]
+    fn an_operators_directory_adds_families_and_aliases() {
+        let dir = tempfile::tempdir().unwrap();
+        // Any TrueType file will do; a built-in face under a new name stands in for one.
+        let (_, bytes) = builtin_face_bytes()[4];
+        std::fs::write(dir.path().join("house.ttf"), bytes).unwrap();
+        std::fs::write(
+            dir.path().join("catalogue.json"),
+            r#"{"families": {"house": {"regular": "house.ttf"}}, "aliases": {"brand": "house"}}"#,
+        )
+        .unwrap();
+        let fonts = Fonts::load(Some(dir.path())).unwrap();
+        let book = FontBook::new(&fonts.catalogue, fonts.faces.iter().cloned()).unwrap();
+        let face = book.resolve("Brand", true, false).unwrap();
+        // No bold face: the regular one, not a synthetic bold.
+        assert_eq!(book.face(face).name, "house.ttf");
+        assert!(book.resolve("helvetica", false, false).is_ok());
+        assert!(!fonts.init_frame().is_empty());
+    }
+
+    #[test]
+    fn a_missing_or_escaping_face_file_stops_loading() {
+        let dir = tempfile::tempdir().unwrap();
+        let catalogue = dir.path().join("catalogue.json");
+        std::fs::write(
+            &catalogue,
+            r#"{"families": {"x": {"regular": "missing.ttf"}}}"#,
+        )
+        .unwrap();
+        let err = Fonts::load(Some(dir.path())).err().unwrap();
+        assert!(err.to_string().contains("missing.ttf"), "{err}");
+        std::fs::write(
+            &catalogue,
+            r#"{"families": {"x": {"regular": "../etc/passwd"}}}"#,
+        )
+        .unwrap();
+        let err = Fonts::load(Some(dir.path())).err().unwrap();
+        assert!(err.to_string().contains("plain file name"), "{err}");
+        std::fs::write(dir.path().join("bad.ttf"), b"not a font").unwrap();
+        std::fs::write(&catalogue, r#"{"families": {"x": {"regular": "bad.ttf"}}}"#).unwrap();
+        assert!(Fonts::load(Some(dir.path())).is_err());
+    }
+}

@@ -131,7 +131,7 @@ mod tests {
 
     fn png(width: u32, height: u32, rgba: [u8; 4]) -> Vec<u8> {
         let pixels: Vec<u8> = (0..width * height).flat_map(|_| rgba).collect();
-        crate::raster::encode_png(width, height, &pixels).unwrap()
+        crate::raster::encode_png(width, height, png::ColorType::Rgba, &pixels).unwrap()
     }
 
     #[test]

@@ -108,7 +108,9 @@ impl Canvas {
             return Err(RasterError::EmptyArea);
         }
         let scale = f64::from(max_side) / area.width.max(area.height);
-        let pixels = |mm: f64| (libm::round(mm * scale) as u32).clamp(1, max_side);
+        // Whole pixels inside the area: a partly covered last row would make every edge-to-
+        // edge fill translucent there (the long side is exactly max_side).
+        let pixels = |mm: f64| (libm::floor(mm * scale + 1e-6) as u32).clamp(1, max_side);
         let pixmap =
             Pixmap::new(pixels(area.width), pixels(area.height)).ok_or(RasterError::EmptyArea)?;
         Ok(Canvas {
@@ -320,17 +322,15 @@ impl Canvas {
         Ok(())
     }
 
-    /// The image as straight-alpha RGBA rows. Opaque and clear pixels (nearly all of a
-    /// card) are the same premultiplied or not, so only the rest are divided.
+    /// The image as straight-alpha RGBA rows. Opaque and clear pixels are the same
+    /// premultiplied or not, so only the rest are divided (rounding to nearest).
     pub fn rgba(&self) -> Vec<u8> {
         let mut out = self.pixmap.data().to_vec();
         for pixel in out.chunks_exact_mut(4) {
-            let alpha = pixel[3];
+            let alpha = u32::from(pixel[3]);
             if alpha != 255 && alpha != 0 {
-                let straight = PremultipliedColorU8::from_rgba(pixel[0], pixel[1], pixel[2], alpha)
-                    .map(|p| p.demultiply());
-                if let Some(c) = straight {
-                    pixel.copy_from_slice(&[c.red(), c.green(), c.blue(), alpha]);
+                for channel in &mut pixel[..3] {
+                    *channel = ((u32::from(*channel) * 255 + alpha / 2) / alpha).min(255) as u8;
                 }
             }
         }
@@ -341,19 +341,34 @@ impl Canvas {
     pub fn encode_png(&self) -> Result<Vec<u8>, RasterError> {
         let data = self.pixmap.data();
         // Only partly transparent pixels differ between premultiplied and straight alpha.
-        if data.chunks_exact(4).all(|p| p[3] == 255 || p[3] == 0) {
-            encode_png(self.width(), self.height(), data)
+        // (A branch-free scan: it vectorises, an early-exit `all` does not.)
+        let mut partly_transparent = false;
+        for pixel in data.chunks_exact(4) {
+            partly_transparent |= pixel[3].wrapping_sub(1) < 254;
+        }
+        if partly_transparent {
+            encode_png(
+                self.width(),
+                self.height(),
+                png::ColorType::Rgba,
+                &self.rgba(),
+            )
         } else {
-            encode_png(self.width(), self.height(), &self.rgba())
+            encode_png(self.width(), self.height(), png::ColorType::Rgba, data)
         }
     }
 }
 
-/// Encodes straight-alpha RGBA rows as a PNG with the fastest compression.
-pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, RasterError> {
-    let mut out = Vec::with_capacity(rgba.len() / 4);
+/// Encodes 8-bit rows (e.g. straight-alpha RGBA) as a PNG with the fastest compression.
+pub fn encode_png(
+    width: u32,
+    height: u32,
+    colour: png::ColorType,
+    rows: &[u8],
+) -> Result<Vec<u8>, RasterError> {
+    let mut out = Vec::with_capacity(rows.len() / 8);
     let mut encoder = png::Encoder::new(&mut out, width, height);
-    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_color(colour);
     encoder.set_depth(png::BitDepth::Eight);
     // Up filter + fdeflate: the fastest setting, and small files for flat card artwork.
     encoder.set_compression(png::Compression::Fastest);
@@ -361,7 +376,7 @@ pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, Raste
         .write_header()
         .map_err(|e| RasterError::Encode(e.to_string()))?;
     writer
-        .write_image_data(rgba)
+        .write_image_data(rows)
         .map_err(|e| RasterError::Encode(e.to_string()))?;
     writer
         .finish()
