@@ -15,14 +15,21 @@ const TARGET: &str = "wasm32-unknown-unknown";
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let workspace = manifest_dir.parent().unwrap().to_path_buf();
-    for watched in ["engine/src", "engine/Cargo.toml", "fonts", "Cargo.lock"] {
+    for watched in [
+        "engine/src",
+        "engine/Cargo.toml",
+        "fonts",
+        "Cargo.lock",
+        "host/templates",
+    ] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()
         );
     }
-    ensure_target();
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    embed_templates(&manifest_dir.join("templates"), &out_dir);
+    ensure_target();
     let target_dir = wasm_target_dir(&out_dir, &workspace);
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
@@ -76,6 +83,27 @@ fn main() {
         .join("release/presspack_engine.wasm");
     std::fs::copy(&wasm, out_dir.join("presspack_engine.wasm"))
         .unwrap_or_else(|e| panic!("copying {}: {e}", wasm.display()));
+}
+
+/// Writes `builtin_templates.rs`: every `templates/*.xml` as `(file name, contents)`, so
+/// the binary carries its templates wherever it runs.
+fn embed_templates(dir: &Path, out_dir: &Path) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
+        .collect();
+    files.sort();
+    let mut code = String::from("&[\n");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        code.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    code.push_str("]\n");
+    std::fs::write(out_dir.join("builtin_templates.rs"), code).unwrap();
 }
 
 /// `target/engine-wasm` beside the outer build's `target` directory (found from OUT_DIR,

@@ -1,5 +1,8 @@
 //! Building and running the HTTP service.
 
+use crate::engine_host::{ENGINE_WASM, EngineCallError, EngineHost, EngineLimits, EngineSetup};
+use crate::fonts::{Fonts, FontsError};
+use crate::templates::{Templates, TemplatesError};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,6 +26,9 @@ pub struct AppState {
     /// How far an OAuth timestamp may be from the server's clock.
     pub timestamp_window: std::time::Duration,
     pub signature_check: SignatureCheck,
+    /// The engine's wasm module under wasmtime: every render and measurement.
+    pub engine: Arc<EngineHost>,
+    pub templates: Arc<Templates>,
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
@@ -38,6 +44,12 @@ pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
 pub enum StartupError {
     #[error("store: {0}")]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Fonts(#[from] FontsError),
+    #[error(transparent)]
+    Templates(#[from] TemplatesError),
+    #[error("engine: {0}")]
+    Engine(#[from] EngineCallError),
     #[error("cannot listen on {address} (PRESSPACK_LISTEN): {source}")]
     Listen {
         address: SocketAddr,
@@ -82,6 +94,7 @@ impl Application {
                 address: config.listen,
                 source,
             })?;
+        let engine = start_engine(config).await?;
         let state = Arc::new(AppState {
             store,
             catalogue: Catalogue::builtin(),
@@ -92,6 +105,8 @@ impl Application {
             max_body_bytes: config.max_body_bytes,
             timestamp_window: config.oauth_timestamp_window,
             signature_check,
+            engine: engine.0,
+            templates: engine.1,
         });
         let service = get(crate::api::service).post(crate::api::service);
         let router = Router::new()
@@ -128,4 +143,30 @@ impl Application {
             .with_graceful_shutdown(shutdown)
             .await
     }
+}
+
+/// Loads fonts and templates (a broken one stops start-up, named) and starts the engine's
+/// instances with them, off the async threads (compiling the module takes seconds).
+async fn start_engine(config: &Config) -> Result<(Arc<EngineHost>, Arc<Templates>), StartupError> {
+    let fonts = Fonts::load(config.fonts_dir.as_deref())?;
+    let templates = Arc::new(Templates::load(config.templates_dir.as_deref())?);
+    let setup = EngineSetup {
+        init_frame: Arc::new(fonts.init_frame()),
+        templates: Arc::new(templates.documents()),
+    };
+    let limits = EngineLimits {
+        instances: config.engine_instances,
+        memory_bytes: config.engine_memory_bytes,
+        call_timeout: config.engine_timeout,
+    };
+    let cache_dir = config
+        .engine_cache_dir
+        .clone()
+        .unwrap_or_else(|| config.data_dir.join("engine-cache"));
+    let engine = tokio::task::spawn_blocking(move || {
+        EngineHost::start(ENGINE_WASM, Some(&cache_dir), setup, limits)
+    })
+    .await
+    .map_err(|e| EngineCallError::Setup(e.to_string()))??;
+    Ok((engine, templates))
 }

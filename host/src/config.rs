@@ -25,6 +25,18 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// How far an OAuth timestamp may be from the server's clock (replay window).
     pub oauth_timestamp_window: Duration,
+    /// Extra font families (a `catalogue.json` and font files), beside the built-in ones.
+    pub fonts_dir: Option<PathBuf>,
+    /// Extra templates (`<code>.xml` files), beside the built-in ones.
+    pub templates_dir: Option<PathBuf>,
+    /// wasm engine instances (renders and measurements run in parallel up to this many).
+    pub engine_instances: usize,
+    /// Memory limit of one engine instance.
+    pub engine_memory_bytes: usize,
+    /// Time limit of one engine call.
+    pub engine_timeout: Duration,
+    /// Where the compiled engine is cached between starts (default `<data_dir>/engine-cache`).
+    pub engine_cache_dir: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -37,6 +49,12 @@ impl Default for Config {
             redis_key_prefix: "presspack:".to_owned(),
             max_body_bytes: 2 * 1024 * 1024,
             oauth_timestamp_window: Duration::from_secs(300),
+            fonts_dir: None,
+            templates_dir: None,
+            engine_instances: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            engine_memory_bytes: 512 * 1024 * 1024,
+            engine_timeout: Duration::from_secs(10),
+            engine_cache_dir: None,
         }
     }
 }
@@ -52,6 +70,12 @@ struct ConfigFile {
     redis_key_prefix: Option<String>,
     max_body_bytes: Option<u64>,
     oauth_window_seconds: Option<u64>,
+    fonts_dir: Option<String>,
+    templates_dir: Option<String>,
+    engine_instances: Option<u64>,
+    engine_memory_mb: Option<u64>,
+    engine_timeout_ms: Option<u64>,
+    engine_cache_dir: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -155,6 +179,55 @@ impl Config {
                 .filter(|n| (10..=3600).contains(n))
                 .map(Duration::from_secs)
                 .ok_or_else(|| s.invalid("expected a number of seconds from 10 to 3600"))?;
+        }
+        let directory = |s: Setting| -> Result<PathBuf, ConfigError> {
+            let path = PathBuf::from(&s.value);
+            if s.value.is_empty() {
+                return Err(s.invalid("must not be empty"));
+            }
+            Ok(path)
+        };
+        if let Some(s) = setting("fonts_dir", file_values.fonts_dir) {
+            config.fonts_dir = Some(directory(s)?);
+        }
+        if let Some(s) = setting("templates_dir", file_values.templates_dir) {
+            config.templates_dir = Some(directory(s)?);
+        }
+        if let Some(s) = setting("engine_cache_dir", file_values.engine_cache_dir) {
+            config.engine_cache_dir = Some(directory(s)?);
+        }
+        let number = |s: Setting, range: std::ops::RangeInclusive<u64>, what: &str| {
+            s.value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| range.contains(n))
+                .ok_or_else(|| {
+                    s.invalid(&format!(
+                        "expected {what} from {} to {}",
+                        range.start(),
+                        range.end()
+                    ))
+                })
+        };
+        if let Some(s) = setting(
+            "engine_instances",
+            file_values.engine_instances.map(|n| n.to_string()),
+        ) {
+            config.engine_instances = number(s, 1..=256, "a number of instances")? as usize;
+        }
+        if let Some(s) = setting(
+            "engine_memory_mb",
+            file_values.engine_memory_mb.map(|n| n.to_string()),
+        ) {
+            config.engine_memory_bytes =
+                number(s, 64..=4096, "a number of MiB")? as usize * 1024 * 1024;
+        }
+        if let Some(s) = setting(
+            "engine_timeout_ms",
+            file_values.engine_timeout_ms.map(|n| n.to_string()),
+        ) {
+            config.engine_timeout =
+                Duration::from_millis(number(s, 10..=600_000, "a number of milliseconds")?);
         }
         Ok(config)
     }

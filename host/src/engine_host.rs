@@ -23,6 +23,8 @@ pub const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/presspa
 
 /// How often the epoch advances; call time limits are whole multiples of it.
 const EPOCH_TICK: Duration = Duration::from_millis(5);
+/// Time limit of an instance's set-up (parsing the fonts and templates, trusted input).
+const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Clone)]
 pub struct EngineLimits {
@@ -158,7 +160,7 @@ impl EngineHost {
             Some(guest) => guest,
             None => self.new_guest()?,
         };
-        let result = self.run(&mut guest, op, input);
+        let result = self.run(&mut guest, op, input, self.limits.call_timeout);
         match &result {
             // The instance is in an unknown state after a trap: replace it.
             Err(EngineCallError::Trapped(_) | EngineCallError::Timeout(_)) => {
@@ -179,8 +181,7 @@ impl EngineHost {
             .build();
         let mut store = Store::new(&self.engine, limits);
         store.limiter(|limits| limits);
-        // Set-up calls (font parsing) get the same time limit as any call.
-        store.set_epoch_deadline(self.deadline_ticks());
+        store.set_epoch_deadline(ticks(SETUP_TIMEOUT));
         let instance: Instance = self.pre.instantiate(&mut store).map_err(setup_error)?;
         let memory = instance
             .get_memory(&mut store, "memory")
@@ -202,26 +203,27 @@ impl EngineHost {
             store,
         };
         let setup_failed = |e: EngineCallError| EngineCallError::Setup(e.to_string());
-        self.run(&mut guest, Op::Init, &self.setup.init_frame)
+        self.run(&mut guest, Op::Init, &self.setup.init_frame, SETUP_TIMEOUT)
             .map_err(setup_failed)?;
         for xml in self.setup.templates.iter() {
-            self.run(&mut guest, Op::AddTemplate, xml.as_bytes())
+            self.run(&mut guest, Op::AddTemplate, xml.as_bytes(), SETUP_TIMEOUT)
                 .map_err(setup_failed)?;
         }
         Ok(guest)
     }
 
-    fn deadline_ticks(&self) -> u64 {
-        (self.limits.call_timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
-    }
-
-    fn run(&self, guest: &mut Guest, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineCallError> {
-        let timeout = self.limits.call_timeout;
+    fn run(
+        &self,
+        guest: &mut Guest,
+        op: Op,
+        input: &[u8],
+        timeout: Duration,
+    ) -> Result<Vec<u8>, EngineCallError> {
         let trap = |e: wasmtime::Error| match e.downcast_ref::<wasmtime::Trap>() {
             Some(wasmtime::Trap::Interrupt) => EngineCallError::Timeout(timeout),
             _ => EngineCallError::Trapped(format!("{e:#}")),
         };
-        guest.store.set_epoch_deadline(self.deadline_ticks());
+        guest.store.set_epoch_deadline(ticks(timeout));
         let len = u32::try_from(input.len())
             .map_err(|_| EngineCallError::Trapped("input larger than 4 GiB".into()))?;
         let ptr = guest.alloc.call(&mut guest.store, len).map_err(trap)?;
@@ -254,6 +256,11 @@ impl EngineHost {
             ))),
         }
     }
+}
+
+/// Epoch ticks in `timeout` (at least one).
+fn ticks(timeout: Duration) -> u64 {
+    (timeout.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64
 }
 
 /// The compiled module, from `cache_dir` when an earlier start left it there (compiling
@@ -289,4 +296,107 @@ pub fn load_module(
         let _ = std::fs::remove_file(&temporary);
     }
     Ok(module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fonts::Fonts;
+    use crate::templates::Templates;
+    use presspack_engine::render::BoxType;
+    use presspack_engine::wire::{RenderHeaderInput, render_frame};
+
+    fn host(limits: EngineLimits) -> Arc<EngineHost> {
+        let fonts = Fonts::load(None).unwrap();
+        let templates = Templates::load(None).unwrap();
+        let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
+        EngineHost::start(
+            ENGINE_WASM,
+            Some(&cache),
+            EngineSetup {
+                init_frame: Arc::new(fonts.init_frame()),
+                templates: Arc::new(templates.documents()),
+            },
+            limits,
+        )
+        .unwrap()
+    }
+
+    fn one_instance() -> EngineLimits {
+        EngineLimits {
+            instances: 1,
+            ..EngineLimits::default()
+        }
+    }
+
+    fn render(max_side: u32) -> Vec<u8> {
+        render_frame(
+            &RenderHeaderInput {
+                side: serde_json::json!({"type": "details", "sideNum": 1,
+                    "templateCode": "businesscard_full_text_landscape",
+                    "data": [{"type": "textData", "linkId": "back_line_1", "text": "Hello"}]}),
+                overlays: vec![],
+                box_type: BoxType::Bleed,
+                max_side,
+                partial: false,
+            },
+            &[],
+        )
+    }
+
+    const MEASURE: &[u8] = br#"{"text":"Hi","fontFamily":"sans","bold":false,"italic":false,"size":3.0,"wrappingWidth":null,"leading":null}"#;
+
+    #[test]
+    fn a_trap_fails_one_call_and_the_next_succeeds() {
+        let host = host(one_instance());
+        // Misuse the ABI: input "at" an address far outside the instance's memory.
+        let trapped = {
+            let mut guest = host.idle.lock().unwrap().pop().unwrap();
+            let result = guest
+                .call
+                .call(&mut guest.store, (Op::Render as u32, 0xFFFF_0000, 64));
+            assert!(result.is_err(), "reading outside memory traps");
+            result
+        };
+        assert!(trapped.is_err());
+        // That instance is gone (it was never returned); the pool makes a fresh one.
+        assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
+    }
+
+    #[test]
+    fn running_out_of_memory_fails_the_call_and_the_instance_is_replaced() {
+        let host = host(EngineLimits {
+            memory_bytes: 48 * 1024 * 1024,
+            ..one_instance()
+        });
+        // A 4096 px card needs a 45 MB canvas plus the engine's own memory.
+        let error = host.call_blocking(Op::Render, &render(4096)).unwrap_err();
+        assert!(matches!(error, EngineCallError::Trapped(_)), "{error}");
+        assert!(host.call_blocking(Op::Render, &render(256)).is_ok());
+        assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
+    }
+
+    #[test]
+    fn a_call_past_its_time_limit_is_stopped() {
+        let host = host(EngineLimits {
+            call_timeout: Duration::from_millis(5),
+            ..one_instance()
+        });
+        // Far more work than 5 ms allows (a 4096 px card takes hundreds of milliseconds).
+        let error = host.call_blocking(Op::Render, &render(4096)).unwrap_err();
+        assert!(matches!(error, EngineCallError::Timeout(_)), "{error}");
+        assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
+    }
+
+    #[test]
+    fn refusals_are_not_traps() {
+        let host = host(one_instance());
+        let error = host
+            .call_blocking(Op::Measure, br#"{"text":"x","fontFamily":"wingdings","bold":false,"italic":false,"size":3.0,"wrappingWidth":null,"leading":null}"#)
+            .unwrap_err();
+        let EngineCallError::Refused(failure) = error else {
+            panic!("expected a refusal, got {error}")
+        };
+        assert_eq!(failure.code, "unknown_font");
+    }
 }

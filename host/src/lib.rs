@@ -10,4 +10,7 @@ pub mod dropins;
 pub mod engine_host;
 pub mod fonts;
 pub mod packs;
+pub mod render;
 pub mod store;
+pub mod templates;
+pub mod text;

@@ -72,6 +72,11 @@ pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
     let mut config = Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         data_dir: data_dir.to_owned(),
+        engine_instances: 1,
+        // Compiled once per test run, loaded by every test server after that.
+        engine_cache_dir: Some(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache"),
+        ),
         ..Config::default()
     };
     if kind == StoreKind::Redis {

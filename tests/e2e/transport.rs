@@ -39,10 +39,13 @@ async fn an_unknown_or_missing_method_is_named(kind: StoreKind) {
 async fn operations_of_later_issues_answer_not_available_yet(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let response = app
-        .get(&[("method", "svc.text.measure"), ("text", "Hi")])
+        .get(&[
+            ("method", "svc.image.importImage"),
+            ("imageUrl", "https://example.com/a.png"),
+        ])
         .await;
     let message = response.error("not_available_yet");
-    assert!(message.contains("svc.text.measure"), "{message}");
+    assert!(message.contains("svc.image.importImage"), "{message}");
     assert_eq!(response.json()["exception"]["code"], 104);
 }
 

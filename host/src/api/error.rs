@@ -30,13 +30,20 @@ pub enum ErrorCode {
     SignatureNotAllowed,
     InvalidOauthParameters,
     PackOwnedByCustomer,
+    UnknownTemplate,
+    InvalidSide,
+    UnknownFont,
+    MissingImage,
+    InvalidImage,
+    RenderedSideNotFound,
     StoreUnavailable,
     Internal,
+    EngineFailure,
 }
 
 impl ErrorCode {
     /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 25] = [
+    pub const ALL: [ErrorCode; 32] = [
         ErrorCode::UnknownMethod,
         ErrorCode::MissingParameter,
         ErrorCode::InvalidParameter,
@@ -60,8 +67,15 @@ impl ErrorCode {
         ErrorCode::SignatureNotAllowed,
         ErrorCode::InvalidOauthParameters,
         ErrorCode::PackOwnedByCustomer,
+        ErrorCode::UnknownTemplate,
+        ErrorCode::InvalidSide,
+        ErrorCode::UnknownFont,
+        ErrorCode::MissingImage,
+        ErrorCode::InvalidImage,
+        ErrorCode::RenderedSideNotFound,
         ErrorCode::StoreUnavailable,
         ErrorCode::Internal,
+        ErrorCode::EngineFailure,
     ];
 
     /// The stable number and name clients match on. Never renumber; only add.
@@ -81,6 +95,12 @@ impl ErrorCode {
             ErrorCode::InvalidPhysicalSpec => (203, "invalid_physical_spec"),
             ErrorCode::UnknownDesignCode => (204, "unknown_design_code"),
             ErrorCode::PackOwnedByCustomer => (205, "pack_owned_by_customer"),
+            ErrorCode::UnknownTemplate => (206, "unknown_template"),
+            ErrorCode::InvalidSide => (207, "invalid_side"),
+            ErrorCode::UnknownFont => (208, "unknown_font"),
+            ErrorCode::MissingImage => (209, "missing_image"),
+            ErrorCode::InvalidImage => (210, "invalid_image"),
+            ErrorCode::RenderedSideNotFound => (211, "rendered_side_not_found"),
             ErrorCode::MissingSignature => (300, "missing_signature"),
             ErrorCode::UnknownKey => (301, "unknown_key"),
             ErrorCode::InvalidSignature => (302, "invalid_signature"),
@@ -92,6 +112,7 @@ impl ErrorCode {
             ErrorCode::InvalidOauthParameters => (308, "invalid_oauth_parameters"),
             ErrorCode::StoreUnavailable => (900, "store_unavailable"),
             ErrorCode::Internal => (901, "internal_error"),
+            ErrorCode::EngineFailure => (902, "engine_failure"),
         }
     }
 }

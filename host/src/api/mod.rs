@@ -20,22 +20,36 @@ pub use params::{Params, truncate};
 use crate::app::AppState;
 use crate::auth::keys::{ApiKey, Permission};
 use crate::auth::{self, AuthRule, SignedRequest};
-use crate::packs;
+use crate::{packs, render, templates, text};
 
 /// A successful reply: a document and its default content type.
 pub struct Reply {
     content_type: &'static str,
     body: Vec<u8>,
+    /// `Cache-Control: max-age`, for documents that never change while they exist.
+    max_age: Option<std::time::Duration>,
 }
 
 impl Reply {
+    /// A document of the given type (PNG, XML, a URL as text).
+    pub fn document(content_type: &'static str, body: Vec<u8>) -> Reply {
+        Reply {
+            content_type,
+            body,
+            max_age: None,
+        }
+    }
+
+    /// Lets clients and proxies keep the reply for `max_age`.
+    pub fn cache_for(mut self, max_age: std::time::Duration) -> Reply {
+        self.max_age = Some(max_age);
+        self
+    }
+
     pub fn json(value: &impl Serialize) -> Result<Reply, ApiError> {
         let body = serde_json::to_vec(value)
             .map_err(|e| ApiError::new(ErrorCode::Internal, format!("cannot encode reply: {e}")))?;
-        Ok(Reply {
-            content_type: "application/json",
-            body,
-        })
+        Ok(Reply::document("application/json", body))
     }
 }
 
@@ -103,14 +117,34 @@ pub const OPERATIONS: &[Operation] = &[
         Some(|s, c| Box::pin(packs::update_physical_spec(s, c))),
     ),
     operation("svc.pack.addToCart", Required(AddToCart), None),
-    operation("svc.pack.renderSide", Required(RenderSide), None),
-    operation("svc.pack.renderSideUrl", Required(RenderSide), None),
+    operation(
+        "svc.pack.renderSide",
+        Required(RenderSide),
+        Some(|s, c| Box::pin(render::render_side(s, c))),
+    ),
+    operation(
+        "svc.pack.renderSideUrl",
+        Required(RenderSide),
+        Some(|s, c| Box::pin(render::render_side_url(s, c))),
+    ),
     // The URL renderSideUrl returns may be passed on to anyone; its id is unguessable.
-    operation("svc.pack.getRenderedSide", Open, None),
-    operation("svc.template.getTemplate", Optional(GetTemplate), None),
+    operation(
+        "svc.pack.getRenderedSide",
+        Open,
+        Some(|s, c| Box::pin(render::get_rendered_side(s, c))),
+    ),
+    operation(
+        "svc.template.getTemplate",
+        Optional(GetTemplate),
+        Some(|s, c| Box::pin(templates::get_template(s, c))),
+    ),
     operation("svc.image.uploadImage", NotAllowed, None),
     operation("svc.image.importImage", Required(ImportImage), None),
-    operation("svc.text.measure", Open, None),
+    operation(
+        "svc.text.measure",
+        Open,
+        Some(|s, c| Box::pin(text::measure(s, c))),
+    ),
 ];
 
 fn find_operation(params: &Params) -> Result<&'static Operation, ApiError> {
@@ -169,22 +203,40 @@ impl ResponseFormat {
     }
 
     fn respond(&self, result: Result<Reply, ApiError>) -> Response {
-        let (status, default_type, body) = match result {
-            Ok(reply) => (StatusCode::OK, reply.content_type, reply.body),
+        let (status, default_type, body, max_age) = match result {
+            Ok(reply) => (
+                StatusCode::OK,
+                reply.content_type,
+                reply.body,
+                reply.max_age,
+            ),
             Err(error) => {
                 let status = if self.errors_as_ok {
                     StatusCode::OK
                 } else {
                     StatusCode::INTERNAL_SERVER_ERROR
                 };
-                (status, "application/json", exception_body(&error))
+                (status, "application/json", exception_body(&error), None)
             }
         };
         let content_type = self
             .content_type
             .clone()
             .unwrap_or_else(|| HeaderValue::from_static(default_type));
-        (status, [(header::CONTENT_TYPE, content_type)], body).into_response()
+        let cache_control = match max_age {
+            Some(age) => HeaderValue::from_str(&format!("public, max-age={}", age.as_secs()))
+                .expect("a number is a valid header value"),
+            None => HeaderValue::from_static("no-store"),
+        };
+        (
+            status,
+            [
+                (header::CONTENT_TYPE, content_type),
+                (header::CACHE_CONTROL, cache_control),
+            ],
+            body,
+        )
+            .into_response()
     }
 }
 

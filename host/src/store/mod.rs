@@ -29,6 +29,10 @@ pub enum Kind {
     ApiKey,
     /// OAuth nonces seen, kept until their timestamps leave the accepted window.
     Nonce,
+    /// A rendered side's PNG (renderSideUrl), expiring.
+    RenderedSide,
+    /// An image or one of its renditions (bytes), by `<image id>/<rendition>`.
+    ImageRendition,
 }
 
 impl Kind {
@@ -38,6 +42,8 @@ impl Kind {
             Kind::Design => "design",
             Kind::ApiKey => "apikey",
             Kind::Nonce => "nonce",
+            Kind::RenderedSide => "rendered",
+            Kind::ImageRendition => "rendition",
         }
     }
 }
@@ -79,6 +85,18 @@ pub trait Store: Send + Sync + 'static {
         id: &str,
         ttl: Duration,
     ) -> Result<bool, StoreError>;
+
+    /// Stores bytes under `kind`/`id`, replacing any; with `ttl`, they disappear after it.
+    async fn put_blob(
+        &self,
+        kind: Kind,
+        id: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> Result<(), StoreError>;
+
+    /// The bytes stored under `kind`/`id`, unless absent or expired.
+    async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
 
     /// Takes what only a serving process needs; called once when a server starts. The
     /// embedded store locks its nonce file here, so a second server on it stops at start-up.

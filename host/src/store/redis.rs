@@ -147,6 +147,35 @@ impl Store for RedisStore {
         Ok(set.is_some())
     }
 
+    async fn put_blob(
+        &self,
+        kind: Kind,
+        id: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.connection.clone();
+        let mut command = redis::cmd("SET");
+        command.arg(self.key(kind, id)).arg(value);
+        if let Some(ttl) = ttl {
+            // Redis expires the key itself (EX in milliseconds).
+            command
+                .arg("PX")
+                .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1));
+        }
+        let _: String = command.query_async(&mut conn).await.map_err(error)?;
+        Ok(())
+    }
+
+    async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let mut conn = self.connection.clone();
+        redis::cmd("GET")
+            .arg(self.key(kind, id))
+            .query_async(&mut conn)
+            .await
+            .map_err(error)
+    }
+
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
         let mut conn = self.connection.clone();
         let deleted: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;

@@ -179,7 +179,16 @@ impl SqliteStore {
                  revision INTEGER NOT NULL,
                  value BLOB NOT NULL,
                  PRIMARY KEY (kind, id)
-             );",
+             );
+             CREATE TABLE IF NOT EXISTS blobs (
+                 kind TEXT NOT NULL,
+                 id TEXT NOT NULL,
+                 value BLOB NOT NULL,
+                 expires_at INTEGER,
+                 PRIMARY KEY (kind, id)
+             );
+             CREATE INDEX IF NOT EXISTS blobs_expiry ON blobs (expires_at)
+                 WHERE expires_at IS NOT NULL;",
         )?;
         Ok(SqliteStore {
             records,
@@ -262,6 +271,51 @@ impl Store for SqliteStore {
 
     async fn prepare_to_serve(&self) -> Result<(), StoreError> {
         self.expiring().await.map(|_| ())
+    }
+
+    async fn put_blob(
+        &self,
+        kind: Kind,
+        id: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> Result<(), StoreError> {
+        let (id, value) = (id.to_owned(), value.to_owned());
+        let now = unix_millis();
+        let expires_at =
+            ttl.map(|ttl| now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)));
+        self.records
+            .write(move |conn| {
+                conn.prepare_cached(
+                    "INSERT INTO blobs (kind, id, value, expires_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (kind, id) DO UPDATE SET value = ?3, expires_at = ?4",
+                )?
+                .execute(params![kind.as_str(), id, value, expires_at])?;
+                // The sweeper: every write clears a batch of expired blobs, so expired
+                // renders never pile up (reads already ignore them).
+                conn.prepare_cached(
+                    "DELETE FROM blobs WHERE rowid IN (SELECT rowid FROM blobs
+                     WHERE expires_at IS NOT NULL AND expires_at <= ?1 LIMIT 64)",
+                )?
+                .execute(params![now])?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let id = id.to_owned();
+        let now = unix_millis();
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached(
+                    "SELECT value FROM blobs WHERE kind = ?1 AND id = ?2
+                     AND (expires_at IS NULL OR expires_at > ?3)",
+                )?
+                .query_row(params![kind.as_str(), id, now], |row| row.get(0))
+                .optional()
+            })
+            .await
     }
 
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {

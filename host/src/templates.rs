@@ -1,0 +1,124 @@
+//! Templates: the XML files of `host/templates/` (embedded in the binary) plus an operator's
+//! `PRESSPACK_TEMPLATES_DIR`, each parsed by the engine's template parser at start-up: a
+//! broken file stops start-up with a message naming it. `svc.template.getTemplate` serves
+//! the XML as stored.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use presspack_engine::model::{MAX_TEMPLATE_BYTES, Template};
+
+use crate::api::{ApiError, Call, ErrorCode, Reply};
+use crate::app::AppState;
+
+/// `(file name, XML)` of every built-in template.
+const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_templates.rs"));
+
+/// One template: its XML as served, and the parsed form.
+pub struct TemplateEntry {
+    pub xml: String,
+    pub template: Template,
+}
+
+pub struct Templates {
+    by_code: BTreeMap<String, TemplateEntry>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("template {file}: {message}")]
+pub struct TemplatesError {
+    file: String,
+    message: String,
+}
+
+impl Templates {
+    /// The built-in templates, then those of `dir` (which may replace a built-in one).
+    pub fn load(dir: Option<&Path>) -> Result<Templates, TemplatesError> {
+        let mut templates = Templates {
+            by_code: BTreeMap::new(),
+        };
+        for (name, xml) in BUILTIN {
+            templates.add(&format!("host/templates/{name}"), name, xml.to_string())?;
+        }
+        if let Some(dir) = dir {
+            let error = |message: String| TemplatesError {
+                file: dir.display().to_string(),
+                message,
+            };
+            let mut paths: Vec<_> = std::fs::read_dir(dir)
+                .map_err(|e| error(e.to_string()))?
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let file = path.display().to_string();
+                let bad = |message: String| TemplatesError {
+                    file: file.clone(),
+                    message,
+                };
+                let size = std::fs::metadata(&path)
+                    .map_err(|e| bad(e.to_string()))?
+                    .len();
+                if size > MAX_TEMPLATE_BYTES as u64 {
+                    return Err(bad(format!(
+                        "{size} bytes is more than {MAX_TEMPLATE_BYTES}"
+                    )));
+                }
+                let xml = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                templates.add(&file, &name, xml)?;
+            }
+        }
+        Ok(templates)
+    }
+
+    fn add(&mut self, file: &str, name: &str, xml: String) -> Result<(), TemplatesError> {
+        let bad = |message: String| TemplatesError {
+            file: file.to_owned(),
+            message,
+        };
+        let template = Template::parse(&xml).map_err(|e| bad(e.to_string()))?;
+        if name.strip_suffix(".xml") != Some(template.code.as_str()) {
+            return Err(bad(format!(
+                "the file of template {:?} must be named {:?}",
+                template.code,
+                format!("{}.xml", template.code)
+            )));
+        }
+        self.by_code
+            .insert(template.code.clone(), TemplateEntry { xml, template });
+        Ok(())
+    }
+
+    pub fn get(&self, code: &str) -> Option<&TemplateEntry> {
+        self.by_code.get(code)
+    }
+
+    pub fn codes(&self) -> impl Iterator<Item = &str> {
+        self.by_code.keys().map(String::as_str)
+    }
+
+    /// Every template's XML, for the engine instances.
+    pub fn documents(&self) -> Vec<String> {
+        self.by_code.values().map(|t| t.xml.clone()).collect()
+    }
+}
+
+/// `svc.template.getTemplate`: the XML of a template code.
+pub async fn get_template(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let code = call
+        .params
+        .text("templateCode", 128)?
+        .ok_or_else(|| ApiError::missing("templateCode"))?;
+    let entry = state.templates.get(code).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::UnknownTemplate,
+            format!("templateCode: {code:?} is not a template"),
+        )
+    })?;
+    Ok(Reply::document(
+        "application/xml",
+        entry.xml.clone().into_bytes(),
+    ))
+}
