@@ -54,7 +54,7 @@ impl BoxType {
     }
 }
 
-/// One side to draw, with sides drawn on top of it.
+/// One side to draw, with sides drawn on top of it (overlays draw only their own data).
 #[derive(Debug, Clone)]
 pub struct RenderRequest {
     pub side: Side,
@@ -222,9 +222,13 @@ impl Engine {
             .map_err(EngineError::Raster)?;
         let mut report = LayoutReport::default();
         let mut decoded: HashMap<&str, DecodedImage> = HashMap::new();
-        for side in std::iter::once(&request.side).chain(&request.overlays) {
+        // Overlays (watermarks, proofs) draw only their own data: their templates' defaults,
+        // a white background box first of all, would hide the side beneath.
+        let sides = std::iter::once((&request.side, request.partial))
+            .chain(request.overlays.iter().map(|overlay| (overlay, true)));
+        for (side, partial) in sides {
             let template = self.template(&side.template_code)?;
-            let scene = layout_side(&self.book, template, side, request.partial, &mut report)
+            let scene = layout_side(&self.book, template, side, partial, &mut report)
                 .map_err(EngineError::Layout)?;
             for uri in &report.images {
                 if decoded.contains_key(uri.as_str()) {

@@ -139,7 +139,12 @@ async fn fetch_images(
     request: &RenderParams,
 ) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
     let mut images: Vec<(String, Vec<u8>)> = Vec::new();
-    for side in std::iter::once(&request.side).chain(&request.overlays) {
+    for (index, side) in std::iter::once(&request.side)
+        .chain(&request.overlays)
+        .enumerate()
+    {
+        // Overlays draw only their own data (no template images).
+        let is_main = index == 0;
         let Some(entry) = state.templates.get(&side.template_code) else {
             return Err(ApiError::new(
                 ErrorCode::UnknownTemplate,
@@ -165,10 +170,12 @@ async fn fetch_images(
                 (ItemKind::FixedImage(fixed), Some(Datum::FixedImage(d))) => {
                     d.resource_uri.as_deref().map(|uri| (uri, fixed.image_box))
                 }
-                (ItemKind::FixedImage(fixed), None) if !request.partial => match &fixed.source {
-                    FixedImageSource::Resource(uri) => Some((uri.as_str(), fixed.image_box)),
-                    _ => None,
-                },
+                (ItemKind::FixedImage(fixed), None) if !request.partial && is_main => {
+                    match &fixed.source {
+                        FixedImageSource::Resource(uri) => Some((uri.as_str(), fixed.image_box)),
+                        _ => None,
+                    }
+                }
                 _ => None,
             };
             let Some((uri, placement)) = placed else {

@@ -131,7 +131,9 @@ pub async fn create_key(store: &SharedStore, permissions: &[Permission]) -> ApiK
 pub struct ApiResponse {
     pub status: u16,
     pub content_type: String,
+    /// The body as text (lossy for binary bodies; see `bytes`).
     pub body: String,
+    pub bytes: Vec<u8>,
 }
 
 impl ApiResponse {
@@ -142,10 +144,12 @@ impl ApiResponse {
             .get("content-type")
             .map(|v| v.to_str().unwrap().to_owned())
             .unwrap_or_default();
+        let bytes = response.bytes().await.unwrap().to_vec();
         ApiResponse {
             status,
             content_type,
-            body: response.text().await.unwrap(),
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+            bytes,
         }
     }
 

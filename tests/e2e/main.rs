@@ -7,6 +7,9 @@ mod cli;
 mod designs;
 mod packs;
 mod physical_spec;
+mod render;
+#[path = "../../engine/tests/support/scenes.rs"]
+mod scenes;
 mod store;
 mod transport;
 mod warnings;

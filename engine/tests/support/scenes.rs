@@ -114,7 +114,16 @@ fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) {
 /// On a mismatch writes `<name>.{expected,actual,diff}.png` under `target/scene-diffs/` and
 /// says where. With `PRESSPACK_BLESS=1` the reference is (re)written instead.
 pub fn check_reference(name: &str, actual_png: &[u8]) -> Result<(), String> {
-    let reference = scenes_dir().join("reference").join(format!("{name}.png"));
+    check_reference_in(&scenes_dir().join("reference"), name, actual_png)
+}
+
+/// [`check_reference`] against `<reference_dir>/<name>.png`.
+pub fn check_reference_in(
+    reference_dir: &Path,
+    name: &str,
+    actual_png: &[u8],
+) -> Result<(), String> {
+    let reference = reference_dir.join(format!("{name}.png"));
     if std::env::var_os("PRESSPACK_BLESS").is_some() {
         std::fs::create_dir_all(reference.parent().unwrap()).unwrap();
         std::fs::write(&reference, actual_png).unwrap();
