@@ -163,14 +163,14 @@ fn representative_side(template: &Template, index: usize) -> Value {
         "colour": {"type": "CMYK", "c": 4, "m": 0, "y": 8, "k": 0}})];
     for (n, item) in template.items.iter().enumerate() {
         let link = item.link_id.as_str();
-        if link.starts_with("back_line_") {
+        if let Some(line) = link.strip_prefix("back_line_") {
             let colour = if n % 2 == 0 {
                 json!({"type": "RGB", "r": 20, "g": 40, "b": 160})
             } else {
                 json!({"type": "CMYK", "c": 0, "m": 80, "y": 60, "k": 20})
             };
             data.push(json!({"type": "textData", "linkId": link,
-                "text": format!("{} line {} Ågüé", families[n % 3], &link["back_line_".len()..]),
+                "text": format!("{} line {} Ågüé", families[n % 3], line),
                 "font": {"fontFamily": families[n % 3], "bold": n % 2 == 0, "italic": n % 4 >= 2},
                 "colour": colour}));
         } else if link.starts_with("variable_image") {
