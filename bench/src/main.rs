@@ -165,6 +165,7 @@ const MAX_RATE: u64 = 60_000;
 struct Figures {
     requests_per_second: f64,
     p50: Duration,
+    p95: Duration,
     p99: Duration,
     errors: usize,
     /// CPU time the server side (the server process, plus Redis when it is the store)
@@ -292,6 +293,7 @@ async fn load(
     Figures {
         requests_per_second: latencies.len() as f64 / elapsed,
         p50: percentile(0.50),
+        p95: percentile(0.95),
         p99: percentile(0.99),
         errors,
         server_cpu_per_request,
@@ -325,10 +327,11 @@ fn params(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 
 fn row(name: &str, figures: &Figures, baseline: &Figures) {
     println!(
-        "| {name} | {:.0} | {:.2} | {:.2} | {:.2} | {} | {} |",
+        "| {name} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} |",
         figures.requests_per_second,
         figures.requests_per_second / baseline.requests_per_second,
         figures.p50.as_secs_f64() * 1e3,
+        figures.p95.as_secs_f64() * 1e3,
         figures.p99.as_secs_f64() * 1e3,
         figures
             .server_cpu_per_request
@@ -409,9 +412,9 @@ async fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     println!(
-        "| case | requests/s | ratio to trivial | p50 ms | p99 ms | server CPU µs/request | errors |"
+        "| case | requests/s | ratio to trivial | p50 ms | p95 ms | p99 ms | server CPU µs/request | errors |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     row("trivial axum handler", &baseline, &baseline);
     let mut signing_costs = Vec::new();
     for (store, env) in &stores {
@@ -424,6 +427,7 @@ async fn main() {
             open_store(&config).await.unwrap().as_ref(),
             NewKey {
                 name: "bench".into(),
+                grant: vec![keys::Permission::RenderSide],
                 ..NewKey::default()
             },
         )
@@ -472,6 +476,18 @@ async fn main() {
             params: params(&[("method", "svc.pack.getPack"), ("packId", &pack_id)]),
             signer: signer.clone(),
         };
+        if *store == "embedded" {
+            render_cases(
+                &endpoint,
+                &signer,
+                &config,
+                concurrency,
+                seconds,
+                &side,
+                &baseline,
+            )
+            .await;
+        }
         let signed = load(&get, concurrency, seconds, Some(&side)).await;
         row(
             &format!("getPack, signed, {store} store"),
@@ -522,6 +538,88 @@ async fn main() {
         );
     }
     clean_redis(&args.redis_url, &prefix);
+}
+
+/// renderSide of a text-only business card side and of one with a photo (both 1024 px,
+/// signed), and text.measure of a 40-character line (unsigned), over HTTP. Renders are
+/// sent by as many clients as the server has engine instances, so latency is service time,
+/// not queueing.
+async fn render_cases(
+    endpoint: &str,
+    signer: &Option<(String, String)>,
+    config: &Config,
+    concurrency: usize,
+    seconds: u64,
+    side: &ServerSide,
+    baseline: &Figures,
+) {
+    let photo = include_bytes!("../../engine/tests/scenes/images/photo.jpg");
+    open_store(config)
+        .await
+        .unwrap()
+        .put_blob(
+            presspack::store::Kind::ImageRendition,
+            "bench-photo/print",
+            photo,
+            None,
+        )
+        .await
+        .unwrap();
+    let lines: Vec<serde_json::Value> = (1..=11)
+        .map(|n| {
+            serde_json::json!({"type": "textData", "linkId": format!("back_line_{n}"),
+            "text": format!("Line {n}: Ada Lovelace, Analytical Engine")})
+        })
+        .collect();
+    let text_side = serde_json::json!({"type": "details", "sideNum": 1,
+        "templateCode": "businesscard_full_text_landscape", "data": lines})
+    .to_string();
+    let photo_side = serde_json::json!({"type": "image", "sideNum": 1,
+        "templateCode": "businesscard_full_image_landscape", "data": [{"type": "imageData",
+        "linkId": "variable_image_front", "resourceUri": "store://bench-photo",
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 90, "height": 60, "angle": 0}}]})
+    .to_string();
+    let basket = serde_json::json!({"items": [{"resourceUri": "store://bench-photo", "imageItems": [
+        {"type": "print", "resourceUri": "store://bench-photo/print", "width": 900, "height": 600}]}]})
+    .to_string();
+    let instances = std::thread::available_parallelism().map_or(2, |n| n.get());
+    for (name, side_json) in [("text-only", &text_side), ("with a photo", &photo_side)] {
+        let render = Request {
+            post: true,
+            endpoint: endpoint.to_owned(),
+            params: params(&[
+                ("method", "svc.pack.renderSide"),
+                ("side", side_json),
+                ("imageBasket", &basket),
+                ("boxType", "bleed"),
+                ("maxSide", "1024"),
+            ]),
+            signer: signer.clone(),
+        };
+        let figures = load(&render, instances, seconds, Some(side)).await;
+        row(
+            &format!("renderSide {name}, 1024 px, {instances} clients"),
+            &figures,
+            baseline,
+        );
+    }
+    let measure = Request {
+        post: false,
+        endpoint: endpoint.to_owned(),
+        params: params(&[
+            ("method", "svc.text.measure"),
+            ("text", "Sphinx of black quartz, judge my vow! 40"),
+            ("fontSize", "10"),
+            ("fontSizeUnits", "pt"),
+            (
+                "font",
+                r#"{"fontFamily": "helvetica", "bold": false, "italic": false}"#,
+            ),
+        ]),
+        signer: None,
+    };
+    let figures = load(&measure, concurrency, seconds, Some(side)).await;
+    row("text.measure, 40 characters", &figures, baseline);
 }
 
 /// Deletes the benchmark's keys from Redis (one Lua call, in batches within Lua's limits).

@@ -1,4 +1,5 @@
-//! Pack warnings PV001-PV003, PVD001, PVI001, PVI002 and their effect on drop-ins.
+//! Pack warnings (PV001-PV003, PV010, PV011, PVD001, PVI001-PVI004) and their effect on
+//! drop-ins.
 
 use serde_json::{Value, json};
 
@@ -7,6 +8,7 @@ use crate::helpers::{StoreKind, spawn_app};
 
 both_stores!(
     each_structural_warning_is_reported_with_its_element,
+    template_and_resolution_warnings_do_not_block_ordering,
     warnings_hide_the_finish_drop_in_until_fixed,
 );
 
@@ -76,6 +78,62 @@ async fn each_structural_warning_is_reported_with_its_element(kind: StoreKind) {
         .create_pack("businesscard", &[("pack", &pack.to_string())])
         .await;
     assert_eq!(body["warnings"], json!([]));
+}
+
+/// A basket holding image `store://abc` with a print rendition of `width` x `height` pixels.
+fn basket(width: u32, height: u32) -> Value {
+    json!({"items": [{"resourceUri": "store://abc", "imageItems": [
+        {"type": "print", "resourceUri": "store://abc/print", "width": width, "height": height, "rotation": 0}]}]})
+}
+
+async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": "store://abc", "imageBox": image_box()}]);
+    let cases = [
+        (
+            json!({"sides": [{"type": "image", "sideNum": 1, "templateCode": "minicard_full_image_landscape"}]}),
+            "PV010",
+            "pack.sides.image.1",
+            "not a businesscard template",
+        ),
+        (
+            json!({"sides": [image_side(json!([{"type": "textData", "linkId": "nope", "text": "x"}]))]}),
+            "PV011",
+            "pack.sides.image.1.nope",
+            "not an item",
+        ),
+        // 400 px down 59 mm is 172 dpi (the lesser of the two axes); 200 px is 86 dpi.
+        (
+            json!({"sides": [image_side(placed.clone())], "imageBasket": basket(600, 400)}),
+            "PVI003",
+            "pack.sides.image.1.variable_image_front",
+            "172 dpi",
+        ),
+        (
+            json!({"sides": [image_side(placed)], "imageBasket": basket(300, 200)}),
+            "PVI004",
+            "pack.sides.image.1.variable_image_front",
+            "86 dpi",
+        ),
+    ];
+    for (pack, code, element, says) in cases {
+        let body = app
+            .create_pack("businesscard", &[("pack", &pack.to_string())])
+            .await;
+        let warnings = body["warnings"].as_array().unwrap();
+        assert_eq!(warnings.len(), 1, "{code}: {warnings:?}");
+        assert_eq!(warnings[0]["code"], code);
+        assert_eq!(warnings[0]["element"], element, "{code}");
+        let message = warnings[0]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{code}: {message}");
+        assert!(
+            body["dropIns"]["finish"].is_string(),
+            "{code} does not block ordering"
+        );
+        let id = body["packId"].as_str().unwrap();
+        assert_eq!(app.get_pack(id).await.ok()["warnings"][0]["code"], code);
+    }
 }
 
 async fn warnings_hide_the_finish_drop_in_until_fixed(kind: StoreKind) {

@@ -30,4 +30,4 @@ pub use template::{
     TEMPLATE_NAMESPACE, Template, TemplateError, TemplateFont, TemplateItem, TextConstraints,
     TextItem, VerticalAlignment,
 };
-pub use warnings::{Warning, WarningCode, pack_warnings};
+pub use warnings::{Warning, WarningCode, pack_warnings, template_warnings};

@@ -1,14 +1,15 @@
 //! Pack warnings (wire-formats section 5). A warning never fails a call; it is reported with
 //! the pack and decides which drop-ins the pack is offered.
 //!
-//! This module has the structural checks, which need only the pack and its product.
-//! Checks against templates and rendered text arrive with the templates and the engine.
+//! [`pack_warnings`] has the structural checks, which need only the pack and its product;
+//! [`template_warnings`] those that need the sides' templates (template of the product, link
+//! ids, image resolution). Text fit and font fallback (PVT001, PVT002) need layout.
 
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Datum, Pack, Product};
+use super::{Datum, ImageBasket, Pack, Product, Template};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
@@ -38,13 +39,33 @@ pub enum WarningCode {
     /// imageBox without resourceUri, or the reverse.
     #[serde(rename = "PVI002")]
     ImagePlacementIncomplete,
+    /// A side's templateCode is not a template of this product.
+    #[serde(rename = "PV010")]
+    TemplateNotOfProduct,
+    /// A datum's linkId is not in its side's template.
+    #[serde(rename = "PV011")]
+    UnknownLinkId,
+    /// An image prints below 300 dpi at its placed size.
+    #[serde(rename = "PVI003")]
+    LowResolution,
+    /// An image prints below 150 dpi (poor quality).
+    #[serde(rename = "PVI004")]
+    PoorResolution,
 }
 
 impl WarningCode {
     /// Warnings that make a pack unfit to order: the `finish` drop-in and the cart refuse them.
     pub fn blocks_ordering(self) -> bool {
-        // Every structural warning does; text-fit and image-quality warnings will not.
-        true
+        // wire-formats section 6: finish allows none of PV001-PV003, PVD001, PVI001, PVI002.
+        matches!(
+            self,
+            WarningCode::CardCountMismatch
+                | WarningCode::CardListMismatch
+                | WarningCode::DuplicateSide
+                | WarningCode::NoImageSide
+                | WarningCode::ImageNotInBasket
+                | WarningCode::ImagePlacementIncomplete
+        )
     }
 }
 
@@ -137,10 +158,109 @@ pub fn pack_warnings(pack: &Pack, product: &Product) -> Vec<Warning> {
     warnings
 }
 
+/// Printing resolution below which an image gets PVI003, and PVI004.
+pub const GOOD_DPI: f64 = 300.0;
+pub const POOR_DPI: f64 = 150.0;
+
+/// The warnings that need each side's template: PV010 (no template of this product by that
+/// code), PV011 (a datum's linkId is not in the template) and PVI003/PVI004 (an image's
+/// resolution at its placed size, from the pixel size of the basket item's largest
+/// rendition).
+pub fn template_warnings<'t>(
+    pack: &Pack,
+    product: &Product,
+    template: &dyn Fn(&str) -> Option<&'t Template>,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    for side in &pack.sides {
+        let Some(template) = template(&side.template_code).filter(|t| of_product(t, product))
+        else {
+            warnings.push(Warning {
+                element: side.element(),
+                code: WarningCode::TemplateNotOfProduct,
+                message: format!(
+                    "templateCode {:?} is not a {} template",
+                    side.template_code, product.code
+                ),
+            });
+            continue;
+        };
+        for datum in &side.data {
+            let element = format!("{}.{}", side.element(), datum.link_id());
+            if template.item(datum.link_id()).is_none() {
+                warnings.push(Warning {
+                    element,
+                    code: WarningCode::UnknownLinkId,
+                    message: format!(
+                        "linkId {:?} is not an item of template {}; it is kept but not drawn",
+                        datum.link_id(),
+                        template.code
+                    ),
+                });
+                continue;
+            }
+            if let Datum::Image(image) = datum
+                && let (Some(uri), Some(placed)) = (&image.resource_uri, image.image_box)
+                && let Some((width, height)) = largest_rendition(&pack.image_basket, uri)
+            {
+                let inches = |mm: f64| mm / 25.4;
+                let dpi = (f64::from(width) / inches(placed.width))
+                    .min(f64::from(height) / inches(placed.height));
+                if dpi < GOOD_DPI {
+                    let (code, quality) = if dpi < POOR_DPI {
+                        (WarningCode::PoorResolution, "poor quality")
+                    } else {
+                        (WarningCode::LowResolution, "below 300 dpi")
+                    };
+                    // (less a hair, so that 900.0000001 pixels asks for 900)
+                    let needed = |mm: f64| libm::ceil(inches(mm) * GOOD_DPI - 1e-6);
+                    warnings.push(Warning {
+                        element,
+                        code,
+                        message: format!(
+                            "image {uri:?} prints at {dpi:.0} dpi ({quality}): {width}x{height} \
+                             pixels over {:.1} x {:.1} mm; 300 dpi needs {}x{} pixels",
+                            placed.width,
+                            placed.height,
+                            needed(placed.width),
+                            needed(placed.height)
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    warnings
+}
+
+/// A template is of a product when its print area is the product's, either way round.
+fn of_product(template: &Template, product: &Product) -> bool {
+    let (w, h) = (template.print_area.width, template.print_area.height);
+    let print = product.boxes.print;
+    let close = |a: f64, b: f64| (a - b).abs() < 0.01;
+    (close(w, print.width) && close(h, print.height))
+        || (close(w, print.height) && close(h, print.width))
+}
+
+/// Pixel size of the largest rendition of the basket item an image URI names.
+fn largest_rendition(basket: &ImageBasket, uri: &str) -> Option<(u32, u32)> {
+    let item = basket.items.iter().find(|item| {
+        item.resource_uri == uri
+            || item
+                .image_items
+                .iter()
+                .any(|r| r.resource_uri.as_deref() == Some(uri))
+    })?;
+    item.image_items
+        .iter()
+        .filter_map(|r| Some((r.width?, r.height?)))
+        .max_by_key(|&(w, h)| u64::from(w) * u64::from(h))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Catalogue;
+    use crate::model::{Catalogue, Template};
 
     fn codes(json: &str) -> Vec<(WarningCode, String)> {
         let product = Catalogue::builtin().product("businesscard").unwrap();
@@ -199,6 +319,57 @@ mod tests {
             )),
             [(ImagePlacementIncomplete, element)]
         );
+    }
+
+    #[test]
+    fn template_warnings_check_product_link_ids_and_resolution() {
+        use WarningCode::*;
+        let product = Catalogue::builtin().product("businesscard").unwrap();
+        let template = Template::parse(include_str!(
+            "../../tests/scenes/templates/sample_all_items.xml"
+        ))
+        .unwrap();
+        let lookup = |code: &str| (code == "sample_all_items").then_some(&template);
+        let pack = |side: &str, basket: &str| {
+            let json = format!(r#"{{"sides":[{side}],"imageBasket":{{"items":[{basket}]}}}}"#);
+            let pack = Pack::parse(&json, "pack", product).unwrap();
+            template_warnings(&pack, product, &lookup)
+                .into_iter()
+                .map(|w| (w.code, w.message))
+                .collect::<Vec<_>>()
+        };
+        let other = pack(
+            r#"{"type":"image","sideNum":1,"templateCode":"minicard_x"}"#,
+            "",
+        );
+        assert_eq!(other[0].0, TemplateNotOfProduct);
+        let image = |width: f64| {
+            format!(
+                r#"{{"type":"image","sideNum":1,"templateCode":"sample_all_items","data":[
+                {{"type":"imageData","linkId":"photo","resourceUri":"store://p","imageBox":{{"center":{{"x":20,"y":29}},"width":{width},"height":{width}}}}},
+                {{"type":"textData","linkId":"nope","text":"x"}}]}}"#
+            )
+        };
+        // 600 px over 25.4 mm is 600 dpi; over 76.2 mm 200 dpi; over 127 mm 120 dpi.
+        let basket = r#"{"resourceUri":"store://p","imageItems":[
+            {"type":"preview","resourceUri":"store://p/preview","width":100,"height":100},
+            {"type":"print","resourceUri":"store://p/print","width":600,"height":600}]}"#;
+        let codes = |w| {
+            pack(&image(w), basket)
+                .into_iter()
+                .map(|(c, _)| c)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(codes(25.4), [UnknownLinkId]);
+        assert_eq!(codes(76.2), [LowResolution, UnknownLinkId]);
+        assert_eq!(codes(127.0), [PoorResolution, UnknownLinkId]);
+        let message = &pack(&image(76.2), basket)[0].1;
+        assert!(
+            message.contains("200 dpi") && message.contains("900x900"),
+            "{message}"
+        );
+        assert!(!LowResolution.blocks_ordering() && !UnknownLinkId.blocks_ordering());
+        assert!(ImageNotInBasket.blocks_ordering());
     }
 
     #[test]

@@ -193,7 +193,13 @@ pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, Api
             "createPack needs a signed call",
         )
     })?;
-    let mut record = PackRecord::new(product, &pack, physical_spec, &creator.consumer_key)?;
+    let mut record = PackRecord::new(
+        product,
+        &pack,
+        physical_spec,
+        &creator.consumer_key,
+        &state.templates,
+    )?;
     record.tracking_id = tracking_id.map(str::to_owned);
     record.friendly_name = friendly_name.map(str::to_owned);
     record.start_again_url = start_again_url;
@@ -226,7 +232,7 @@ pub async fn update_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, Api
         record.check_access(call.key.as_ref())?;
         let product = stored_product(state, record)?;
         let pack = read_pack(params, product)?.ok_or_else(|| ApiError::missing("pack"))?;
-        record.set_pack(&pack, product)?;
+        record.set_pack(&pack, product, &state.templates)?;
         if let Some(name) = friendly_name {
             record.friendly_name = Some(name.to_owned());
         }

@@ -3,7 +3,11 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use presspack_engine::model::{Pack, PhysicalSpec, Product, Warning, pack_warnings};
+use presspack_engine::model::{
+    Pack, PhysicalSpec, Product, Warning, pack_warnings, template_warnings,
+};
+
+use crate::templates::Templates;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -65,8 +69,9 @@ impl PackRecord {
         pack: &Pack,
         physical_spec: PhysicalSpec,
         created_by: &str,
+        templates: &Templates,
     ) -> Result<Self, ApiError> {
-        let (pack, warnings) = canonical(pack, product)?;
+        let (pack, warnings) = canonical(pack, product, templates)?;
         Ok(PackRecord {
             product: product.code.clone(),
             pack,
@@ -101,18 +106,31 @@ impl PackRecord {
     }
 
     /// Replaces the pack data and recomputes its warnings.
-    pub fn set_pack(&mut self, pack: &Pack, product: &Product) -> Result<(), ApiError> {
-        (self.pack, self.warnings) = canonical(pack, product)?;
+    pub fn set_pack(
+        &mut self,
+        pack: &Pack,
+        product: &Product,
+        templates: &Templates,
+    ) -> Result<(), ApiError> {
+        (self.pack, self.warnings) = canonical(pack, product, templates)?;
         self.updated_at = now();
         Ok(())
     }
 }
 
 /// The pack as stored (its canonical JSON) and its warnings.
-fn canonical(pack: &Pack, product: &Product) -> Result<(Box<RawValue>, Vec<Warning>), ApiError> {
+fn canonical(
+    pack: &Pack,
+    product: &Product,
+    templates: &Templates,
+) -> Result<(Box<RawValue>, Vec<Warning>), ApiError> {
     let json = serde_json::to_string(pack).map_err(|e| internal("pack", e))?;
     let raw = RawValue::from_string(json).map_err(|e| internal("pack", e))?;
-    Ok((raw, pack_warnings(pack, product)))
+    let mut warnings = pack_warnings(pack, product);
+    warnings.extend(template_warnings(pack, product, &|code| {
+        templates.get(code).map(|entry| &entry.template)
+    }));
+    Ok((raw, warnings))
 }
 
 fn not_found() -> ApiError {
