@@ -259,6 +259,14 @@ impl Engine {
         })
     }
 
+    /// Lays a side out without drawing it: what its texts and images would do.
+    pub fn report(&self, side: &Side) -> Result<LayoutReport, EngineError> {
+        let template = self.template(&side.template_code)?;
+        let mut report = LayoutReport::default();
+        layout_side(&self.book, template, side, false, &mut report).map_err(EngineError::Layout)?;
+        Ok(report)
+    }
+
     /// Measures a text as layout would set it (whole-text font substitution).
     pub fn measure(&self, request: &MeasureRequest) -> Result<Measurement, EngineError> {
         let face = self

@@ -11,6 +11,8 @@
 //!   "images": [{"resourceUri", "offset", "length"}]}` with encoded images as blobs -> frame
 //!   with header `{"width", "height", "report"}` and the PNG as its blob section.
 //! - `Measure`: [`MeasureRequest`] JSON -> [`Measurement`] JSON.
+//! - `Report`: a Side JSON -> its [`LayoutReport`] JSON (layout only, nothing drawn): text
+//!   overflow and font substitution for the pack warnings PVT001 and PVT002.
 //!
 //! A failure is `{"code": "<stable code>", "message": "..."}` ([`Failure`]).
 
@@ -35,6 +37,7 @@ pub enum Op {
     AddTemplate = 2,
     Render = 3,
     Measure = 4,
+    Report = 5,
 }
 
 impl Op {
@@ -44,6 +47,7 @@ impl Op {
             2 => Some(Op::AddTemplate),
             3 => Some(Op::Render),
             4 => Some(Op::Measure),
+            5 => Some(Op::Report),
             _ => None,
         }
     }
@@ -315,6 +319,16 @@ impl Engine {
                     height: rendered.height,
                     report: rendered.report,
                 }))
+            }
+            Op::Report => {
+                let value: Value = serde_json::from_slice(input)
+                    .map_err(|e| EngineError::Request(format!("side: {e}")))?;
+                let side = Side::from_json(value, "side").map_err(|error| EngineError::Side {
+                    path: "side".into(),
+                    error,
+                })?;
+                let report = self.report(&side)?;
+                Ok(serde_json::to_vec(&report).expect("serialises"))
             }
             Op::Measure => {
                 let request: MeasureRequest = serde_json::from_slice(input)

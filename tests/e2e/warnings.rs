@@ -116,6 +116,20 @@ async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind)
             "pack.sides.image.1.variable_image_front",
             "86 dpi",
         ),
+        (
+            json!({"sides": [image_side(json!([])), details_side(json!([{"type": "textData",
+                "linkId": "back_line_2", "text": "A line far too long to fit on a business card's narrow text line"}]))]}),
+            "PVT001",
+            "pack.sides.details.1.back_line_2",
+            "mm too wide",
+        ),
+        (
+            json!({"sides": [image_side(json!([])), details_side(json!([{"type": "textData",
+                "linkId": "back_line_2", "text": "Ahoy \u{2620}", "font": {"fontFamily": "Georgia", "bold": false, "italic": false}}]))]}),
+            "PVT002",
+            "pack.sides.details.1.back_line_2",
+            "fallback font",
+        ),
     ];
     for (pack, code, element, says) in cases {
         let body = app
@@ -134,6 +148,18 @@ async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind)
         let id = body["packId"].as_str().unwrap();
         assert_eq!(app.get_pack(id).await.ok()["warnings"][0]["code"], code);
     }
+    // A datum the template item cannot take is an error, not a warning.
+    let wrong = json!({"sides": [image_side(json!([])), details_side(json!([{"type": "imageData",
+        "linkId": "back_line_2"}]))]});
+    let message = app
+        .create_pack_response("businesscard", &[("pack", &wrong.to_string())])
+        .await
+        .error("invalid_pack");
+    assert!(message.contains("pack.sides[1]") && message.contains("back_line_2"), "{message}");
+}
+
+fn details_side(data: Value) -> Value {
+    json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data})
 }
 
 async fn warnings_hide_the_finish_drop_in_until_fixed(kind: StoreKind) {

@@ -51,6 +51,12 @@ pub enum WarningCode {
     /// An image prints below 150 dpi (poor quality).
     #[serde(rename = "PVI004")]
     PoorResolution,
+    /// A text does not fit its box.
+    #[serde(rename = "PVT001")]
+    TextOverflow,
+    /// A character had to be drawn in a fallback font.
+    #[serde(rename = "PVT002")]
+    FontSubstituted,
 }
 
 impl WarningCode {

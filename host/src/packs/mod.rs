@@ -4,12 +4,18 @@ pub mod record;
 
 use std::collections::BTreeMap;
 
-use presspack_engine::model::{Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning};
+use presspack_engine::layout::LayoutReport;
+use presspack_engine::model::{
+    Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning, WarningCode,
+};
+use presspack_engine::wire::Op;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::api::{ApiError, Call, ErrorCode, Params, Reply, truncate};
 use crate::app::AppState;
+use crate::engine_host::EngineCallError;
+use crate::render::engine_error;
 use crate::{designs, dropins};
 use record::{PackRecord, StoredPack};
 
@@ -200,12 +206,61 @@ pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, Api
         &creator.consumer_key,
         &state.templates,
     )?;
+    record.warnings.extend(text_warnings(state, &pack).await?);
     record.tracking_id = tracking_id.map(str::to_owned);
     record.friendly_name = friendly_name.map(str::to_owned);
     record.start_again_url = start_again_url;
     record.design_code = design.map(|d| d.code);
     let id = record::insert(state.store.as_ref(), &record).await?;
     pack_reply(state, &id, &record, include_spec)
+}
+
+/// PVT001 (a text does not fit its box) and PVT002 (a character came from a fallback font)
+/// for every side with a template of the pack's product, from the engine's layout of it. A
+/// datum the template cannot take (wrong kind, unknown font) makes the pack invalid.
+async fn text_warnings(state: &AppState, pack: &Pack) -> Result<Vec<Warning>, ApiError> {
+    let mut warnings = Vec::new();
+    for (index, side) in pack.sides.iter().enumerate() {
+        if state.templates.get(&side.template_code).is_none() {
+            continue; // PV010 says so already
+        }
+        let input = serde_json::to_vec(side).expect("sides serialise");
+        let report: LayoutReport = match state.engine.call(Op::Report, input).await {
+            Ok(output) => serde_json::from_slice(&output)
+                .map_err(|e| ApiError::new(ErrorCode::Internal, format!("engine report: {e}")))?,
+            Err(EngineCallError::Refused(failure)) if failure.code != "unknown_template" => {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidPack,
+                    format!("pack.sides[{index}]: {}", failure.message),
+                ));
+            }
+            Err(error) => return Err(engine_error(error)),
+        };
+        for overflow in report.overflows {
+            let mut too = Vec::new();
+            if overflow.width > 0.0 {
+                too.push(format!("{:.1} mm too wide", overflow.width));
+            }
+            if overflow.height > 0.0 {
+                too.push(format!("{:.1} mm too tall", overflow.height));
+            }
+            warnings.push(Warning {
+                element: format!("{}.{}", side.element(), overflow.link_id),
+                code: WarningCode::TextOverflow,
+                message: format!("the text is {} for its box", too.join(" and ")),
+            });
+        }
+        for link_id in report.font_substituted {
+            warnings.push(Warning {
+                element: format!("{}.{link_id}", side.element()),
+                code: WarningCode::FontSubstituted,
+                message:
+                    "a character is missing from the chosen font and is drawn in a fallback font"
+                        .into(),
+            });
+        }
+    }
+    Ok(warnings)
 }
 
 /// The pack named by `packId`, if the calling key may read and update it.
@@ -228,11 +283,15 @@ pub async fn update_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, Api
     params.required("pack")?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    // The text warnings need the engine (async), so they are worked out before the
+    // compare-and-swap loop; a pack's product never changes.
+    let product = stored_product(state, &load(state, call).await?.record)?;
+    let pack = read_pack(params, product)?.ok_or_else(|| ApiError::missing("pack"))?;
+    let text = text_warnings(state, &pack).await?;
     let stored = record::modify(state.store.as_ref(), id, |record| {
         record.check_access(call.key.as_ref())?;
-        let product = stored_product(state, record)?;
-        let pack = read_pack(params, product)?.ok_or_else(|| ApiError::missing("pack"))?;
         record.set_pack(&pack, product, &state.templates)?;
+        record.warnings.extend(text.iter().cloned());
         if let Some(name) = friendly_name {
             record.friendly_name = Some(name.to_owned());
         }
