@@ -155,7 +155,10 @@ async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind)
         .create_pack_response("businesscard", &[("pack", &wrong.to_string())])
         .await
         .error("invalid_pack");
-    assert!(message.contains("pack.sides[1]") && message.contains("back_line_2"), "{message}");
+    assert!(
+        message.contains("pack.sides[1]") && message.contains("back_line_2"),
+        "{message}"
+    );
 }
 
 fn details_side(data: Value) -> Value {
