@@ -39,7 +39,8 @@ impl BoxType {
         }
     }
 
-    fn area(self, template: &Template) -> ViewArea {
+    /// The rectangle of the template this box type draws.
+    pub fn area(self, template: &Template) -> ViewArea {
         match self {
             BoxType::Print => ViewArea {
                 left: 0.0,

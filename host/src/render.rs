@@ -155,11 +155,7 @@ async fn fetch_images(
             ));
         };
         let template = &entry.template;
-        let area = match request.box_type {
-            BoxType::Print | BoxType::Bleed => template.bleed_box,
-            BoxType::Cut => template.cut_box,
-            BoxType::Safe => template.safe_area_box,
-        };
+        let area = request.box_type.area(template);
         let pixels_per_mm = f64::from(request.max_side) / area.width.max(area.height);
         for item in &template.items {
             let datum = side.data.iter().find(|d| d.link_id() == item.link_id);
@@ -193,22 +189,12 @@ async fn fetch_images(
 }
 
 fn basket_item<'b>(basket: &'b ImageBasket, uri: &str) -> Result<&'b ImageBasketItem, ApiError> {
-    basket
-        .items
-        .iter()
-        .find(|item| {
-            item.resource_uri == uri
-                || item
-                    .image_items
-                    .iter()
-                    .any(|r| r.resource_uri.as_deref() == Some(uri))
-        })
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::MissingImage,
-                format!("imageBasket: no item for resourceUri {uri:?}, which the side uses"),
-            )
-        })
+    basket.item(uri).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::MissingImage,
+            format!("imageBasket: no item for resourceUri {uri:?}, which the side uses"),
+        )
+    })
 }
 
 /// The smallest rendition at least as large as the image is drawn (else the largest), read

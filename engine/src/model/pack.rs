@@ -460,7 +460,12 @@ pub struct ImageBasket {
 impl ImageBasket {
     /// Whether `uri` names an item of the basket or one of its renditions.
     pub fn contains(&self, uri: &str) -> bool {
-        self.items.iter().any(|item| {
+        self.item(uri).is_some()
+    }
+
+    /// The item an image URI names: the item's own URI or one of its renditions'.
+    pub fn item(&self, uri: &str) -> Option<&ImageBasketItem> {
+        self.items.iter().find(|item| {
             item.resource_uri == uri
                 || item
                     .image_items

@@ -250,13 +250,7 @@ fn of_product(template: &Template, product: &Product) -> bool {
 
 /// Pixel size of the largest rendition of the basket item an image URI names.
 fn largest_rendition(basket: &ImageBasket, uri: &str) -> Option<(u32, u32)> {
-    let item = basket.items.iter().find(|item| {
-        item.resource_uri == uri
-            || item
-                .image_items
-                .iter()
-                .any(|r| r.resource_uri.as_deref() == Some(uri))
-    })?;
+    let item = basket.item(uri)?;
     item.image_items
         .iter()
         .filter_map(|r| Some((r.width?, r.height?)))
