@@ -122,3 +122,57 @@ pub async fn get_template(state: &AppState, call: &Call<'_>) -> Result<Reply, Ap
         entry.xml.clone().into_bytes(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BUILT_IN: &str = "minicard_full_image_landscape";
+
+    #[test]
+    fn an_operators_directory_adds_and_replaces_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let original = &Templates::load(None)
+            .unwrap()
+            .get(BUILT_IN)
+            .unwrap()
+            .xml
+            .clone();
+        let added = original.replace(BUILT_IN, "house_style");
+        std::fs::write(dir.path().join("house_style.xml"), &added).unwrap();
+        let replaced = original.replace("<Red>255</Red>", "<Red>250</Red>");
+        std::fs::write(dir.path().join(format!("{BUILT_IN}.xml")), &replaced).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a template").unwrap();
+        let templates = Templates::load(Some(dir.path())).unwrap();
+        assert_eq!(templates.get("house_style").unwrap().xml, added);
+        assert_eq!(templates.get(BUILT_IN).unwrap().xml, replaced);
+        assert_eq!(templates.codes().count(), 31);
+    }
+
+    #[test]
+    fn a_broken_template_stops_loading_naming_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let xml = Templates::load(None)
+            .unwrap()
+            .get(BUILT_IN)
+            .unwrap()
+            .xml
+            .clone();
+        let broken = dir.path().join("broken.xml");
+        std::fs::write(
+            &broken,
+            xml.replace(BUILT_IN, "broken")
+                .replace("<Width>74</Width>", "<Width>-1</Width>"),
+        )
+        .unwrap();
+        let error = Templates::load(Some(dir.path())).err().unwrap().to_string();
+        assert!(
+            error.contains("broken.xml") && error.contains("Width"),
+            "{error}"
+        );
+        // A file must be named after its code.
+        std::fs::write(&broken, &xml).unwrap();
+        let error = Templates::load(Some(dir.path())).err().unwrap().to_string();
+        assert!(error.contains("must be named"), "{error}");
+    }
+}
