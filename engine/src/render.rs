@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -177,6 +178,51 @@ pub struct Engine {
     book: FontBook,
     templates: HashMap<String, Template>,
     glyph_cache: std::sync::Mutex<GlyphCache>,
+    image_cache: std::sync::Mutex<ImageCache>,
+}
+
+/// Decoded images kept across renders, by their encoded bytes (a hash finds the entry, the
+/// bytes themselves confirm it, so two images can never be confused). Cleared when it
+/// holds more than [`MAX_CACHED_PIXELS`].
+#[derive(Default)]
+struct ImageCache {
+    /// Hash of the encoded bytes -> (encoded bytes, decoded image) with that hash.
+    entries: HashMap<u64, Vec<CachedImage>>,
+    pixels: u64,
+}
+
+type CachedImage = (Vec<u8>, Arc<DecodedImage>);
+
+/// Decoded pixels an engine keeps between renders (4 bytes each).
+pub const MAX_CACHED_PIXELS: u64 = 16_000_000;
+
+impl ImageCache {
+    fn decode(&mut self, bytes: &[u8]) -> Result<Arc<DecodedImage>, ImageError> {
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hasher::write(&mut hasher, bytes);
+        let key = std::hash::Hasher::finish(&hasher);
+        if let Some((_, image)) = self
+            .entries
+            .get(&key)
+            .and_then(|list| list.iter().find(|(b, _)| b.as_slice() == bytes))
+        {
+            return Ok(Arc::clone(image));
+        }
+        let image = Arc::new(decode_image(bytes)?);
+        let pixels = u64::from(image.width()) * u64::from(image.height());
+        if self.pixels + pixels > MAX_CACHED_PIXELS {
+            self.entries.clear();
+            self.pixels = 0;
+        }
+        if pixels <= MAX_CACHED_PIXELS {
+            self.pixels += pixels;
+            self.entries
+                .entry(key)
+                .or_default()
+                .push((bytes.to_vec(), Arc::clone(&image)));
+        }
+        Ok(image)
+    }
 }
 
 impl Engine {
@@ -185,6 +231,7 @@ impl Engine {
             book,
             templates: HashMap::new(),
             glyph_cache: std::sync::Mutex::new(GlyphCache::default()),
+            image_cache: std::sync::Mutex::new(ImageCache::default()),
         }
     }
 
@@ -222,7 +269,7 @@ impl Engine {
         let mut canvas = Canvas::new(request.box_type.area(template), request.max_side)
             .map_err(EngineError::Raster)?;
         let mut report = LayoutReport::default();
-        let mut decoded: HashMap<&str, DecodedImage> = HashMap::new();
+        let mut decoded: HashMap<&str, Arc<DecodedImage>> = HashMap::new();
         // Overlays (watermarks, proofs) draw only their own data: their templates' defaults,
         // a white background box first of all, would hide the side beneath.
         let sides = std::iter::once((&request.side, request.partial))
@@ -238,17 +285,22 @@ impl Engine {
                 let (uri, bytes) = images
                     .get_key_value(uri.as_str())
                     .ok_or_else(|| EngineError::Raster(RasterError::MissingImage(uri.clone())))?;
-                let image = decode_image(bytes).map_err(|error| EngineError::Image {
-                    resource_uri: uri.clone(),
-                    error,
-                })?;
+                let image = self
+                    .image_cache
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .decode(bytes)
+                    .map_err(|error| EngineError::Image {
+                        resource_uri: uri.clone(),
+                        error,
+                    })?;
                 decoded.insert(uri.as_str(), image);
             }
             // A poisoned cache only means a render panicked mid-way; its glyphs are whole.
             let mut glyph_cache = self.glyph_cache.lock().unwrap_or_else(|e| e.into_inner());
             canvas
                 .draw(&scene, &self.book, &mut glyph_cache, &|uri| {
-                    decoded.get(uri)
+                    decoded.get(uri).map(|image| &**image)
                 })
                 .map_err(EngineError::Raster)?;
         }
