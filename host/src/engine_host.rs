@@ -136,7 +136,7 @@ impl EngineHost {
         Ok(host)
     }
 
-    /// Runs one engine call on a pooled instance (on a blocking thread).
+    /// Runs one engine call on a pooled instance (renders on a blocking thread).
     pub async fn call(
         self: &Arc<Self>,
         op: Op,
@@ -147,10 +147,16 @@ impl EngineHost {
             .acquire()
             .await
             .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
-        let host = Arc::clone(self);
-        tokio::task::spawn_blocking(move || host.call_blocking(op, &input))
-            .await
-            .map_err(|e| EngineCallError::Trapped(e.to_string()))?
+        if op == Op::Render {
+            let host = Arc::clone(self);
+            tokio::task::spawn_blocking(move || host.call_blocking(op, &input))
+                .await
+                .map_err(|e| EngineCallError::Trapped(e.to_string()))?
+        } else {
+            // Measurements and layout reports take microseconds: handing them to a blocking
+            // thread would cost more than running them here.
+            self.call_blocking(op, &input)
+        }
     }
 
     /// Runs one call on the calling thread; at most `instances` may run at once.
