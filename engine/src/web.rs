@@ -15,13 +15,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::layout::LayoutReport;
-use crate::model::{FromJson, Side, Template};
-use crate::render::{BoxType, Engine, MeasureRequest, RenderRequest};
+use crate::model::Template;
+use crate::render::{Engine, MeasureRequest};
 use crate::text::{FontBook, FontCatalogue};
+use crate::wire::RenderHeaderInput;
 
 #[derive(Deserialize)]
 struct Face {
@@ -34,18 +34,6 @@ struct Image {
     #[serde(rename = "resourceUri")]
     resource_uri: String,
     bytes: serde_bytes::ByteBuf,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RenderInput {
-    side: Value,
-    #[serde(default)]
-    overlays: Vec<Value>,
-    box_type: BoxType,
-    max_side: u32,
-    #[serde(default)]
-    partial: bool,
 }
 
 #[derive(Serialize)]
@@ -92,22 +80,9 @@ impl WebEngine {
 
     /// Renders a side: `{png, width, height, report}`.
     pub fn render(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
-        let input: RenderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
+        let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
         let images: Vec<Image> = serde_wasm_bindgen::from_value(images).map_err(js_error)?;
-        let overlays = input
-            .overlays
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| Side::from_json(v, &format!("overlays[{i}]")))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(js_error)?;
-        let request = RenderRequest {
-            side: Side::from_json(input.side, "side").map_err(js_error)?,
-            overlays,
-            box_type: input.box_type,
-            max_side: input.max_side,
-            partial: input.partial,
-        };
+        let request = input.into_request().map_err(js_error)?;
         let images: HashMap<String, &[u8]> = images
             .iter()
             .map(|i| (i.resource_uri.clone(), i.bytes.as_slice()))

@@ -171,15 +171,9 @@ pub struct NamedBlob {
 }
 
 #[derive(Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct RenderHeader {
-    pub side: Value,
-    #[serde(default)]
-    pub overlays: Vec<Value>,
-    pub box_type: BoxType,
-    pub max_side: u32,
-    #[serde(default)]
-    pub partial: bool,
+    #[serde(flatten)]
+    pub request: RenderHeaderInput,
     #[serde(default)]
     pub images: Vec<ImageBlob>,
 }
@@ -250,23 +244,48 @@ pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, &[u8])]) -> Vec
         })
         .collect();
     frame.finish(&RenderHeader {
-        side: header.side.clone(),
-        overlays: header.overlays.clone(),
-        box_type: header.box_type,
-        max_side: header.max_side,
-        partial: header.partial,
+        request: header.clone(),
         images,
     })
 }
 
-/// A render call's parameters before its images are attached.
-#[derive(Debug, Clone)]
+/// A render call's parameters as JSON (sides not yet read), without its images: the same
+/// shape in a frame header, a browser call and a scene file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RenderHeaderInput {
     pub side: Value,
+    #[serde(default)]
     pub overlays: Vec<Value>,
     pub box_type: BoxType,
     pub max_side: u32,
+    #[serde(default)]
     pub partial: bool,
+}
+
+impl RenderHeaderInput {
+    /// Reads the sides; errors name them (`side.data[0].type`, `overlays[1].sideNum`).
+    pub fn into_request(self) -> Result<RenderRequest, EngineError> {
+        let side = |value: Value, path: &str| {
+            Side::from_json(value, path).map_err(|error| EngineError::Side {
+                path: path.to_owned(),
+                error,
+            })
+        };
+        let overlays = self
+            .overlays
+            .into_iter()
+            .enumerate()
+            .map(|(i, value)| side(value, &format!("overlays[{i}]")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(RenderRequest {
+            side: side(self.side, "side")?,
+            overlays,
+            box_type: self.box_type,
+            max_side: self.max_side,
+            partial: self.partial,
+        })
+    }
 }
 
 impl Engine {
@@ -287,25 +306,7 @@ impl Engine {
             Op::Render => {
                 let frame = Frame::read(input)?;
                 let header: RenderHeader = frame.header()?;
-                let side = |value: Value, path: &str| {
-                    Side::from_json(value, path).map_err(|error| EngineError::Side {
-                        path: path.to_owned(),
-                        error,
-                    })
-                };
-                let overlays = header
-                    .overlays
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, value)| side(value, &format!("overlays[{i}]")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let request = RenderRequest {
-                    side: side(header.side, "side")?,
-                    overlays,
-                    box_type: header.box_type,
-                    max_side: header.max_side,
-                    partial: header.partial,
-                };
+                let request = header.request.into_request()?;
                 let images = header
                     .images
                     .iter()

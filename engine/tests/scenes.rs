@@ -40,7 +40,7 @@ fn output_size_follows_max_side_and_the_box_aspect() {
         let header: RenderedHeader = serde_json::from_slice(&output[4..4 + header_len]).unwrap();
         assert_eq!(
             header.width.max(header.height),
-            case.max_side,
+            case.render.max_side,
             "{}",
             case.name
         );

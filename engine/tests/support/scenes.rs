@@ -6,10 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use presspack_engine::render::BoxType;
 use presspack_engine::wire::{RenderHeaderInput, render_frame};
 use serde::Deserialize;
-use serde_json::Value;
 
 pub fn scenes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/scenes")
@@ -21,16 +19,11 @@ struct SceneFile {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase")]
 pub struct SceneCase {
     pub name: String,
-    pub side: Value,
-    #[serde(default)]
-    pub overlays: Vec<Value>,
-    pub box_type: BoxType,
-    pub max_side: u32,
-    #[serde(default)]
-    pub partial: bool,
+    /// The render call, as the engine's wire takes it.
+    #[serde(flatten)]
+    pub render: RenderHeaderInput,
     /// Resource URI -> file name in `images/`.
     #[serde(default)]
     pub images: std::collections::BTreeMap<String, String>,
@@ -48,16 +41,7 @@ impl SceneCase {
             .iter()
             .map(|(u, b)| (u.as_str(), b.as_slice()))
             .collect();
-        render_frame(
-            &RenderHeaderInput {
-                side: self.side.clone(),
-                overlays: self.overlays.clone(),
-                box_type: self.box_type,
-                max_side: self.max_side,
-                partial: self.partial,
-            },
-            &refs,
-        )
+        render_frame(&self.render, &refs)
     }
 }
 
