@@ -47,7 +47,7 @@ fn main() {
             TARGET,
             "--no-default-features",
             "--features",
-            "guest",
+            "guest,pdf",
         ])
         .arg("--target-dir")
         .arg(&target_dir)

@@ -8,6 +8,7 @@
 //! the same code runs natively, in the browser and under the host's wasm runtime, and gives
 //! the same bytes everywhere.
 
+pub mod ingest;
 pub mod layout;
 pub mod model;
 pub mod raster;

@@ -9,6 +9,7 @@ pub mod designs;
 pub mod dropins;
 pub mod engine_host;
 pub mod fonts;
+pub mod images;
 pub mod packs;
 pub mod render;
 pub mod store;

@@ -1,0 +1,1 @@
+//! PDF pages as images (being written).

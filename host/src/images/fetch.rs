@@ -1,0 +1,1 @@
+//! Fetching an image for importImage from a public address only (being written).
