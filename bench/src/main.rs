@@ -477,16 +477,7 @@ async fn main() {
             signer: signer.clone(),
         };
         if *store == "embedded" {
-            render_cases(
-                &endpoint,
-                &signer,
-                &config,
-                concurrency,
-                seconds,
-                &side,
-                &baseline,
-            )
-            .await;
+            render_cases(&endpoint, &signer, concurrency, seconds, &side, &baseline).await;
         }
         let signed = load(&get, concurrency, seconds, Some(&side)).await;
         row(
@@ -547,24 +538,14 @@ async fn main() {
 async fn render_cases(
     endpoint: &str,
     signer: &Option<(String, String)>,
-    config: &Config,
     concurrency: usize,
     seconds: u64,
     side: &ServerSide,
     baseline: &Figures,
 ) {
     let photo = include_bytes!("../../engine/tests/scenes/images/photo.jpg");
-    open_store(config)
-        .await
-        .unwrap()
-        .put_blob(
-            presspack::store::Kind::ImageRendition,
-            "bench-photo/print",
-            photo,
-            None,
-        )
-        .await
-        .unwrap();
+    let item = presspack_bench::upload(endpoint, photo.to_vec()).await;
+    let photo_uri = item["resourceUri"].as_str().unwrap().to_owned();
     let lines: Vec<serde_json::Value> = (1..=11)
         .map(|n| {
             serde_json::json!({"type": "textData", "linkId": format!("back_line_{n}"),
@@ -576,12 +557,10 @@ async fn render_cases(
     .to_string();
     let photo_side = serde_json::json!({"type": "image", "sideNum": 1,
         "templateCode": "businesscard_full_image_landscape", "data": [{"type": "imageData",
-        "linkId": "variable_image_front", "resourceUri": "store://bench-photo",
+        "linkId": "variable_image_front", "resourceUri": photo_uri,
         "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 90, "height": 60, "angle": 0}}]})
     .to_string();
-    let basket = serde_json::json!({"items": [{"resourceUri": "store://bench-photo", "imageItems": [
-        {"type": "print", "resourceUri": "store://bench-photo/print", "width": 900, "height": 600}]}]})
-    .to_string();
+    let basket = serde_json::json!({"items": [item]}).to_string();
     let instances = std::thread::available_parallelism().map_or(2, |n| n.get());
     for (name, side_json) in [("text-only", &text_side), ("with a photo", &photo_side)] {
         let render = Request {

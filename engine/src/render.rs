@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::ingest::IngestError;
 use crate::layout::{LayoutError, LayoutReport, layout_side};
 use crate::model::{ModelError, Side, Template, TemplateError};
 use crate::raster::{
@@ -119,6 +120,8 @@ pub enum EngineError {
     Font(FontError),
     Text(TextError),
     TooManyOverlays(usize),
+    /// An uploaded image refused by the upload rules.
+    Ingest(IngestError),
     /// A wire request that is not what the ABI describes.
     Request(String),
 }
@@ -143,6 +146,7 @@ impl EngineError {
             } => "image_too_large",
             EngineError::Image { .. } => "undecodable_image",
             EngineError::TooManyOverlays(_) => "too_many_overlays",
+            EngineError::Ingest(refused) => refused.code(),
             EngineError::Request(_) => "invalid_request",
         }
     }
@@ -166,6 +170,7 @@ impl fmt::Display for EngineError {
             EngineError::TooManyOverlays(n) => {
                 write!(f, "{n} overlays, more than {MAX_OVERLAYS}")
             }
+            EngineError::Ingest(refused) => write!(f, "{refused}"),
             EngineError::Request(why) => write!(f, "malformed engine request: {why}"),
         }
     }
@@ -191,24 +196,37 @@ struct ImageCache {
     pixels: u64,
 }
 
-type CachedImage = (Vec<u8>, Arc<DecodedImage>);
+/// (encoded bytes, enhanced, decoded image).
+type CachedImage = (Vec<u8>, bool, Arc<DecodedImage>);
+
+/// An encoded image a render may draw.
+#[derive(Debug, Clone, Copy)]
+pub struct ImageInput<'a> {
+    pub bytes: &'a [u8],
+    /// Draw it with the photo enhancement (see [`DecodedImage::enhanced`]).
+    pub enhance: bool,
+}
 
 /// Decoded pixels an engine keeps between renders (4 bytes each).
 pub const MAX_CACHED_PIXELS: u64 = 16_000_000;
 
 impl ImageCache {
-    fn decode(&mut self, bytes: &[u8]) -> Result<Arc<DecodedImage>, ImageError> {
+    fn decode(&mut self, input: ImageInput<'_>) -> Result<Arc<DecodedImage>, ImageError> {
         let mut hasher = std::hash::DefaultHasher::new();
-        std::hash::Hasher::write(&mut hasher, bytes);
+        std::hash::Hasher::write(&mut hasher, input.bytes);
         let key = std::hash::Hasher::finish(&hasher);
-        if let Some((_, image)) = self
-            .entries
-            .get(&key)
-            .and_then(|list| list.iter().find(|(b, _)| b.as_slice() == bytes))
-        {
+        if let Some((_, _, image)) = self.entries.get(&key).and_then(|list| {
+            list.iter()
+                .find(|(b, enhance, _)| b.as_slice() == input.bytes && *enhance == input.enhance)
+        }) {
             return Ok(Arc::clone(image));
         }
-        let image = Arc::new(decode_image(bytes)?);
+        let decoded = decode_image(input.bytes)?;
+        let image = Arc::new(if input.enhance {
+            decoded.enhanced()
+        } else {
+            decoded
+        });
         let pixels = u64::from(image.width()) * u64::from(image.height());
         if self.pixels + pixels > MAX_CACHED_PIXELS {
             self.entries.clear();
@@ -216,10 +234,11 @@ impl ImageCache {
         }
         if pixels <= MAX_CACHED_PIXELS {
             self.pixels += pixels;
-            self.entries
-                .entry(key)
-                .or_default()
-                .push((bytes.to_vec(), Arc::clone(&image)));
+            self.entries.entry(key).or_default().push((
+                input.bytes.to_vec(),
+                input.enhance,
+                Arc::clone(&image),
+            ));
         }
         Ok(image)
     }
@@ -255,12 +274,12 @@ impl Engine {
             .ok_or_else(|| EngineError::UnknownTemplate(code.to_owned()))
     }
 
-    /// Draws a side and its overlays. `images` holds the encoded bytes of every image the
-    /// sides draw, by resource URI; only those drawn are decoded.
+    /// Draws a side and its overlays. `images` holds every image the sides draw, by
+    /// resource URI; only those drawn are decoded.
     pub fn render(
         &self,
         request: &RenderRequest,
-        images: &HashMap<String, &[u8]>,
+        images: &HashMap<String, ImageInput<'_>>,
     ) -> Result<Rendered, EngineError> {
         if request.overlays.len() > MAX_OVERLAYS {
             return Err(EngineError::TooManyOverlays(request.overlays.len()));
@@ -282,14 +301,14 @@ impl Engine {
                 if decoded.contains_key(uri.as_str()) {
                     continue;
                 }
-                let (uri, bytes) = images
+                let (uri, input) = images
                     .get_key_value(uri.as_str())
                     .ok_or_else(|| EngineError::Raster(RasterError::MissingImage(uri.clone())))?;
                 let image = self
                     .image_cache
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .decode(bytes)
+                    .decode(*input)
                     .map_err(|error| EngineError::Image {
                         resource_uri: uri.clone(),
                         error,

@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::layout::LayoutReport;
 use crate::model::Template;
-use crate::render::{Engine, MeasureRequest};
+use crate::render::{Engine, ImageInput, MeasureRequest};
 use crate::text::{FontBook, FontCatalogue};
 use crate::wire::RenderHeaderInput;
 
@@ -34,6 +34,8 @@ struct Image {
     #[serde(rename = "resourceUri")]
     resource_uri: String,
     bytes: serde_bytes::ByteBuf,
+    #[serde(default)]
+    enhance: bool,
 }
 
 #[derive(Serialize)]
@@ -83,9 +85,15 @@ impl WebEngine {
         let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
         let images: Vec<Image> = serde_wasm_bindgen::from_value(images).map_err(js_error)?;
         let request = input.into_request().map_err(js_error)?;
-        let images: HashMap<String, &[u8]> = images
+        let images: HashMap<String, ImageInput<'_>> = images
             .iter()
-            .map(|i| (i.resource_uri.clone(), i.bytes.as_slice()))
+            .map(|i| {
+                let input = ImageInput {
+                    bytes: i.bytes.as_slice(),
+                    enhance: i.enhance,
+                };
+                (i.resource_uri.clone(), input)
+            })
             .collect();
         let rendered = self.engine.render(&request, &images).map_err(js_error)?;
         let output = RenderOutput {

@@ -14,7 +14,12 @@
 //! - `Report`: a Side JSON -> its [`LayoutReport`] JSON (layout only, nothing drawn): text
 //!   overflow and font substitution for the pack warnings PVT001 and PVT002.
 //!
-//! A failure is `{"code": "<stable code>", "message": "..."}` ([`Failure`]).
+//! - `Ingest`: header [`IngestRequest`] with the image file as the blob section -> frame with
+//!   header `{"report": IngestReport, "blobs": [{"offset", "length"}]}` and each rendition's
+//!   bytes (in the report's order; empty where the original serves).
+//!
+//! A failure is `{"code": "<stable code>", "message": "...", "reason": "..."}` ([`Failure`];
+//! `reason`, what to do instead, only for refused images).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,9 +27,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::ingest::{IngestReport, IngestRequest, Ingested, ingest};
 use crate::layout::LayoutReport;
 use crate::model::{FromJson, Side, Template};
-use crate::render::{BoxType, Engine, EngineError, MeasureRequest, RenderRequest};
+use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 
 /// Largest frame accepted (a 4096 px render's images plus headroom).
@@ -38,6 +44,7 @@ pub enum Op {
     Render = 3,
     Measure = 4,
     Report = 5,
+    Ingest = 6,
 }
 
 impl Op {
@@ -48,6 +55,7 @@ impl Op {
             3 => Some(Op::Render),
             4 => Some(Op::Measure),
             5 => Some(Op::Report),
+            6 => Some(Op::Ingest),
             _ => None,
         }
     }
@@ -58,6 +66,8 @@ impl Op {
 pub struct Failure {
     pub code: String,
     pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl From<&EngineError> for Failure {
@@ -65,6 +75,10 @@ impl From<&EngineError> for Failure {
         Failure {
             code: error.code().to_owned(),
             message: error.to_string(),
+            reason: match error {
+                EngineError::Ingest(refused) => Some(refused.reason()),
+                _ => None,
+            },
         }
     }
 }
@@ -182,6 +196,8 @@ pub struct RenderHeader {
 #[serde(rename_all = "camelCase")]
 pub struct ImageBlob {
     pub resource_uri: String,
+    #[serde(default)]
+    pub enhance: bool,
     #[serde(flatten)]
     pub blob: BlobRef,
 }
@@ -191,6 +207,34 @@ pub struct RenderedHeader {
     pub width: u32,
     pub height: u32,
     pub report: LayoutReport,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct IngestedHeader {
+    pub report: IngestReport,
+    pub blobs: Vec<BlobRef>,
+}
+
+/// Builds the `Ingest` frame for an image file.
+pub fn ingest_frame(request: &IngestRequest, image: &[u8]) -> Vec<u8> {
+    let mut frame = FrameBuilder::new();
+    frame.blob(image);
+    frame.finish(request)
+}
+
+/// Reads an `Ingest` answer: the report and each rendition's bytes.
+pub fn read_ingested(bytes: &[u8]) -> Result<Ingested, EngineError> {
+    let frame = Frame::read(bytes)?;
+    let header: IngestedHeader = frame.header()?;
+    let blobs = header
+        .blobs
+        .iter()
+        .map(|blob| frame.blob(blob).map(<[u8]>::to_vec))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Ingested {
+        report: header.report,
+        blobs,
+    })
 }
 
 #[derive(Serialize, Deserialize)]
@@ -233,14 +277,15 @@ pub fn engine_from_init(bytes: &[u8]) -> Result<Engine, EngineError> {
     ))
 }
 
-/// Builds the `Render` frame for a request and the encoded images it may draw.
-pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, &[u8])]) -> Vec<u8> {
+/// Builds the `Render` frame for a request and the images it may draw, by resource URI.
+pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
     let mut frame = FrameBuilder::new();
     let images = images
         .iter()
-        .map(|(uri, bytes)| ImageBlob {
+        .map(|(uri, image)| ImageBlob {
             resource_uri: (*uri).to_owned(),
-            blob: frame.blob(bytes),
+            enhance: image.enhance,
+            blob: frame.blob(image.bytes),
         })
         .collect();
     frame.finish(&RenderHeader {
@@ -310,7 +355,13 @@ impl Engine {
                 let images = header
                     .images
                     .iter()
-                    .map(|image| Ok((image.resource_uri.clone(), frame.blob(&image.blob)?)))
+                    .map(|image| {
+                        let input = ImageInput {
+                            bytes: frame.blob(&image.blob)?,
+                            enhance: image.enhance,
+                        };
+                        Ok((image.resource_uri.clone(), input))
+                    })
                     .collect::<Result<HashMap<_, _>, EngineError>>()?;
                 let rendered = self.render(&request, &images)?;
                 let mut out = FrameBuilder::new();
@@ -330,6 +381,17 @@ impl Engine {
                 })?;
                 let report = self.report(&side)?;
                 Ok(serde_json::to_vec(&report).expect("serialises"))
+            }
+            Op::Ingest => {
+                let frame = Frame::read(input)?;
+                let request: IngestRequest = frame.header()?;
+                let ingested = ingest(frame.blobs(), &request).map_err(EngineError::Ingest)?;
+                let mut out = FrameBuilder::new();
+                let blobs = ingested.blobs.iter().map(|blob| out.blob(blob)).collect();
+                Ok(out.finish(&IngestedHeader {
+                    report: ingested.report,
+                    blobs,
+                }))
             }
             Op::Measure => {
                 let request: MeasureRequest = serde_json::from_slice(input)

@@ -14,11 +14,13 @@ use tokio::net::TcpListener;
 
 use crate::auth::SignatureCheck;
 use crate::config::Config;
-use crate::store::{RedisStore, SharedStore, SqliteStore, StoreError};
+use crate::store::{DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError};
 
 /// What every request handler can reach.
 pub struct AppState {
     pub store: SharedStore,
+    /// Image files and renditions.
+    pub blobs: SharedBlobs,
     pub catalogue: &'static Catalogue,
     /// Public base URL without a trailing slash; drop-in and render URLs start with it.
     pub base_url: String,
@@ -29,6 +31,7 @@ pub struct AppState {
     /// The engine's wasm module under wasmtime: every render and measurement.
     pub engine: Arc<EngineHost>,
     pub templates: Arc<Templates>,
+    pub images: crate::images::ImageService,
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
@@ -37,6 +40,15 @@ pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
     Ok(match &config.redis_url {
         Some(url) => Arc::new(RedisStore::connect(url, &config.redis_key_prefix).await?),
         None => Arc::new(SqliteStore::open(&config.data_dir)?),
+    })
+}
+
+/// Opens the blob store beside it: Redis when the store is Redis (every host process sees
+/// every image), else the `blobs` directory under the data directory.
+pub async fn open_blobs(config: &Config) -> Result<SharedBlobs, StoreError> {
+    Ok(match &config.redis_url {
+        Some(url) => Arc::new(RedisStore::connect(url, &config.redis_key_prefix).await?),
+        None => Arc::new(DirectoryBlobs::open(&config.data_dir.join("blobs"))?),
     })
 }
 
@@ -50,6 +62,8 @@ pub enum StartupError {
     Templates(#[from] TemplatesError),
     #[error("engine: {0}")]
     Engine(#[from] EngineCallError),
+    #[error("images: {0}")]
+    Images(String),
     #[error("cannot listen on {address} (PRESSPACK_LISTEN): {source}")]
     Listen {
         address: SocketAddr,
@@ -81,6 +95,8 @@ impl Application {
     ) -> Result<Application, StartupError> {
         let store = open_store(config).await?;
         store.prepare_to_serve().await?;
+        let blobs = open_blobs(config).await?;
+        let images = crate::images::ImageService::new(&config.images)?;
         let listener =
             TcpListener::bind(config.listen)
                 .await
@@ -97,6 +113,8 @@ impl Application {
         let engine = start_engine(config).await?;
         let state = Arc::new(AppState {
             store,
+            blobs,
+            images,
             catalogue: Catalogue::builtin(),
             base_url: config
                 .base_url
@@ -158,6 +176,7 @@ async fn start_engine(config: &Config) -> Result<(Arc<EngineHost>, Arc<Templates
         instances: config.engine_instances,
         memory_bytes: config.engine_memory_bytes,
         call_timeout: config.engine_timeout,
+        ingest_timeout: config.images.ingest_timeout,
     };
     let cache_dir = config
         .engine_cache_dir

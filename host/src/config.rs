@@ -2,7 +2,7 @@
 //! environment variables (the environment wins). Every bad setting stops start-up with a
 //! message naming the setting and where it came from.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -37,6 +37,46 @@ pub struct Config {
     pub engine_timeout: Duration,
     /// Where the compiled engine is cached between starts (default `<data_dir>/engine-cache`).
     pub engine_cache_dir: Option<PathBuf>,
+    pub images: ImageSettings,
+}
+
+/// Limits and rules of uploadImage and importImage.
+#[derive(Debug, Clone)]
+pub struct ImageSettings {
+    /// Largest image file accepted, uploaded, in `bytes` or fetched.
+    pub max_upload_bytes: usize,
+    /// Largest image in pixels (width x height), checked from its header before decoding.
+    pub max_pixels: u64,
+    /// Largest width or height in pixels.
+    pub max_side: u32,
+    /// JPEGs estimated below this quality are accepted with a warning.
+    pub min_jpeg_quality: u8,
+    /// Image requests (large bodies) handled at once; more wait, then get `server_busy`.
+    pub concurrent_uploads: usize,
+    /// Time limit of checking an image and making its renditions in the engine.
+    pub ingest_timeout: Duration,
+    /// Time limit of fetching an `imageUrl`, redirects included.
+    pub import_timeout: Duration,
+    /// Hosts importImage may fetch from even though they resolve to non-public addresses.
+    pub import_allow_hosts: Vec<String>,
+    /// Fixed addresses for host names (like curl's --resolve), still checked unless allowed.
+    pub import_resolve: Vec<(String, IpAddr)>,
+}
+
+impl Default for ImageSettings {
+    fn default() -> Self {
+        ImageSettings {
+            max_upload_bytes: 50 * 1000 * 1000,
+            max_pixels: 100_000_000,
+            max_side: 20_000,
+            min_jpeg_quality: 75,
+            concurrent_uploads: 4,
+            ingest_timeout: Duration::from_secs(60),
+            import_timeout: Duration::from_secs(20),
+            import_allow_hosts: Vec::new(),
+            import_resolve: Vec::new(),
+        }
+    }
 }
 
 impl Default for Config {
@@ -52,9 +92,12 @@ impl Default for Config {
             fonts_dir: None,
             templates_dir: None,
             engine_instances: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            engine_memory_bytes: 512 * 1024 * 1024,
+            // Enough to decode the largest image accepted (100 MP, 3 bytes a pixel) and make
+            // its renditions; memory is only taken as calls need it.
+            engine_memory_bytes: 1024 * 1024 * 1024,
             engine_timeout: Duration::from_secs(10),
             engine_cache_dir: None,
+            images: ImageSettings::default(),
         }
     }
 }
@@ -76,6 +119,17 @@ struct ConfigFile {
     engine_memory_mb: Option<u64>,
     engine_timeout_ms: Option<u64>,
     engine_cache_dir: Option<String>,
+    max_upload_bytes: Option<u64>,
+    max_image_pixels: Option<u64>,
+    max_image_side: Option<u64>,
+    min_jpeg_quality: Option<u64>,
+    concurrent_uploads: Option<u64>,
+    import_timeout_ms: Option<u64>,
+    image_timeout_ms: Option<u64>,
+    /// Comma-separated host names.
+    import_allow_hosts: Option<String>,
+    /// Comma-separated `host=address` entries.
+    import_resolve: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -229,6 +283,57 @@ impl Config {
             config.engine_timeout =
                 Duration::from_millis(number(s, 10..=600_000, "a number of milliseconds")?);
         }
+        let images = &mut config.images;
+        let as_text = |n: Option<u64>| n.map(|n| n.to_string());
+        if let Some(s) = setting("max_upload_bytes", as_text(file_values.max_upload_bytes)) {
+            images.max_upload_bytes =
+                number(s, 1024..=1024 * 1024 * 1024, "a number of bytes")? as usize;
+        }
+        if let Some(s) = setting("max_image_pixels", as_text(file_values.max_image_pixels)) {
+            images.max_pixels = number(s, 1..=400_000_000, "a number of pixels")?;
+        }
+        if let Some(s) = setting("max_image_side", as_text(file_values.max_image_side)) {
+            images.max_side = number(s, 1..=65_535, "a number of pixels")? as u32;
+        }
+        if let Some(s) = setting("min_jpeg_quality", as_text(file_values.min_jpeg_quality)) {
+            images.min_jpeg_quality = number(s, 1..=100, "a JPEG quality")? as u8;
+        }
+        if let Some(s) = setting(
+            "concurrent_uploads",
+            as_text(file_values.concurrent_uploads),
+        ) {
+            images.concurrent_uploads = number(s, 1..=256, "a number of requests")? as usize;
+        }
+        if let Some(s) = setting("import_timeout_ms", as_text(file_values.import_timeout_ms)) {
+            images.import_timeout =
+                Duration::from_millis(number(s, 100..=600_000, "a number of milliseconds")?);
+        }
+        if let Some(s) = setting("image_timeout_ms", as_text(file_values.image_timeout_ms)) {
+            images.ingest_timeout =
+                Duration::from_millis(number(s, 100..=600_000, "a number of milliseconds")?);
+        }
+        if let Some(s) = setting("import_allow_hosts", file_values.import_allow_hosts) {
+            images.import_allow_hosts = s
+                .value
+                .split(',')
+                .map(|host| host.trim().to_ascii_lowercase())
+                .filter(|host| !host.is_empty())
+                .collect();
+        }
+        if let Some(s) = setting("import_resolve", file_values.import_resolve) {
+            images.import_resolve =
+                s.value
+                    .split(',')
+                    .filter(|entry| !entry.trim().is_empty())
+                    .map(|entry| {
+                        let (host, address) = entry.split_once('=').unwrap_or((entry, ""));
+                        let address = address.trim().parse::<IpAddr>().map_err(|_| {
+                            s.invalid("expected comma-separated host=address entries")
+                        })?;
+                        Ok((host.trim().to_ascii_lowercase(), address))
+                    })
+                    .collect::<Result<_, ConfigError>>()?;
+        }
         Ok(config)
     }
 
@@ -284,6 +389,20 @@ mod tests {
         assert_eq!(config.redis_key_prefix, "b:");
         assert_eq!(config.max_body_bytes, 2 * 1024 * 1024);
         assert!(config.redis_url.is_none());
+        let config = load(
+            Some("import_allow_hosts = \"Images.Example, cdn.example\""),
+            &[("PRESSPACK_IMPORT_RESOLVE", "images.example=127.0.0.1")],
+        )
+        .unwrap();
+        assert_eq!(
+            config.images.import_allow_hosts,
+            ["images.example", "cdn.example"]
+        );
+        assert_eq!(
+            config.images.import_resolve,
+            [("images.example".to_owned(), IpAddr::from([127, 0, 0, 1]))]
+        );
+        assert_eq!(config.images.max_upload_bytes, 50_000_000);
     }
 
     #[test]
@@ -296,6 +415,13 @@ mod tests {
         assert!(err.to_string().contains("max_body_bytes in"), "{err}");
         let err = load(Some("lisen = \"x\""), &[]).unwrap_err();
         assert!(err.to_string().contains("unknown field"), "{err}");
+        let err = load(None, &[("PRESSPACK_IMPORT_RESOLVE", "a.example")]).unwrap_err();
+        assert!(
+            err.to_string().contains("PRESSPACK_IMPORT_RESOLVE"),
+            "{err}"
+        );
+        let err = load(Some("min_jpeg_quality = 0"), &[]).unwrap_err();
+        assert!(err.to_string().contains("min_jpeg_quality in"), "{err}");
         let err = load(None, &[("PRESSPACK_REDIS_URL", "http://:pw@host")]).unwrap_err();
         assert!(!err.to_string().contains("pw"), "{err}");
     }

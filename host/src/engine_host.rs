@@ -25,6 +25,9 @@ pub const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/presspa
 const EPOCH_TICK: Duration = Duration::from_millis(5);
 /// Time limit of an instance's set-up (parsing the fonts and templates, trusted input).
 const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// An instance whose memory grew beyond this (a large image was ingested) is replaced after
+/// its call: wasm memory never shrinks, and an idle pool should not hold hundreds of MiB.
+const RETAINED_MEMORY_BYTES: usize = 192 * 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct EngineLimits {
@@ -34,6 +37,8 @@ pub struct EngineLimits {
     pub memory_bytes: usize,
     /// Longest one call may run.
     pub call_timeout: Duration,
+    /// Longest one image ingest may run (decoding a large upload takes seconds).
+    pub ingest_timeout: Duration,
 }
 
 impl Default for EngineLimits {
@@ -42,6 +47,7 @@ impl Default for EngineLimits {
             instances: thread::available_parallelism().map_or(2, |n| n.get()),
             memory_bytes: 512 * 1024 * 1024,
             call_timeout: Duration::from_secs(10),
+            ingest_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -147,7 +153,7 @@ impl EngineHost {
             .acquire()
             .await
             .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
-        if op == Op::Render {
+        if matches!(op, Op::Render | Op::Ingest) {
             let host = Arc::clone(self);
             tokio::task::spawn_blocking(move || host.call_blocking(op, &input))
                 .await
@@ -166,15 +172,24 @@ impl EngineHost {
             Some(guest) => guest,
             None => self.new_guest()?,
         };
-        let result = self.run(&mut guest, op, input, self.limits.call_timeout);
-        match &result {
-            // The instance is in an unknown state after a trap: replace it.
-            Err(EngineCallError::Trapped(_) | EngineCallError::Timeout(_)) => {
-                if let Ok(fresh) = self.new_guest() {
-                    self.idle.lock().expect("pool lock").push(fresh);
-                }
+        let timeout = match op {
+            Op::Ingest => self.limits.ingest_timeout,
+            _ => self.limits.call_timeout,
+        };
+        let result = self.run(&mut guest, op, input, timeout);
+        let broken = matches!(
+            result,
+            Err(EngineCallError::Trapped(_) | EngineCallError::Timeout(_))
+        );
+        // An instance is in an unknown state after a trap; one whose memory grew large (a big
+        // image was ingested) is dropped to give that memory back: wasm memory never shrinks.
+        if broken || guest.memory.data_size(&guest.store) > RETAINED_MEMORY_BYTES {
+            drop(guest);
+            if let Ok(fresh) = self.new_guest() {
+                self.idle.lock().expect("pool lock").push(fresh);
             }
-            _ => self.idle.lock().expect("pool lock").push(guest),
+        } else {
+            self.idle.lock().expect("pool lock").push(guest);
         }
         result
     }
@@ -255,6 +270,7 @@ impl EngineHost {
                 serde_json::from_slice(&output).unwrap_or_else(|_| Failure {
                     code: "engine_error".into(),
                     message: String::from_utf8_lossy(&output).into_owned(),
+                    reason: None,
                 }),
             )),
             other => Err(EngineCallError::Trapped(format!(

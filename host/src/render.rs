@@ -7,7 +7,7 @@ use presspack_engine::model::{
     BoundingBox, Datum, FixedImageSource, ImageBasket, ImageBasketItem, ItemKind, Side,
 };
 use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
-use presspack_engine::render::{BoxType, MAX_OVERLAYS};
+use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS};
 use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
 
 use crate::api::{ApiError, Call, ErrorCode, Reply};
@@ -117,9 +117,15 @@ async fn render(state: &AppState, call: &Call<'_>) -> Result<Vec<u8>, ApiError> 
         max_side: request.max_side,
         partial: request.partial,
     };
-    let refs: Vec<(&str, &[u8])> = images
+    let refs: Vec<(&str, ImageInput<'_>)> = images
         .iter()
-        .map(|(uri, bytes)| (uri.as_str(), bytes.as_slice()))
+        .map(|image| {
+            let input = ImageInput {
+                bytes: &image.bytes,
+                enhance: image.enhance,
+            };
+            (image.uri.as_str(), input)
+        })
         .collect();
     let output = state
         .engine
@@ -131,14 +137,23 @@ async fn render(state: &AppState, call: &Call<'_>) -> Result<Vec<u8>, ApiError> 
     Ok(frame.blobs().to_vec())
 }
 
+/// An image a render draws: the URI the side uses, the bytes of the rendition chosen, and
+/// whether to enhance it.
+struct DrawnImage {
+    uri: String,
+    bytes: Vec<u8>,
+    enhance: bool,
+}
+
 /// Every image the sides draw, as the bytes of the smallest stored rendition with enough
-/// pixels for the output, keyed by the URI the side uses. An image missing from the basket
-/// or the store is an error naming its resourceUri.
+/// pixels for the output. An image missing from the basket or the store is an error naming
+/// its resourceUri. Enhancement is the imageData's `enhance`, else the basket item's
+/// `shouldEnhance`.
 async fn fetch_images(
     state: &AppState,
     request: &RenderParams,
-) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
-    let mut images: Vec<(String, Vec<u8>)> = Vec::new();
+) -> Result<Vec<DrawnImage>, ApiError> {
+    let mut images: Vec<DrawnImage> = Vec::new();
     for (index, side) in std::iter::once(&request.side)
         .chain(&request.overlays)
         .enumerate()
@@ -160,29 +175,38 @@ async fn fetch_images(
         for item in &template.items {
             let datum = side.data.iter().find(|d| d.link_id() == item.link_id);
             let placed = match (&item.kind, datum) {
-                (ItemKind::Image { .. }, Some(Datum::Image(d))) => {
-                    d.resource_uri.as_deref().zip(d.image_box)
-                }
-                (ItemKind::FixedImage(fixed), Some(Datum::FixedImage(d))) => {
-                    d.resource_uri.as_deref().map(|uri| (uri, fixed.image_box))
-                }
+                (ItemKind::Image { .. }, Some(Datum::Image(d))) => d
+                    .resource_uri
+                    .as_deref()
+                    .zip(d.image_box)
+                    .map(|(uri, placement)| (uri, placement, d.enhance)),
+                (ItemKind::FixedImage(fixed), Some(Datum::FixedImage(d))) => d
+                    .resource_uri
+                    .as_deref()
+                    .map(|uri| (uri, fixed.image_box, None)),
                 (ItemKind::FixedImage(fixed), None) if !request.partial && is_main => {
                     match &fixed.source {
-                        FixedImageSource::Resource(uri) => Some((uri.as_str(), fixed.image_box)),
+                        FixedImageSource::Resource(uri) => {
+                            Some((uri.as_str(), fixed.image_box, None))
+                        }
                         _ => None,
                     }
                 }
                 _ => None,
             };
-            let Some((uri, placement)) = placed else {
+            let Some((uri, placement, enhance)) = placed else {
                 continue;
             };
-            if images.iter().any(|(u, _)| u == uri) {
+            if images.iter().any(|image| image.uri == uri) {
                 continue;
             }
             let item = basket_item(&request.basket, uri)?;
             let bytes = rendition_bytes(state, item, uri, &placement, pixels_per_mm).await?;
-            images.push((uri.to_owned(), bytes));
+            images.push(DrawnImage {
+                uri: uri.to_owned(),
+                bytes,
+                enhance: enhance.or(item.should_enhance).unwrap_or(false),
+            });
         }
     }
     Ok(images)
@@ -230,12 +254,8 @@ async fn rendition_bytes(
         .find(|r| r.2)
         .or(renditions.last())
         .map_or(item.resource_uri.as_str(), |r| r.1);
-    let id = chosen.strip_prefix("store://").unwrap_or(chosen);
-    state
-        .store
-        .get_blob(Kind::ImageRendition, id)
-        .await
-        .map_err(ApiError::from)?
+    crate::images::rendition_bytes(state, chosen)
+        .await?
         .ok_or_else(|| {
             ApiError::new(
                 ErrorCode::MissingImage,

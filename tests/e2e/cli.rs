@@ -16,7 +16,14 @@ fn presspack() -> Command {
 /// Starts `presspack serve` with `env` and returns the first line it prints.
 fn start_up_line(env: &[(&str, &str)]) -> String {
     let mut command = presspack();
-    command.arg("serve").env("PRESSPACK_LISTEN", "127.0.0.1:0");
+    // The compiled engine the other tests share: no start compiles it again, and none
+    // writes a cache into the working directory.
+    let engine_cache =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
+    command
+        .arg("serve")
+        .env("PRESSPACK_LISTEN", "127.0.0.1:0")
+        .env("PRESSPACK_ENGINE_CACHE_DIR", engine_cache);
     for (name, value) in env {
         command.env(name, value);
     }

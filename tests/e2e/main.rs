@@ -5,6 +5,7 @@ mod helpers;
 mod auth;
 mod cli;
 mod designs;
+mod images;
 mod packs;
 mod physical_spec;
 mod render;

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use presspack::store::Kind;
+
 use presspack_engine::model::Template;
 use presspack_engine::render::{Engine, MeasureRequest};
 use presspack_engine::text::FontBook;
@@ -48,15 +49,23 @@ fn template_codes() -> Vec<String> {
     codes
 }
 
-/// Stores the photo as image `photo1` with a print rendition (900x600) and returns its
-/// basket item.
+/// Uploads the photo and returns its basket item cut down to the print rendition, which for
+/// an upright JPEG is the file itself: the references were drawn from exactly those pixels.
 async fn store_photo(app: &TestApp) -> Value {
-    app.store
-        .put_blob(Kind::ImageRendition, "photo1/print", PHOTO, None)
-        .await
-        .unwrap();
-    json!({"resourceUri": "store://photo1", "type": "photo", "imageItems": [
-        {"type": "print", "resourceUri": "store://photo1/print", "width": 900, "height": 600, "rotation": 0}]})
+    let mut item = app.upload_accepted("photo.jpg", PHOTO.to_vec(), &[]).await;
+    let print = item["imageItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "print")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (print["width"].as_u64(), print["height"].as_u64()),
+        (Some(900), Some(600))
+    );
+    item["imageItems"] = json!([print]);
+    item
 }
 
 async fn template(app: &TestApp, code: &str) -> Template {
@@ -157,7 +166,7 @@ async fn templates_need_no_signature_and_unknown_codes_are_errors(kind: StoreKin
 
 /// Representative data for a template: every text line in a different family and style
 /// with RGB and CMYK colours, the image slightly turned, a CMYK background.
-fn representative_side(template: &Template, index: usize) -> Value {
+fn representative_side(template: &Template, index: usize, image_uri: &str) -> Value {
     let families = ["Helvetica", "Georgia", "Courier"];
     let mut data = vec![json!({"type": "boxData", "linkId": "background_box",
         "colour": {"type": "CMYK", "c": 4, "m": 0, "y": 8, "k": 0}})];
@@ -176,7 +185,7 @@ fn representative_side(template: &Template, index: usize) -> Value {
         } else if link.starts_with("variable_image") {
             let area = item.clipping_box;
             data.push(
-                json!({"type": "imageData", "linkId": link, "resourceUri": "store://photo1",
+                json!({"type": "imageData", "linkId": link, "resourceUri": image_uri,
                 "imageBox": {"center": {"x": area.center.x, "y": area.center.y},
                     "width": area.width.max(area.height * 1.5) * 1.1,
                     "height": area.width.max(area.height * 1.5) * 1.1 / 1.5,
@@ -190,12 +199,14 @@ fn representative_side(template: &Template, index: usize) -> Value {
 
 async fn every_template_renders_like_its_reference(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    let basket = json!({"items": [store_photo(&app).await]}).to_string();
+    let photo = store_photo(&app).await;
+    let image_uri = photo["resourceUri"].as_str().unwrap().to_owned();
+    let basket = json!({"items": [photo]}).to_string();
     let box_types = ["bleed", "print", "cut", "safe"];
     let mut failures = Vec::new();
     for (index, code) in template_codes().iter().enumerate() {
         let template = template(&app, code).await;
-        let side = representative_side(&template, index).to_string();
+        let side = representative_side(&template, index, &image_uri).to_string();
         let box_type = box_types[index % 4];
         let mut params = vec![
             ("method", "svc.pack.renderSide"),
@@ -343,19 +354,22 @@ async fn render_parameters_are_checked(kind: StoreKind) {
 
 async fn images_come_from_the_smallest_rendition_that_is_large_enough(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    // Only the preview (300 x 200) is in the store; the print rendition is not.
-    app.store
-        .put_blob(Kind::ImageRendition, "photo1/preview", PHOTO, None)
-        .await
-        .unwrap();
-    let basket = json!({"items": [{"resourceUri": "store://photo1", "imageItems": [
-        {"type": "print", "resourceUri": "store://photo1/print", "width": 2400, "height": 1600},
-        {"type": "preview", "resourceUri": "store://photo1/preview", "width": 300, "height": 200}]}]})
+    // The small preview (300 x 200) is in the store; the print rendition the basket names
+    // is not.
+    let uri = store_photo(&app).await["resourceUri"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let missing_print = format!("{uri}/no-such-rendition");
+    let basket = json!({"items": [{"resourceUri": uri, "imageItems": [
+        {"type": "print", "resourceUri": missing_print, "width": 2400, "height": 1600},
+        {"type": "preview", "resourceUri": format!("{uri}/small-preview"), "width": 300, "height": 200}]}]})
     .to_string();
-    let side = json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
-        "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": "store://photo1",
+    let side =
+        json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
+        "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": uri,
             "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88, "height": 59, "angle": 0}}]})
-    .to_string();
+        .to_string();
     let render = |max_side: &'static str| {
         let (side, basket, app) = (side.clone(), basket.clone(), &app);
         async move {
@@ -373,7 +387,7 @@ async fn images_come_from_the_smallest_rendition_that_is_large_enough(kind: Stor
     assert_eq!(small.content_type, "image/png", "{}", small.body);
     // ...1024 px needs the print rendition, which is missing.
     let message = render("1024").await.error("missing_image");
-    assert!(message.contains("store://photo1/print"), "{message}");
+    assert!(message.contains(&missing_print), "{message}");
 }
 
 async fn render_side_url_serves_the_png_without_a_key(kind: StoreKind) {

@@ -39,13 +39,10 @@ async fn an_unknown_or_missing_method_is_named(kind: StoreKind) {
 async fn operations_of_later_issues_answer_not_available_yet(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let response = app
-        .get(&[
-            ("method", "svc.image.importImage"),
-            ("imageUrl", "https://example.com/a.png"),
-        ])
+        .get(&[("method", "svc.pack.addToCart"), ("packId", "x")])
         .await;
     let message = response.error("not_available_yet");
-    assert!(message.contains("svc.image.importImage"), "{message}");
+    assert!(message.contains("svc.pack.addToCart"), "{message}");
     assert_eq!(response.json()["exception"]["code"], 104);
 }
 

@@ -493,6 +493,9 @@ impl FromJson for ImageBasket {
 pub struct ImageBasketItem {
     pub resource_uri: String,
     pub image_items: Vec<ImageItem>,
+    /// Whether renders enhance the image unless an imageData says otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub should_enhance: Option<bool>,
     #[serde(flatten)]
     pub other: Other,
 }
@@ -503,6 +506,7 @@ impl FromJson for ImageBasketItem {
         Ok(ImageBasketItem {
             resource_uri: fields.required("resourceUri")?,
             image_items: fields.list("imageItems")?,
+            should_enhance: fields.optional("shouldEnhance")?,
             other: fields.rest(),
         })
     }

@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use presspack_engine::render::ImageInput;
 use presspack_engine::wire::{RenderHeaderInput, render_frame};
 use serde::Deserialize;
 
@@ -37,9 +38,15 @@ impl SceneCase {
             .iter()
             .map(|(uri, file)| (uri.clone(), read(&scenes_dir().join("images").join(file))))
             .collect();
-        let refs: Vec<(&str, &[u8])> = images
+        let refs: Vec<(&str, ImageInput<'_>)> = images
             .iter()
-            .map(|(u, b)| (u.as_str(), b.as_slice()))
+            .map(|(u, b)| {
+                let input = ImageInput {
+                    bytes: b.as_slice(),
+                    enhance: false,
+                };
+                (u.as_str(), input)
+            })
             .collect();
         render_frame(&self.render, &refs)
     }

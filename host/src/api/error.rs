@@ -36,14 +36,18 @@ pub enum ErrorCode {
     MissingImage,
     InvalidImage,
     RenderedSideNotFound,
+    ImageRejected,
+    ImageFetchFailed,
+    ImageAddressNotAllowed,
     StoreUnavailable,
     Internal,
     EngineFailure,
+    ServerBusy,
 }
 
 impl ErrorCode {
     /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 32] = [
+    pub const ALL: [ErrorCode; 36] = [
         ErrorCode::UnknownMethod,
         ErrorCode::MissingParameter,
         ErrorCode::InvalidParameter,
@@ -73,9 +77,13 @@ impl ErrorCode {
         ErrorCode::MissingImage,
         ErrorCode::InvalidImage,
         ErrorCode::RenderedSideNotFound,
+        ErrorCode::ImageRejected,
+        ErrorCode::ImageFetchFailed,
+        ErrorCode::ImageAddressNotAllowed,
         ErrorCode::StoreUnavailable,
         ErrorCode::Internal,
         ErrorCode::EngineFailure,
+        ErrorCode::ServerBusy,
     ];
 
     /// The stable number and name clients match on. Never renumber; only add.
@@ -101,6 +109,9 @@ impl ErrorCode {
             ErrorCode::MissingImage => (209, "missing_image"),
             ErrorCode::InvalidImage => (210, "invalid_image"),
             ErrorCode::RenderedSideNotFound => (211, "rendered_side_not_found"),
+            ErrorCode::ImageRejected => (212, "image_rejected"),
+            ErrorCode::ImageFetchFailed => (213, "image_fetch_failed"),
+            ErrorCode::ImageAddressNotAllowed => (214, "image_address_not_allowed"),
             ErrorCode::MissingSignature => (300, "missing_signature"),
             ErrorCode::UnknownKey => (301, "unknown_key"),
             ErrorCode::InvalidSignature => (302, "invalid_signature"),
@@ -113,6 +124,7 @@ impl ErrorCode {
             ErrorCode::StoreUnavailable => (900, "store_unavailable"),
             ErrorCode::Internal => (901, "internal_error"),
             ErrorCode::EngineFailure => (902, "engine_failure"),
+            ErrorCode::ServerBusy => (903, "server_busy"),
         }
     }
 }

@@ -20,7 +20,7 @@ pub use params::{Params, truncate};
 use crate::app::AppState;
 use crate::auth::keys::{ApiKey, Permission};
 use crate::auth::{self, AuthRule, SignedRequest};
-use crate::{packs, render, templates, text};
+use crate::{images, packs, render, templates, text};
 
 /// A successful reply: a document and its default content type.
 pub struct Reply {
@@ -138,8 +138,16 @@ pub const OPERATIONS: &[Operation] = &[
         Optional(GetTemplate),
         Some(|s, c| Box::pin(templates::get_template(s, c))),
     ),
-    operation("svc.image.uploadImage", NotAllowed, None),
-    operation("svc.image.importImage", Required(ImportImage), None),
+    operation(
+        "svc.image.uploadImage",
+        NotAllowed,
+        Some(|s, c| Box::pin(images::upload_image(s, c))),
+    ),
+    operation(
+        "svc.image.importImage",
+        Required(ImportImage),
+        Some(|s, c| Box::pin(images::import_image(s, c))),
+    ),
     operation(
         "svc.text.measure",
         Open,
@@ -164,6 +172,10 @@ fn find_operation(params: &Params) -> Result<&'static Operation, ApiError> {
 
 async fn dispatch(state: &AppState, request: &SignedRequest<'_>) -> Result<Reply, ApiError> {
     let operation = find_operation(request.params)?;
+    // Only image operations may send more than the usual body (see `service`).
+    if request.params.body_len() > state.max_body_bytes && !images::takes_image(operation.name) {
+        return Err(body_too_large(state.max_body_bytes));
+    }
     let key = auth::authorize(state, operation.auth, request).await?;
     let Some(handler) = operation.handler else {
         return Err(ApiError::new(
@@ -277,6 +289,25 @@ fn media_type(value: &str) -> Result<HeaderValue, ApiError> {
     HeaderValue::from_str(value).map_err(|_| invalid())
 }
 
+fn body_too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        ErrorCode::RequestTooLarge,
+        format!("the request body is larger than {limit} bytes"),
+    )
+}
+
+/// Whether the request says its body is larger than the usual limit (or does not say).
+fn declares_large_body(headers: &axum::http::HeaderMap, limit: usize) -> bool {
+    match headers.get(header::CONTENT_LENGTH) {
+        Some(length) => length
+            .to_str()
+            .ok()
+            .and_then(|l| l.parse::<u64>().ok())
+            .is_none_or(|length| length > limit as u64),
+        None => headers.contains_key(header::TRANSFER_ENCODING),
+    }
+}
+
 fn exception_body(error: &ApiError) -> Vec<u8> {
     let (code, name) = error.code.number_and_name();
     let body = serde_json::json!({
@@ -298,9 +329,23 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
             return format.respond(Err(error));
         }
     };
-    let body_read = params
-        .add_body(&parts.headers, body, state.max_body_bytes)
-        .await;
+    // Image uploads and imports may be large: such bodies are read only while holding one of
+    // a few permits, so memory stays bounded however many arrive at once. A query string
+    // naming another method needs no permit: its body may not be large.
+    let mut upload_permit = None;
+    let mut body_limit = state.max_body_bytes;
+    let may_take_image = params.get("method").is_none_or(images::takes_image);
+    if may_take_image && declares_large_body(&parts.headers, state.max_body_bytes) {
+        match state.images.upload_permit().await {
+            Ok(permit) => upload_permit = Some(permit),
+            Err(error) => {
+                let format = ResponseFormat::read(&params).0;
+                return format.respond(Err(error));
+            }
+        }
+        body_limit = state.images.max_body_bytes();
+    }
+    let body_read = params.add_body(&parts.headers, body, body_limit).await;
     let (format, format_error) = ResponseFormat::read(&params);
     let result = match body_read.err().or(format_error) {
         Some(error) => Err(error),
@@ -317,6 +362,7 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
             dispatch(&state, &signed).await
         }
     };
+    drop(upload_permit);
     if let Err(error) = &result {
         tracing::debug!(code = error.code.number_and_name().1, message = %error.message, "request failed");
     }

@@ -19,6 +19,10 @@ pub struct Params {
     /// The query and form-body pairs in arrival order, duplicates kept: what an OAuth
     /// signature covers (multipart parts are not signed).
     signed: Vec<(String, String)>,
+    /// Multipart file parts (and any `imageFile` part), by part name.
+    files: HashMap<String, bytes::Bytes>,
+    /// Size of the request body.
+    body_len: usize,
 }
 
 impl Params {
@@ -42,6 +46,7 @@ impl Params {
                 format!("the request body is larger than {limit} bytes or could not be read"),
             )
         })?;
+        self.body_len = bytes.len();
         if bytes.is_empty() {
             return Ok(());
         }
@@ -86,14 +91,16 @@ impl Params {
         let malformed =
             |e: multer::Error| ApiError::invalid("multipart body", format!("cannot be read: {e}"));
         while let Some(field) = multipart.next_field().await.map_err(malformed)? {
-            if self.values.len() + self.signed.len() >= MAX_PARAMETERS {
+            if self.values.len() + self.signed.len() + self.files.len() >= MAX_PARAMETERS {
                 return Err(too_many());
             }
             let Some(name) = field.name().map(str::to_owned) else {
                 continue;
             };
-            // File parts are read by the operations that take files (uploadImage).
-            if field.file_name().is_some() {
+            // Files are bytes, not text; `imageFile` is one even without a file name.
+            if field.file_name().is_some() || name == "imageFile" {
+                let bytes = field.bytes().await.map_err(malformed)?;
+                self.files.insert(name, bytes);
                 continue;
             }
             let value = field.text().await.map_err(malformed)?;
@@ -122,6 +129,16 @@ impl Params {
     /// Whether any parameter is an OAuth protocol parameter.
     pub fn has_oauth_parameters(&self) -> bool {
         self.values.keys().any(|name| name.starts_with("oauth_"))
+    }
+
+    /// A multipart file part's bytes.
+    pub fn file(&self, name: &str) -> Option<&bytes::Bytes> {
+        self.files.get(name)
+    }
+
+    /// The size of the request body in bytes.
+    pub fn body_len(&self) -> usize {
+        self.body_len
     }
 
     /// A parameter's value as sent, empty values included.

@@ -7,6 +7,7 @@
 //! on the revision, so two concurrent read-modify-write cycles can never silently lose one
 //! write. Resources keep their own typed records on top (see `packs::record`).
 
+mod blobs;
 mod expiring;
 mod redis;
 mod sqlite;
@@ -18,6 +19,7 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+pub use self::blobs::{BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
 pub use self::redis::RedisStore;
 pub use self::sqlite::SqliteStore;
 
@@ -31,8 +33,8 @@ pub enum Kind {
     Nonce,
     /// A rendered side's PNG (renderSideUrl), expiring.
     RenderedSide,
-    /// An image or one of its renditions (bytes), by `<image id>/<rendition>`.
-    ImageRendition,
+    /// An image's record: its facts and its renditions' blob ids (the bytes are blobs).
+    Image,
 }
 
 impl Kind {
@@ -43,7 +45,7 @@ impl Kind {
             Kind::ApiKey => "apikey",
             Kind::Nonce => "nonce",
             Kind::RenderedSide => "rendered",
-            Kind::ImageRendition => "rendition",
+            Kind::Image => "image",
         }
     }
 }

@@ -24,7 +24,7 @@ redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[2]) + 1, 'data', ARGV[1])
 return 1";
 
 pub struct RedisStore {
-    connection: ConnectionManager,
+    pub(super) connection: ConnectionManager,
     prefix: String,
     /// The URL with any password masked, for messages.
     display_url: String,
@@ -76,6 +76,10 @@ impl RedisStore {
 
     fn key(&self, kind: Kind, id: &str) -> String {
         format!("{}{}:{{{id}}}", self.prefix, kind.as_str())
+    }
+
+    pub(super) fn blob_key(&self, id: &str) -> String {
+        format!("{}blob:{{{id}}}", self.prefix)
     }
 }
 
