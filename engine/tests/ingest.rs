@@ -19,6 +19,7 @@ fn request() -> IngestRequest {
         max_pixels: 100_000_000,
         max_side: 20_000,
         min_jpeg_quality: 75,
+        max_decode_bytes: 900_000_000,
     }
 }
 
@@ -165,4 +166,23 @@ fn a_print_rendition_is_no_larger_than_a_render_decodes() {
         (decoded.width(), decoded.height()),
         (print.width, print.height)
     );
+}
+
+#[test]
+fn an_image_that_needs_more_memory_than_allowed_is_refused_before_decoding() {
+    // 1200 x 800, 16-bit RGB: 5.76 MB decoded, an RGBA copy, the print rendition.
+    let png = fixture("png-16bit.png");
+    assert!(ingest(&png, &request()).is_ok());
+    let tight = IngestRequest {
+        max_decode_bytes: 12_000_000,
+        ..request()
+    };
+    let refused = ingest(&png, &tight).unwrap_err();
+    assert_eq!(refused.code(), "image_too_large_to_decode");
+    assert!(
+        refused.to_string().contains("1200 x 800") && refused.to_string().contains("12 MB"),
+        "{refused}"
+    );
+    // An 8-bit RGB image of the same size fits.
+    assert!(ingest(&fixture("png-rgb.png"), &tight).is_ok());
 }

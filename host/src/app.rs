@@ -96,7 +96,7 @@ impl Application {
         let store = open_store(config).await?;
         store.prepare_to_serve().await?;
         let blobs = open_blobs(config).await?;
-        let images = crate::images::ImageService::new(&config.images)?;
+        let images = crate::images::ImageService::new(&config.images, config.engine_memory_bytes)?;
         let listener =
             TcpListener::bind(config.listen)
                 .await

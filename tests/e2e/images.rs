@@ -16,6 +16,7 @@ both_stores!(
     the_same_file_is_stored_once,
     image_type_decides_enhancement,
     the_limits_are_distinct_errors,
+    the_engine_memory_bounds_the_images_read,
     import_takes_base64_bytes,
     import_fetches_from_allowed_hosts_and_follows_redirects,
     import_reaches_only_public_addresses,
@@ -365,6 +366,27 @@ async fn the_limits_are_distinct_errors(kind: StoreKind) {
         )
         .await;
     response.error("request_too_large");
+}
+
+async fn the_engine_memory_bounds_the_images_read(kind: StoreKind) {
+    // The host leaves an image about (engine memory - 96 MiB - twice the file) to decode in.
+    let app = spawn_app_with(kind, |config| {
+        config.engine_memory_bytes = 97 << 20;
+    })
+    .await;
+    // 400 x 328 at one bit: decoded as grey, then an RGB copy and the print rendition, about
+    // 1.7 MB in all.
+    let envelope = app
+        .upload("horse.png", fixture("lineart-horse.png"), &[])
+        .await;
+    let error = &envelope["uploadImageError"];
+    assert_eq!(error["code"], "image_too_large_to_decode", "{envelope}");
+    assert!(
+        error["message"].as_str().unwrap().contains("400 x 328"),
+        "{error}"
+    );
+    // A small RGB JPEG fits.
+    app.upload_fixture("jpeg-small.jpg", &[]).await;
 }
 
 async fn import_takes_base64_bytes(kind: StoreKind) {

@@ -40,6 +40,10 @@ pub struct IngestRequest {
     pub max_side: u32,
     /// JPEGs below this estimated quality are accepted with a warning.
     pub min_jpeg_quality: u8,
+    /// Memory the decoded image and its working copies may take, in bytes: the engine's
+    /// memory limit less what it already holds. An image estimated to need more is refused
+    /// before decoding, rather than failing the engine.
+    pub max_decode_bytes: u64,
 }
 
 /// A caveat on an accepted image (the spec's image warning entry).
@@ -99,9 +103,26 @@ pub struct Ingested {
 pub enum IngestError {
     Unsupported,
     Transparent,
-    TooManyPixels { width: u32, height: u32, max: u64 },
-    SideTooLong { width: u32, height: u32, max: u32 },
-    Undecodable { format: Format, why: String },
+    TooManyPixels {
+        width: u32,
+        height: u32,
+        max: u64,
+    },
+    SideTooLong {
+        width: u32,
+        height: u32,
+        max: u32,
+    },
+    TooLargeToDecode {
+        width: u32,
+        height: u32,
+        needed: u64,
+        max: u64,
+    },
+    Undecodable {
+        format: Format,
+        why: String,
+    },
     UnreadablePdf(String),
 }
 
@@ -112,6 +133,7 @@ impl IngestError {
             IngestError::Transparent => "transparent_png",
             IngestError::TooManyPixels { .. } => "image_too_many_pixels",
             IngestError::SideTooLong { .. } => "image_side_too_long",
+            IngestError::TooLargeToDecode { .. } => "image_too_large_to_decode",
             IngestError::Undecodable { .. } => "undecodable_image",
             IngestError::UnreadablePdf(_) => "unreadable_pdf",
         }
@@ -130,6 +152,9 @@ impl IngestError {
             IngestError::SideTooLong { max, .. } => {
                 format!("Send an image at most {max} pixels wide and high.")
             }
+            IngestError::TooLargeToDecode { .. } => "Send the image with fewer pixels, or with \
+                 8 bits per channel and no alpha channel (a JPEG, or an RGB PNG)."
+                .into(),
             IngestError::Undecodable { format, .. } => format!(
                 "The {} file may be damaged or cut short: export or upload it again.",
                 format.name()
@@ -157,6 +182,18 @@ impl fmt::Display for IngestError {
             IngestError::SideTooLong { width, height, max } => write!(
                 f,
                 "the image is {width} x {height} pixels; a side may be at most {max} pixels"
+            ),
+            IngestError::TooLargeToDecode {
+                width,
+                height,
+                needed,
+                max,
+            } => write!(
+                f,
+                "the image is {width} x {height} pixels; reading it needs about {} MB, more \
+                 than the {} MB the server allows",
+                needed.div_ceil(1_000_000),
+                max / 1_000_000
             ),
             IngestError::Undecodable { format, why } => {
                 write!(f, "the {} file cannot be read: {why}", format.name())
@@ -194,7 +231,7 @@ pub fn ingest(bytes: &[u8], request: &IngestRequest) -> Result<Ingested, IngestE
             let facts = facts::raster_facts(format, bytes)
                 .map_err(|why| IngestError::Undecodable { format, why })?;
             check_size(facts.width, facts.height, request)?;
-            let (image, orientation) = decode(format, bytes, facts.width, facts.height)?;
+            let (image, orientation) = decode(format, bytes, &facts, request)?;
             if facts.may_be_transparent && uses_transparency(&image) {
                 return Err(IngestError::Transparent);
             }
@@ -320,14 +357,15 @@ fn check_size(width: u32, height: u32, request: &IngestRequest) -> Result<(), In
     Ok(())
 }
 
-/// Decodes a PNG, JPEG or GIF (its first frame) whose header promised `width` x `height`,
-/// allocating no more than that needs; returns its EXIF orientation, not yet applied.
+/// Decodes a PNG, JPEG or GIF (its first frame) whose header promised the size in `facts`,
+/// allocating no more than that needs, and applies its EXIF orientation (returned).
 fn decode(
     format: Format,
     bytes: &[u8],
-    width: u32,
-    height: u32,
+    facts: &facts::RasterFacts,
+    request: &IngestRequest,
 ) -> Result<(DynamicImage, Orientation), IngestError> {
+    let (width, height) = (facts.width, facts.height);
     let undecodable = |e: image::ImageError| IngestError::Undecodable {
         format,
         why: e.to_string(),
@@ -346,6 +384,30 @@ fn decode(
     reader.limits(limits);
     let mut decoder = reader.into_decoder().map_err(undecodable)?;
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    // The peak while checking: the decoded raster, a turned copy of it, the RGB(A) copy
+    // the renditions start from, and the (at most MAX_IMAGE_PIXELS) print rendition with
+    // its encoding.
+    let pixels = u64::from(width) * u64::from(height);
+    let decoded = decoder.total_bytes();
+    let turned = if orientation == Orientation::NoTransforms {
+        0
+    } else {
+        decoded
+    };
+    let converted = if decoder.color_type() == image::ColorType::Rgb8 {
+        0
+    } else {
+        pixels * 4
+    };
+    let needed = decoded + turned + converted + pixels.min(MAX_IMAGE_PIXELS) * 8;
+    if needed > request.max_decode_bytes {
+        return Err(IngestError::TooLargeToDecode {
+            width,
+            height,
+            needed,
+            max: request.max_decode_bytes,
+        });
+    }
     let mut image = DynamicImage::from_decoder(decoder).map_err(undecodable)?;
     image.apply_orientation(orientation);
     Ok((image, orientation))
@@ -399,7 +461,10 @@ fn read_pdf(
     bytes: &[u8],
     request: &IngestRequest,
 ) -> Result<(Pixels, [f64; 2], Vec<String>), IngestError> {
-    let page = pdf::rasterise_first_page(bytes, PRINT_DPI, request.max_pixels, request.max_side)
+    // A page is drawn smaller to fit: in pixels, and in memory (RGBA, and the drawing
+    // surface and rendition copies beside it).
+    let max_pixels = request.max_pixels.min(request.max_decode_bytes / 16);
+    let page = pdf::rasterise_first_page(bytes, PRINT_DPI, max_pixels, request.max_side)
         .map_err(|e| IngestError::UnreadablePdf(e.to_string()))?;
     Ok((
         Pixels::Rgba(page.image),

@@ -40,10 +40,19 @@ pub struct ImageService {
     settings: ImageSettings,
     fetcher: Fetcher,
     uploads: Semaphore,
+    /// An engine instance's memory limit, which decoding an image must fit in.
+    engine_memory_bytes: usize,
 }
 
+/// What an engine instance holds besides the image it is checking: fonts, templates, its
+/// caches, its code's own allocations.
+const ENGINE_RESIDENT_BYTES: usize = 96 << 20;
+
 impl ImageService {
-    pub fn new(settings: &ImageSettings) -> Result<ImageService, StartupError> {
+    pub fn new(
+        settings: &ImageSettings,
+        engine_memory_bytes: usize,
+    ) -> Result<ImageService, StartupError> {
         let policy = FetchPolicy {
             allow_hosts: settings.import_allow_hosts.clone(),
             resolve: settings.import_resolve.clone(),
@@ -54,6 +63,7 @@ impl ImageService {
             settings: settings.clone(),
             fetcher: Fetcher::new(policy).map_err(|e| StartupError::Images(e.to_string()))?,
             uploads: Semaphore::new(settings.concurrent_uploads),
+            engine_memory_bytes,
         })
     }
 
@@ -81,11 +91,17 @@ impl ImageService {
             .map_err(|_| busy())
     }
 
-    fn ingest_request(&self) -> IngestRequest {
+    /// The limits for checking a file of `file_len` bytes, which itself sits in the
+    /// instance's memory twice (the call's input and the decoder's view of it).
+    fn ingest_request(&self, file_len: usize) -> IngestRequest {
+        let decode_bytes = self
+            .engine_memory_bytes
+            .saturating_sub(ENGINE_RESIDENT_BYTES + 2 * file_len);
         IngestRequest {
             max_pixels: self.settings.max_pixels,
             max_side: self.settings.max_side,
             min_jpeg_quality: self.settings.min_jpeg_quality,
+            max_decode_bytes: decode_bytes as u64,
         }
     }
 }
@@ -264,7 +280,7 @@ async fn store_image(
     if let Some((record, _)) = load::<ImageRecord>(state.store.as_ref(), Kind::Image, &id).await? {
         return Ok(Ok((id, record)));
     }
-    let frame = ingest_frame(&state.images.ingest_request(), bytes);
+    let frame = ingest_frame(&state.images.ingest_request(bytes.len()), bytes);
     let output = match state.engine.call(Op::Ingest, frame).await {
         Ok(output) => output,
         Err(EngineCallError::Refused(failure)) if failure.reason.is_some() => {
