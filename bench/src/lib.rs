@@ -1,5 +1,9 @@
 //! What the benchmark binaries share.
 
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
 /// uploadImage of `bytes`; returns the basket item.
 pub async fn upload(endpoint: &str, bytes: Vec<u8>) -> serde_json::Value {
     let form = reqwest::multipart::Form::new()
@@ -20,4 +24,46 @@ pub async fn upload(endpoint: &str, bytes: Vec<u8>) -> serde_json::Value {
     let item = &response["imageBasketItem"]["items"][0];
     assert!(item.is_object(), "upload failed: {response}");
     item.clone()
+}
+
+/// A server process, killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub address: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `command` and reads the address from its first line (`... http://ADDR ...`).
+pub fn start(mut command: Command) -> Server {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_owned();
+    Server { child, address }
+}
+
+pub fn presspack_binary() -> PathBuf {
+    let path = std::env::current_exe().unwrap().with_file_name("presspack");
+    assert!(
+        path.exists(),
+        "{} is missing: build it with `cargo build --release -p presspack`",
+        path.display()
+    );
+    path
 }

@@ -12,15 +12,14 @@
 //!
 //! Run it with `bench/run.sh` (which builds in release mode first).
 
-use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use presspack::app::{Application, open_store};
 use presspack::auth::keys::{self, NewKey};
 use presspack::config::Config;
+use presspack_bench::{presspack_binary, start};
 
 #[derive(Parser)]
 struct Args {
@@ -40,48 +39,6 @@ struct Args {
     /// (the benchmark runs itself with this).
     #[arg(long, hide = true)]
     unverified_server: bool,
-}
-
-/// A server process, killed when dropped.
-struct Server {
-    child: Child,
-    address: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `command` and reads the address from its first line (`... http://ADDR ...`).
-fn start(mut command: Command) -> Server {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_owned();
-    Server { child, address }
-}
-
-fn presspack_binary() -> PathBuf {
-    let path = std::env::current_exe().unwrap().with_file_name("presspack");
-    assert!(
-        path.exists(),
-        "{} is missing: build it with `cargo build --release -p presspack`",
-        path.display()
-    );
-    path
 }
 
 fn with_env(mut command: Command, env: &[(String, String)]) -> Command {

@@ -2,9 +2,8 @@
 //! renditions, next to `vipsthumbnail` (libvips) making the same renditions in the same run,
 //! and the server's peak memory. Run with `bench/upload.sh`.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use image::ImageEncoder;
@@ -87,27 +86,16 @@ async fn main() {
     let input = work.path().join("photo.jpg");
     std::fs::write(&input, &jpeg).unwrap();
 
-    let binary: PathBuf = std::env::current_exe().unwrap().with_file_name("presspack");
-    let mut server = Command::new(&binary)
+    let mut command = Command::new(presspack_bench::presspack_binary());
+    command
         .arg("serve")
         .env("PRESSPACK_LISTEN", "127.0.0.1:0")
         .env("PRESSPACK_DATA_DIR", work.path().join("data"))
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the presspack binary (cargo build --release -p presspack)");
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .expect("the server prints its address")
-        .to_owned();
+        .env("RUST_LOG", "warn");
+    let server = presspack_bench::start(command);
+    let address = &server.address;
     let endpoint = format!("{address}/api/service/");
-    let idle_kib = peak_memory_kib(server.id());
+    let idle_kib = peak_memory_kib(server.child.id());
 
     // One warm-up each, then the measured runs, alternating so both see the same machine.
     let mut ours = Vec::new();
@@ -124,9 +112,8 @@ async fn main() {
             theirs.push(vips);
         }
     }
-    let peak_kib = peak_memory_kib(server.id());
-    let _ = server.kill();
-    let _ = server.wait();
+    let peak_kib = peak_memory_kib(server.child.id());
+    drop(server);
 
     let (ours, theirs) = (median(ours), median(theirs));
     println!(
