@@ -155,26 +155,21 @@ impl Pixels {
                     .map_err(|e| e.to_string())?;
                 Ok((out, "image/jpeg"))
             }
-            (Pixels::Rgb(image), None) => Ok((
-                crate::raster::encode_png(
-                    image.width(),
-                    image.height(),
-                    png::ColorType::Rgb,
-                    image.as_raw(),
-                )
-                .map_err(|e| e.to_string())?,
-                "image/png",
-            )),
-            (Pixels::Rgba(image), _) => Ok((
-                crate::raster::encode_png(
-                    image.width(),
-                    image.height(),
-                    png::ColorType::Rgba,
-                    image.as_raw(),
-                )
-                .map_err(|e| e.to_string())?,
-                "image/png",
-            )),
+            _ => {
+                let (width, height, colour, raw) = match self {
+                    Pixels::Rgb(image) => {
+                        let (w, h) = image.dimensions();
+                        (w, h, png::ColorType::Rgb, image.as_raw())
+                    }
+                    Pixels::Rgba(image) => {
+                        let (w, h) = image.dimensions();
+                        (w, h, png::ColorType::Rgba, image.as_raw())
+                    }
+                };
+                let png = crate::raster::encode_png(width, height, colour, raw)
+                    .map_err(|e| e.to_string())?;
+                Ok((png, "image/png"))
+            }
         }
     }
 }
