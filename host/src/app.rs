@@ -8,13 +8,19 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::get;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
 use presspack_engine::model::Catalogue;
 use tokio::net::TcpListener;
 
 use crate::auth::SignatureCheck;
+use crate::cart::prices::PriceList;
 use crate::config::Config;
+use crate::customers::PasswordHashing;
+use crate::customers::sessions::{CookiePolicy, SignInLimiter};
+use crate::orders::{InvoicePayment, PaymentProvider};
 use crate::store::{DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError};
+use crate::webhooks::Webhooks;
 
 /// What every request handler can reach.
 pub struct AppState {
@@ -32,6 +38,12 @@ pub struct AppState {
     pub engine: Arc<EngineHost>,
     pub templates: Arc<Templates>,
     pub images: crate::images::ImageService,
+    pub prices: PriceList,
+    pub payment: Box<dyn PaymentProvider>,
+    pub cookies: CookiePolicy,
+    pub passwords: PasswordHashing,
+    pub sign_ins: SignInLimiter,
+    pub webhooks: Webhooks,
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
@@ -64,6 +76,10 @@ pub enum StartupError {
     Engine(#[from] EngineCallError),
     #[error("images: {0}")]
     Images(String),
+    #[error("prices: {0}")]
+    Prices(String),
+    #[error("webhooks: {0}")]
+    Webhooks(String),
     #[error("cannot listen on {address} (PRESSPACK_LISTEN): {source}")]
     Listen {
         address: SocketAddr,
@@ -111,15 +127,29 @@ impl Application {
                 source,
             })?;
         let engine = start_engine(config).await?;
+        let prices = PriceList::load(config.prices_file.as_deref(), Catalogue::builtin())
+            .map_err(StartupError::Prices)?;
+        let webhooks = Webhooks::new(
+            config.webhook_allow_hosts.clone(),
+            config.webhook_retry_delays.clone(),
+        )
+        .map_err(StartupError::Webhooks)?;
+        let base_url = config
+            .base_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{address}"));
         let state = Arc::new(AppState {
             store,
             blobs,
             images,
             catalogue: Catalogue::builtin(),
-            base_url: config
-                .base_url
-                .clone()
-                .unwrap_or_else(|| format!("http://{address}")),
+            cookies: CookiePolicy::for_base_url(&base_url),
+            base_url,
+            prices,
+            payment: Box::new(InvoicePayment),
+            passwords: PasswordHashing::new(config.engine_instances.max(2)),
+            sign_ins: SignInLimiter::default(),
+            webhooks,
             max_body_bytes: config.max_body_bytes,
             timestamp_window: config.oauth_timestamp_window,
             signature_check,
@@ -130,6 +160,7 @@ impl Application {
         let router = Router::new()
             .route("/api/service/", service.clone())
             .route("/api/service", service)
+            .merge(customer_pages())
             .with_state(Arc::clone(&state));
         Ok(Application {
             listener,
@@ -152,15 +183,59 @@ impl Application {
         self.state.store.describe()
     }
 
-    /// Serves until `shutdown` completes, then finishes the requests in flight.
+    /// Serves (and delivers webhooks) until `shutdown` completes, then finishes the requests
+    /// in flight.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router)
+        let worker = tokio::spawn(crate::webhooks::run_worker(Arc::clone(&self.state)));
+        let service = self
+            .router
+            .into_make_service_with_connect_info::<SocketAddr>();
+        let served = axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
-            .await
+            .await;
+        worker.abort();
+        served
     }
+}
+
+/// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
+/// bodies are small; the API's larger limit does not apply here.
+fn customer_pages() -> Router<Arc<AppState>> {
+    use crate::{cart, customers, dropins, orders, web};
+    Router::new()
+        .route(
+            "/account/signin",
+            get(customers::pages::sign_in_page).post(customers::pages::sign_in),
+        )
+        .route(
+            "/account/signup",
+            get(customers::pages::sign_up_page).post(customers::pages::sign_up),
+        )
+        .route("/account/signout", post(customers::pages::sign_out))
+        .route("/packs/{pack_id}/finish", post(dropins::pages::finish))
+        .route("/dropins/{pack_id}/{name}", get(dropins::pages::open))
+        .route(
+            "/packs/{pack_id}/sides/{index}",
+            get(dropins::pages::side_image),
+        )
+        .route("/cart", get(cart::pages::show))
+        .route("/cart/lines/{pack_id}", post(cart::pages::change_line))
+        .route(
+            "/checkout",
+            get(orders::pages::checkout).post(orders::pages::place_order),
+        )
+        .route("/orders", get(orders::pages::history))
+        .route("/orders/{number}", get(orders::pages::show))
+        .route(
+            "/orders/{number}/confirmation",
+            get(orders::pages::confirmation),
+        )
+        .route("/static/shop.css", get(web::stylesheet))
+        .route("/static/confirmation.js", get(web::confirmation_script))
+        .layer(DefaultBodyLimit::max(web::MAX_FORM_BYTES))
 }
 
 /// Loads fonts and templates (a broken one stops start-up, named) and starts the engine's

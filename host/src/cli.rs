@@ -13,6 +13,7 @@ use crate::auth::keys::{self, ApiKey, NewKey, Permission};
 use crate::config::Config;
 use crate::designs::{self, Design};
 use crate::store::SharedStore;
+use crate::{orders, webhooks};
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +39,32 @@ enum Command {
     /// Manage API keys (OAuth consumer keys and secrets, permissions).
     #[command(subcommand)]
     Keys(KeyCommand),
+    /// Customers' orders.
+    #[command(subcommand)]
+    Orders(OrderCommand),
+    /// The order-confirmation webhook queue.
+    #[command(subcommand)]
+    Webhooks(WebhookCommand),
+}
+
+#[derive(Subcommand)]
+enum OrderCommand {
+    /// List every order, oldest first.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one order as JSON (with each pack's data as ordered).
+    Show { number: String },
+}
+
+#[derive(Subcommand)]
+enum WebhookCommand {
+    /// List webhook messages: pending ones first, then delivered and given up.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -92,6 +119,17 @@ enum KeyCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Set the order-confirmation callback URL (or clear it with --clear); prints the new
+    /// webhook signing secret, which replaces the old one at once.
+    SetCallback {
+        key: String,
+        #[arg(required_unless_present = "clear")]
+        url: Option<String>,
+        #[arg(long, conflicts_with = "url")]
+        clear: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -129,6 +167,14 @@ pub async fn run(cli: Cli) -> ExitCode {
             Command::Keys(command) => {
                 let store = open_store(&config).await.map_err(|e| e.to_string())?;
                 key_command(store, command).await
+            }
+            Command::Orders(command) => {
+                let store = open_store(&config).await.map_err(|e| e.to_string())?;
+                order_command(store, command).await
+            }
+            Command::Webhooks(WebhookCommand::List { json }) => {
+                let store = open_store(&config).await.map_err(|e| e.to_string())?;
+                list_webhooks(store, json).await
             }
         }
     }
@@ -266,6 +312,9 @@ fn print_credentials(key: &ApiKey, json: bool) -> Result<(), String> {
     if json {
         let mut value = serde_json::to_value(key.summary()).map_err(|e| e.to_string())?;
         value["secret"] = key.secret.clone().into();
+        if let Some(secret) = &key.webhook_secret {
+            value["webhookSecret"] = secret.clone().into();
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
@@ -273,6 +322,9 @@ fn print_credentials(key: &ApiKey, json: bool) -> Result<(), String> {
     } else {
         println!("key: {}", key.consumer_key);
         println!("secret: {}", key.secret);
+        if let Some(secret) = &key.webhook_secret {
+            println!("webhook-secret: {secret}");
+        }
     }
     Ok(())
 }
@@ -336,5 +388,98 @@ async fn key_command(store: SharedStore, command: KeyCommand) -> Result<(), Stri
         KeyCommand::RotateSecret { key, json } => {
             print_credentials(&keys::rotate_secret(store, &key).await.map_err(text)?, json)
         }
+        KeyCommand::SetCallback {
+            key,
+            url,
+            clear,
+            json,
+        } => {
+            let url = if clear { None } else { url };
+            let changed = keys::set_callback(store, &key, url).await.map_err(text)?;
+            if json {
+                let mut value =
+                    serde_json::to_value(changed.summary()).map_err(|e| e.to_string())?;
+                if let Some(secret) = &changed.webhook_secret {
+                    value["webhookSecret"] = secret.clone().into();
+                }
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+                );
+                return Ok(());
+            }
+            print_key(&changed, false)?;
+            if let Some(secret) = &changed.webhook_secret {
+                println!("webhook-secret: {secret}");
+            }
+            Ok(())
+        }
     }
+}
+
+fn pretty(value: &impl serde::Serialize) -> Result<String, String> {
+    serde_json::to_string_pretty(value).map_err(|e| e.to_string())
+}
+
+async fn order_command(store: SharedStore, command: OrderCommand) -> Result<(), String> {
+    let store = store.as_ref();
+    match command {
+        OrderCommand::List { json } => {
+            let all = orders::list(store).await.map_err(|e| e.to_string())?;
+            if json {
+                println!("{}", pretty(&all)?);
+                return Ok(());
+            }
+            for order in all {
+                let names: Vec<String> = order
+                    .lines
+                    .iter()
+                    .map(|l| format!("{} x{}", l.name, l.quantity))
+                    .collect();
+                println!(
+                    "{}  {}  {}  {} {}.{:02}  {}",
+                    order.number,
+                    order.customer_email,
+                    names.join(", "),
+                    order.currency,
+                    order.total / 100,
+                    order.total % 100,
+                    order.payment.state.describe()
+                );
+            }
+            Ok(())
+        }
+        OrderCommand::Show { number } => {
+            let order = orders::load(store, &number)
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("no order {number:?}"))?;
+            println!("{}", pretty(&order)?);
+            Ok(())
+        }
+    }
+}
+
+async fn list_webhooks(store: SharedStore, json: bool) -> Result<(), String> {
+    let all = webhooks::list(store.as_ref())
+        .await
+        .map_err(|e| e.to_string())?;
+    if json {
+        println!("{}", pretty(&all)?);
+        return Ok(());
+    }
+    for delivery in all {
+        println!(
+            "{}  {:?}  attempts {}  {}{}",
+            delivery.id,
+            delivery.state,
+            delivery.attempts,
+            delivery.url,
+            delivery
+                .last_error
+                .map(|e| format!("  last error: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    Ok(())
 }

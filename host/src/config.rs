@@ -38,6 +38,13 @@ pub struct Config {
     /// Where the compiled engine is cached between starts (default `<data_dir>/engine-cache`).
     pub engine_cache_dir: Option<PathBuf>,
     pub images: ImageSettings,
+    /// The price list (JSON); `None`: the built-in one.
+    pub prices_file: Option<PathBuf>,
+    /// Hosts order-confirmation webhooks may be sent to although they resolve to non-public
+    /// addresses.
+    pub webhook_allow_hosts: Vec<String>,
+    /// Delays before each retry of a failed webhook.
+    pub webhook_retry_delays: Vec<Duration>,
 }
 
 /// Limits and rules of uploadImage and importImage.
@@ -98,8 +105,20 @@ impl Default for Config {
             engine_timeout: Duration::from_secs(10),
             engine_cache_dir: None,
             images: ImageSettings::default(),
+            prices_file: None,
+            webhook_allow_hosts: Vec::new(),
+            webhook_retry_delays: crate::webhooks::DEFAULT_RETRY_DELAYS.to_vec(),
         }
     }
+}
+
+/// Comma-separated host names, lower-case.
+fn host_list(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(|host| host.trim().to_ascii_lowercase())
+        .filter(|host| !host.is_empty())
+        .collect()
 }
 
 /// The config file's keys: the environment variables' names without `PRESSPACK_`, lower-case.
@@ -130,6 +149,11 @@ struct ConfigFile {
     import_allow_hosts: Option<String>,
     /// Comma-separated `host=address` entries.
     import_resolve: Option<String>,
+    prices_file: Option<String>,
+    /// Comma-separated host names.
+    webhook_allow_hosts: Option<String>,
+    /// Comma-separated milliseconds.
+    webhook_retry_delays_ms: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -250,6 +274,33 @@ impl Config {
         if let Some(s) = setting("engine_cache_dir", file_values.engine_cache_dir) {
             config.engine_cache_dir = Some(directory(s)?);
         }
+        if let Some(s) = setting("prices_file", file_values.prices_file) {
+            config.prices_file = Some(directory(s)?);
+        }
+        if let Some(s) = setting("webhook_allow_hosts", file_values.webhook_allow_hosts) {
+            config.webhook_allow_hosts = host_list(&s.value);
+        }
+        if let Some(s) = setting(
+            "webhook_retry_delays_ms",
+            file_values.webhook_retry_delays_ms,
+        ) {
+            config.webhook_retry_delays = s
+                .value
+                .split(',')
+                .map(|delay| {
+                    delay
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|ms| *ms <= 7 * 24 * 60 * 60 * 1000)
+                        .map(Duration::from_millis)
+                })
+                .collect::<Option<Vec<_>>>()
+                .filter(|delays| delays.len() <= 50)
+                .ok_or_else(|| {
+                    s.invalid("expected up to 50 comma-separated delays in milliseconds, each at most a week")
+                })?;
+        }
         let number = |s: Setting, range: std::ops::RangeInclusive<u64>, what: &str| {
             s.value
                 .parse::<u64>()
@@ -313,12 +364,7 @@ impl Config {
                 Duration::from_millis(number(s, 100..=600_000, "a number of milliseconds")?);
         }
         if let Some(s) = setting("import_allow_hosts", file_values.import_allow_hosts) {
-            images.import_allow_hosts = s
-                .value
-                .split(',')
-                .map(|host| host.trim().to_ascii_lowercase())
-                .filter(|host| !host.is_empty())
-                .collect();
+            images.import_allow_hosts = host_list(&s.value);
         }
         if let Some(s) = setting("import_resolve", file_values.import_resolve) {
             images.import_resolve =

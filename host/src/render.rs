@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use presspack_engine::model::{
-    BoundingBox, Datum, FixedImageSource, ImageBasket, ImageBasketItem, ItemKind, Side,
+    BoundingBox, Datum, FixedImageSource, ImageBasket, ImageBasketItem, ItemKind, Pack, Side,
 };
 use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
 use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS};
@@ -13,7 +13,7 @@ use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
 use crate::api::{ApiError, Call, ErrorCode, Reply};
 use crate::app::AppState;
 use crate::engine_host::EngineCallError;
-use crate::packs::record::random_id;
+use crate::packs::record::{PackRecord, random_id};
 use crate::store::Kind;
 
 /// How long a renderSideUrl URL works.
@@ -105,10 +105,43 @@ fn read_params(call: &Call<'_>) -> Result<RenderParams, ApiError> {
     })
 }
 
-/// Renders and returns the PNG bytes.
+/// Renders the call's side and returns the PNG bytes.
 async fn render(state: &AppState, call: &Call<'_>) -> Result<Vec<u8>, ApiError> {
-    let request = read_params(call)?;
-    let images = fetch_images(state, &request).await?;
+    draw(state, &read_params(call)?).await
+}
+
+/// Side `index` of a stored pack as the customer will get it (the cut box), as PNG: the
+/// previews of the drop-in, cart and order pages.
+pub async fn pack_side(
+    state: &AppState,
+    pack: &PackRecord,
+    index: usize,
+    max_side: u32,
+) -> Result<Vec<u8>, ApiError> {
+    let product = state.catalogue.product(&pack.product).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Internal,
+            format!("no product {:?}", pack.product),
+        )
+    })?;
+    let pack = Pack::parse(pack.pack.get(), "pack", product)
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("stored pack: {e}")))?;
+    let side = pack.sides.get(index).cloned().ok_or_else(|| {
+        ApiError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
+    })?;
+    let request = RenderParams {
+        side,
+        basket: pack.image_basket,
+        box_type: BoxType::Cut,
+        max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
+        partial: false,
+        overlays: Vec::new(),
+    };
+    draw(state, &request).await
+}
+
+async fn draw(state: &AppState, request: &RenderParams) -> Result<Vec<u8>, ApiError> {
+    let images = fetch_images(state, request).await?;
     let to_value = |side: &Side| serde_json::to_value(side).expect("sides serialise");
     let header = RenderHeaderInput {
         side: to_value(&request.side),

@@ -3,7 +3,9 @@
 mod helpers;
 
 mod auth;
+mod browser;
 mod cli;
+mod customers;
 mod designs;
 mod images;
 mod packs;
@@ -11,6 +13,7 @@ mod physical_spec;
 mod render;
 #[path = "../../engine/tests/support/scenes.rs"]
 mod scenes;
+mod shop;
 mod store;
 mod transport;
 mod warnings;

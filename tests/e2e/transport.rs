@@ -5,7 +5,6 @@ use crate::helpers::{StoreKind, spawn_app};
 
 both_stores!(
     an_unknown_or_missing_method_is_named,
-    operations_of_later_issues_answer_not_available_yet,
     errors_as_ok_returns_errors_with_status_200,
     response_content_type_sets_the_header_of_every_reply,
     every_operation_works_by_get_post_and_multipart,
@@ -34,16 +33,6 @@ async fn an_unknown_or_missing_method_is_named(kind: StoreKind) {
         .await
         .error("missing_parameter");
     assert!(message.starts_with("method:"), "{message}");
-}
-
-async fn operations_of_later_issues_answer_not_available_yet(kind: StoreKind) {
-    let app = spawn_app(kind).await;
-    let response = app
-        .get(&[("method", "svc.pack.addToCart"), ("packId", "x")])
-        .await;
-    let message = response.error("not_available_yet");
-    assert!(message.contains("svc.pack.addToCart"), "{message}");
-    assert_eq!(response.json()["exception"]["code"], 104);
 }
 
 async fn errors_as_ok_returns_errors_with_status_200(kind: StoreKind) {

@@ -11,6 +11,7 @@ pub enum ErrorCode {
     MissingParameter,
     InvalidParameter,
     MalformedJson,
+    /// Reserved: once answered by operations not offered yet; every operation is now.
     NotAvailableYet,
     RequestTooLarge,
     UnsupportedContentType,
@@ -39,6 +40,9 @@ pub enum ErrorCode {
     ImageRejected,
     ImageFetchFailed,
     ImageAddressNotAllowed,
+    PackNotOrderable,
+    TrialPartnerMismatch,
+    NotATrialProduct,
     StoreUnavailable,
     Internal,
     EngineFailure,
@@ -47,7 +51,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 36] = [
+    pub const ALL: [ErrorCode; 39] = [
         ErrorCode::UnknownMethod,
         ErrorCode::MissingParameter,
         ErrorCode::InvalidParameter,
@@ -80,6 +84,9 @@ impl ErrorCode {
         ErrorCode::ImageRejected,
         ErrorCode::ImageFetchFailed,
         ErrorCode::ImageAddressNotAllowed,
+        ErrorCode::PackNotOrderable,
+        ErrorCode::TrialPartnerMismatch,
+        ErrorCode::NotATrialProduct,
         ErrorCode::StoreUnavailable,
         ErrorCode::Internal,
         ErrorCode::EngineFailure,
@@ -112,6 +119,9 @@ impl ErrorCode {
             ErrorCode::ImageRejected => (212, "image_rejected"),
             ErrorCode::ImageFetchFailed => (213, "image_fetch_failed"),
             ErrorCode::ImageAddressNotAllowed => (214, "image_address_not_allowed"),
+            ErrorCode::PackNotOrderable => (215, "pack_not_orderable"),
+            ErrorCode::TrialPartnerMismatch => (216, "trial_partner_mismatch"),
+            ErrorCode::NotATrialProduct => (217, "not_a_trial_product"),
             ErrorCode::MissingSignature => (300, "missing_signature"),
             ErrorCode::UnknownKey => (301, "unknown_key"),
             ErrorCode::InvalidSignature => (302, "invalid_signature"),

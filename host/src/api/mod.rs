@@ -20,7 +20,7 @@ pub use params::{Params, truncate};
 use crate::app::AppState;
 use crate::auth::keys::{ApiKey, Permission};
 use crate::auth::{self, AuthRule, SignedRequest};
-use crate::{images, packs, render, templates, text};
+use crate::{cart, images, packs, render, templates, text};
 
 /// A successful reply: a document and its default content type.
 pub struct Reply {
@@ -63,15 +63,14 @@ type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, ApiError>> + 
 type Handler = for<'a> fn(&'a AppState, &'a Call<'a>) -> HandlerFuture<'a>;
 
 /// One row of the dispatch table: the `method` name, how calls are authorised, and the
-/// handler. `handler` is `None` for operations of the API that this server does not offer
-/// yet; they answer `not_available_yet` (after authorisation, so clients see the real rules).
+/// handler.
 pub struct Operation {
     pub name: &'static str,
     pub auth: AuthRule,
-    handler: Option<Handler>,
+    handler: Handler,
 }
 
-const fn operation(name: &'static str, auth: AuthRule, handler: Option<Handler>) -> Operation {
+const fn operation(name: &'static str, auth: AuthRule, handler: Handler) -> Operation {
     Operation {
         name,
         auth,
@@ -86,73 +85,51 @@ use Permission::{
 
 /// Every operation of the API, by `method` name, with the spec's Authentication table.
 pub const OPERATIONS: &[Operation] = &[
-    operation(
-        "svc.pack.createPack",
-        Required(Create),
-        Some(|s, c| Box::pin(packs::create_pack(s, c))),
-    ),
+    operation("svc.pack.createPack", Required(Create), |s, c| {
+        Box::pin(packs::create_pack(s, c))
+    }),
     operation(
         "svc.pack.createTrialPartnerPack",
         Required(CreateTrialPack),
-        None,
+        |s, c| Box::pin(packs::create_trial_partner_pack(s, c)),
     ),
-    operation(
-        "svc.pack.getPack",
-        Required(Read),
-        Some(|s, c| Box::pin(packs::get_pack(s, c))),
-    ),
-    operation(
-        "svc.pack.getPhysicalSpec",
-        Required(Read),
-        Some(|s, c| Box::pin(packs::get_physical_spec(s, c))),
-    ),
-    operation(
-        "svc.pack.updatePack",
-        Required(Update),
-        Some(|s, c| Box::pin(packs::update_pack(s, c))),
-    ),
-    operation(
-        "svc.pack.updatePhysicalSpec",
-        Required(Update),
-        Some(|s, c| Box::pin(packs::update_physical_spec(s, c))),
-    ),
-    operation("svc.pack.addToCart", Required(AddToCart), None),
-    operation(
-        "svc.pack.renderSide",
-        Required(RenderSide),
-        Some(|s, c| Box::pin(render::render_side(s, c))),
-    ),
-    operation(
-        "svc.pack.renderSideUrl",
-        Required(RenderSide),
-        Some(|s, c| Box::pin(render::render_side_url(s, c))),
-    ),
+    operation("svc.pack.getPack", Required(Read), |s, c| {
+        Box::pin(packs::get_pack(s, c))
+    }),
+    operation("svc.pack.getPhysicalSpec", Required(Read), |s, c| {
+        Box::pin(packs::get_physical_spec(s, c))
+    }),
+    operation("svc.pack.updatePack", Required(Update), |s, c| {
+        Box::pin(packs::update_pack(s, c))
+    }),
+    operation("svc.pack.updatePhysicalSpec", Required(Update), |s, c| {
+        Box::pin(packs::update_physical_spec(s, c))
+    }),
+    operation("svc.pack.addToCart", Required(AddToCart), |s, c| {
+        Box::pin(cart::add_to_cart(s, c))
+    }),
+    operation("svc.pack.renderSide", Required(RenderSide), |s, c| {
+        Box::pin(render::render_side(s, c))
+    }),
+    operation("svc.pack.renderSideUrl", Required(RenderSide), |s, c| {
+        Box::pin(render::render_side_url(s, c))
+    }),
     // The URL renderSideUrl returns may be passed on to anyone; its id is unguessable.
-    operation(
-        "svc.pack.getRenderedSide",
-        Open,
-        Some(|s, c| Box::pin(render::get_rendered_side(s, c))),
-    ),
-    operation(
-        "svc.template.getTemplate",
-        Optional(GetTemplate),
-        Some(|s, c| Box::pin(templates::get_template(s, c))),
-    ),
-    operation(
-        "svc.image.uploadImage",
-        NotAllowed,
-        Some(|s, c| Box::pin(images::upload_image(s, c))),
-    ),
-    operation(
-        "svc.image.importImage",
-        Required(ImportImage),
-        Some(|s, c| Box::pin(images::import_image(s, c))),
-    ),
-    operation(
-        "svc.text.measure",
-        Open,
-        Some(|s, c| Box::pin(text::measure(s, c))),
-    ),
+    operation("svc.pack.getRenderedSide", Open, |s, c| {
+        Box::pin(render::get_rendered_side(s, c))
+    }),
+    operation("svc.template.getTemplate", Optional(GetTemplate), |s, c| {
+        Box::pin(templates::get_template(s, c))
+    }),
+    operation("svc.image.uploadImage", NotAllowed, |s, c| {
+        Box::pin(images::upload_image(s, c))
+    }),
+    operation("svc.image.importImage", Required(ImportImage), |s, c| {
+        Box::pin(images::import_image(s, c))
+    }),
+    operation("svc.text.measure", Open, |s, c| {
+        Box::pin(text::measure(s, c))
+    }),
 ];
 
 fn find_operation(params: &Params) -> Result<&'static Operation, ApiError> {
@@ -177,20 +154,11 @@ async fn dispatch(state: &AppState, request: &SignedRequest<'_>) -> Result<Reply
         return Err(body_too_large(state.max_body_bytes));
     }
     let key = auth::authorize(state, operation.auth, request).await?;
-    let Some(handler) = operation.handler else {
-        return Err(ApiError::new(
-            ErrorCode::NotAvailableYet,
-            format!(
-                "method: {} is not available on this server yet",
-                operation.name
-            ),
-        ));
-    };
     let call = Call {
         params: request.params,
         key,
     };
-    handler(state, &call).await
+    (operation.handler)(state, &call).await
 }
 
 /// How to send the reply: the common parameters every operation accepts.

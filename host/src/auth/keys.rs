@@ -95,6 +95,10 @@ pub struct ApiKey {
     pub trial_partner: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_callback_url: Option<String>,
+    /// Signs the order-confirmation webhooks (Standard Webhooks `whsec_` + base64 of 32
+    /// random bytes); made with the callback URL, shown once like the consumer secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_secret: Option<String>,
     pub disabled: bool,
     pub created_at: u64,
 }
@@ -174,6 +178,17 @@ fn check_grantable(permissions: &[Permission]) -> Result<(), KeyError> {
     }
 }
 
+/// A new webhook signing secret.
+pub fn new_webhook_secret() -> String {
+    use base64::Engine;
+    let mut bytes = [0u8; 32];
+    rand::fill(&mut bytes[..]);
+    format!(
+        "whsec_{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
 fn check_callback_url(url: &str) -> Result<(), KeyError> {
     match url::Url::parse(url) {
         Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.host().is_some() => {
@@ -200,6 +215,10 @@ pub async fn create(store: &dyn Store, new: NewKey) -> Result<ApiKey, KeyError> 
         name: new.name,
         granted: new.grant.into_iter().collect(),
         trial_partner: new.trial_partner,
+        webhook_secret: new
+            .order_callback_url
+            .as_ref()
+            .map(|_| new_webhook_secret()),
         order_callback_url: new.order_callback_url,
         disabled: false,
         created_at: std::time::SystemTime::now()
@@ -286,6 +305,25 @@ pub async fn rotate_secret(store: &dyn Store, consumer_key: &str) -> Result<ApiK
     let secret = random_hex(32);
     change(store, consumer_key, |key| {
         key.secret = secret.clone();
+        Ok(())
+    })
+    .await
+}
+
+/// Sets (or with `None` clears) the order-confirmation callback URL. Setting one makes a new
+/// webhook signing secret, returned in the key: the old one stops verifying at once.
+pub async fn set_callback(
+    store: &dyn Store,
+    consumer_key: &str,
+    url: Option<String>,
+) -> Result<ApiKey, KeyError> {
+    if let Some(url) = &url {
+        check_callback_url(url)?;
+    }
+    let secret = url.as_ref().map(|_| new_webhook_secret());
+    change(store, consumer_key, |key| {
+        key.order_callback_url.clone_from(&url);
+        key.webhook_secret.clone_from(&secret);
         Ok(())
     })
     .await

@@ -346,6 +346,36 @@ impl Fetcher {
             }))
     }
 
+    /// POSTs `body` to `url` once, under the same address rules, following no redirect; the
+    /// response's status (its body is not read). Used for webhooks.
+    pub async fn post(
+        &self,
+        url: &str,
+        headers: reqwest::header::HeaderMap,
+        body: Vec<u8>,
+    ) -> Result<StatusCode, FetchError> {
+        let url = Url::parse(url).map_err(|e| FetchError::InvalidUrl {
+            url: shorten(url),
+            reason: e.to_string(),
+        })?;
+        let url = checked_url(url)?;
+        self.check_host(&url)?;
+        let request = self
+            .client
+            .post(url.clone())
+            .headers(headers)
+            .body(body)
+            .send();
+        match tokio::time::timeout(self.timeout, request).await {
+            Ok(Ok(response)) => Ok(response.status()),
+            Ok(Err(error)) => Err(self.client_error(&url, error)),
+            Err(_) => Err(FetchError::Timeout {
+                url: show(&url),
+                limit: self.timeout,
+            }),
+        }
+    }
+
     async fn follow(&self, first: Url) -> Result<Vec<u8>, FetchError> {
         let mut url = first.clone();
         for _ in 0..=MAX_REDIRECTS {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use presspack_engine::layout::LayoutReport;
 use presspack_engine::model::{
-    Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning, WarningCode,
+    Catalogue, Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning, WarningCode,
 };
 use presspack_engine::wire::Op;
 use serde::Serialize;
@@ -24,6 +24,7 @@ const MAX_TRACKING_ID: usize = 255;
 const MAX_FRIENDLY_NAME: usize = 255;
 const MAX_URL: usize = 2048;
 const MAX_DESIGN_CODE: usize = 64;
+const MAX_TRIAL_PARTNER: usize = 255;
 
 /// The pack response envelope of createPack, getPack and updatePack.
 #[derive(Serialize)]
@@ -141,8 +142,56 @@ fn absolute_http_url(name: &str, value: &str) -> Result<String, ApiError> {
 }
 
 pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    create(state, call, false).await
+}
+
+/// `createTrialPartnerPack`: createPack for a trial partner's key, `businesscard` and
+/// `minicard` only; the pack is marked as a trial pack.
+pub async fn create_trial_partner_pack(
+    state: &AppState,
+    call: &Call<'_>,
+) -> Result<Reply, ApiError> {
+    create(state, call, true).await
+}
+
+/// Checks what only trial packs need: the key's trial-partner id and a trial product.
+fn check_trial(call: &Call<'_>, product: &Product, catalogue: &Catalogue) -> Result<(), ApiError> {
+    let partner = call
+        .params
+        .text("trialPartner", MAX_TRIAL_PARTNER)?
+        .ok_or_else(|| ApiError::missing("trialPartner"))?;
+    let key_partner = call.key.as_ref().and_then(|k| k.trial_partner.as_deref());
+    if key_partner != Some(partner) {
+        return Err(ApiError::new(
+            ErrorCode::TrialPartnerMismatch,
+            "trialPartner: does not match the trial-partner id of the API key that signed the call",
+        ));
+    }
+    if !product.trial_pack {
+        let trial: Vec<&str> = catalogue
+            .products()
+            .iter()
+            .filter(|p| p.trial_pack)
+            .map(|p| p.code.as_str())
+            .collect();
+        return Err(ApiError::new(
+            ErrorCode::NotATrialProduct,
+            format!(
+                "product: {} cannot be a trial pack; trial packs are {}",
+                product.code,
+                trial.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply, ApiError> {
     let params = call.params;
     let product = product(state, params.required("product")?)?;
+    if trial {
+        check_trial(call, product, state.catalogue)?;
+    }
     let tracking_id = params.text("trackingId", MAX_TRACKING_ID)?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
     let start_again_url = params
@@ -211,6 +260,7 @@ pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, Api
     record.friendly_name = friendly_name.map(str::to_owned);
     record.start_again_url = start_again_url;
     record.design_code = design.map(|d| d.code);
+    record.trial = trial;
     let id = record::insert(state.store.as_ref(), &record).await?;
     pack_reply(state, &id, &record, include_spec)
 }
@@ -264,7 +314,7 @@ async fn text_warnings(state: &AppState, pack: &Pack) -> Result<Vec<Warning>, Ap
 }
 
 /// The pack named by `packId`, if the calling key may read and update it.
-async fn load(state: &AppState, call: &Call<'_>) -> Result<StoredPack, ApiError> {
+pub async fn load(state: &AppState, call: &Call<'_>) -> Result<StoredPack, ApiError> {
     let stored = record::load(state.store.as_ref(), call.params.required("packId")?).await?;
     stored.record.check_access(call.key.as_ref())?;
     Ok(stored)

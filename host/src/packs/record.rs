@@ -38,6 +38,13 @@ pub struct PackRecord {
     pub owner: Option<String>,
     /// The secret in the pack's drop-in URLs.
     pub drop_in_token: String,
+    /// Created by createTrialPartnerPack: a customer may order one trial pack, ever.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trial: bool,
+    /// The quantity addToCart asked for; the customer's cart takes it when they open the
+    /// `cart` or `checkout` drop-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cart_quantity: Option<u32>,
     pub created_at: u64,
     pub updated_at: u64,
 }
@@ -84,6 +91,8 @@ impl PackRecord {
             created_by: created_by.to_owned(),
             owner: None,
             drop_in_token: random_id(),
+            trial: false,
+            cart_quantity: None,
             created_at: now(),
             updated_at: now(),
         })
@@ -103,6 +112,25 @@ impl PackRecord {
             ));
         }
         Ok(())
+    }
+
+    /// Whether the pack may be ordered: none of its warnings blocks ordering.
+    pub fn is_orderable(&self) -> bool {
+        !self.warnings.iter().any(|w| w.code.blocks_ordering())
+    }
+
+    /// The name the customer sees: the pack's `friendlyName`, else its product's.
+    pub fn display_name(&self) -> String {
+        match &self.friendly_name {
+            Some(name) if !name.trim().is_empty() => name.clone(),
+            _ => match self.product.as_str() {
+                "businesscard" => "Business cards".into(),
+                "minicard" => "MiniCards".into(),
+                "postcard" => "Postcards".into(),
+                "sticker" => "Stickers".into(),
+                other => other.to_owned(),
+            },
+        }
     }
 
     /// Replaces the pack data and recomputes its warnings.

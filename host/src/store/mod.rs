@@ -35,6 +35,18 @@ pub enum Kind {
     RenderedSide,
     /// An image's record: its facts and its renditions' blob ids (the bytes are blobs).
     Image,
+    /// A customer account: credentials, cart, order numbers, trial status.
+    Customer,
+    /// A customer's e-mail address (normalised) -> customer id; unique by insert.
+    CustomerEmail,
+    /// A signed-in session, an expiring blob under the SHA-256 of its cookie.
+    Session,
+    /// A placed order, by order number.
+    Order,
+    /// An order-confirmation webhook waiting to be delivered.
+    WebhookPending,
+    /// A webhook delivered, or given up on after its last retry.
+    WebhookDone,
 }
 
 impl Kind {
@@ -46,6 +58,12 @@ impl Kind {
             Kind::Nonce => "nonce",
             Kind::RenderedSide => "rendered",
             Kind::Image => "image",
+            Kind::Customer => "customer",
+            Kind::CustomerEmail => "customer-email",
+            Kind::Session => "session",
+            Kind::Order => "order",
+            Kind::WebhookPending => "webhook",
+            Kind::WebhookDone => "webhook-done",
         }
     }
 }
@@ -106,7 +124,7 @@ pub trait Store: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Deletes a record; `false` if there was none.
+    /// Deletes a record or blob; `false` if there was none.
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
 
     /// The ids of every record of `kind`, sorted. For small, operator-managed kinds only.

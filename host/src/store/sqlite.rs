@@ -322,10 +322,13 @@ impl Store for SqliteStore {
         let id = id.to_owned();
         self.records
             .write(move |conn| {
-                let deleted = conn
+                let records = conn
                     .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
                     .execute(params![kind.as_str(), id])?;
-                Ok(deleted == 1)
+                let blobs = conn
+                    .prepare_cached("DELETE FROM blobs WHERE kind = ?1 AND id = ?2")?
+                    .execute(params![kind.as_str(), id])?;
+                Ok(records + blobs > 0)
             })
             .await
     }

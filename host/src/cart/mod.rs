@@ -1,0 +1,174 @@
+//! The cart: `svc.pack.addToCart` for partners, and the customer's cart of packs with prices
+//! from the price list. A cart lives in its customer's record ([`crate::customers`]); a pack
+//! added by a partner reaches it when the customer opens the pack's `cart` or `checkout`
+//! drop-in.
+
+pub mod pages;
+pub mod prices;
+
+use presspack_engine::model::{PhysicalSpec, Warning};
+use serde::Serialize;
+
+use crate::api::{ApiError, Call, ErrorCode, Reply};
+use crate::app::AppState;
+use crate::customers::{self, CartLine, Customer};
+use crate::packs::record::{self, PackRecord};
+use crate::{dropins, packs};
+
+/// Largest quantity of one pack in a cart or an order.
+pub const MAX_QUANTITY: u32 = 100;
+
+/// The cart envelope of addToCart: warnings and the `cart` and `checkout` drop-ins.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CartEnvelope<'a> {
+    warnings: &'a [Warning],
+    drop_ins: std::collections::BTreeMap<&'static str, String>,
+}
+
+/// Reads a quantity: a whole number from 1 to [`MAX_QUANTITY`].
+pub fn parse_quantity(name: &str, value: &str) -> Result<u32, String> {
+    value
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|q| (1..=MAX_QUANTITY).contains(q))
+        .ok_or_else(|| format!("{name}: expected a whole number from 1 to {MAX_QUANTITY}"))
+}
+
+/// `svc.pack.addToCart`: marks the pack for the cart with its quantity and returns the
+/// drop-ins that take the customer there. A pack with warnings that block ordering is refused
+/// with the warnings listed.
+pub async fn add_to_cart(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
+    let quantity = call.params.required("quantity")?;
+    let quantity = parse_quantity("quantity", quantity)
+        .map_err(|problem| ApiError::new(ErrorCode::InvalidParameter, problem))?;
+    let id = packs::load(state, call).await?.id;
+    let stored = record::modify(state.store.as_ref(), &id, |pack| {
+        pack.check_access(call.key.as_ref())?;
+        if !pack.is_orderable() {
+            return Err(not_orderable(pack));
+        }
+        pack.cart_quantity = Some(quantity);
+        Ok(())
+    })
+    .await?;
+    Reply::json(&CartEnvelope {
+        warnings: &stored.record.warnings,
+        drop_ins: dropins::for_cart(&state.base_url, &stored.id, &stored.record.drop_in_token),
+    })
+}
+
+fn not_orderable(pack: &PackRecord) -> ApiError {
+    let listed: Vec<String> = pack
+        .warnings
+        .iter()
+        .filter(|w| w.code.blocks_ordering())
+        .map(|w| {
+            let code = serde_json::to_value(w.code).unwrap_or_default();
+            format!(
+                "{} at {}: {}",
+                code.as_str().unwrap_or("?"),
+                w.element,
+                w.message
+            )
+        })
+        .collect();
+    ApiError::new(
+        ErrorCode::PackNotOrderable,
+        format!(
+            "packId: the pack cannot be ordered until these warnings are resolved: {}",
+            listed.join("; ")
+        ),
+    )
+}
+
+/// Puts a pack in the customer's cart: with `quantity` if given (replacing the line's),
+/// else with the line's quantity or 1.
+pub async fn put(
+    state: &AppState,
+    customer_id: &str,
+    pack_id: &str,
+    quantity: Option<u32>,
+) -> Result<Customer, ApiError> {
+    customers::modify(state.store.as_ref(), customer_id, |customer| {
+        match customer
+            .cart
+            .iter_mut()
+            .find(|line| line.pack_id == pack_id)
+        {
+            Some(line) => line.quantity = quantity.unwrap_or(line.quantity),
+            None => customer.cart.push(CartLine {
+                pack_id: pack_id.to_owned(),
+                quantity: quantity.unwrap_or(1),
+            }),
+        }
+        Ok::<_, ApiError>(())
+    })
+    .await
+}
+
+/// A cart line with its pack and price.
+pub struct PricedLine {
+    pub pack_id: String,
+    pub pack: PackRecord,
+    pub quantity: u32,
+    pub unit_price: u64,
+    pub line_total: u64,
+}
+
+impl PricedLine {
+    pub fn spec(&self) -> &PhysicalSpec {
+        &self.pack.physical_spec
+    }
+}
+
+/// The customer's cart with every pack loaded and priced. Packs that are gone or no longer
+/// the customer's are left out.
+pub async fn priced_lines(
+    state: &AppState,
+    customer: &Customer,
+) -> Result<Vec<PricedLine>, ApiError> {
+    let mut lines = Vec::with_capacity(customer.cart.len());
+    for line in &customer.cart {
+        let Ok(stored) = record::load(state.store.as_ref(), &line.pack_id).await else {
+            continue;
+        };
+        if stored.record.owner.as_deref() != Some(customer.id.as_str()) {
+            continue;
+        }
+        let unit_price = state
+            .prices
+            .unit_price(&stored.record.product, &stored.record.physical_spec)
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::Internal,
+                    format!("no price for pack {}'s specification", stored.id),
+                )
+            })?;
+        lines.push(PricedLine {
+            pack_id: stored.id,
+            pack: stored.record,
+            quantity: line.quantity,
+            unit_price,
+            line_total: unit_price * u64::from(line.quantity),
+        });
+    }
+    Ok(lines)
+}
+
+/// Describes a physical specification for people: "classic paper, rounded corners, matte
+/// laminate, 50 cards".
+pub fn describe_spec(spec: &PhysicalSpec) -> String {
+    let words = |code: &str| code.replace('_', " ");
+    let laminate = match spec.paper_laminate.as_str() {
+        "nolam" => "no laminate".to_owned(),
+        other => format!("{} laminate", words(other)),
+    };
+    format!(
+        "{} paper, {}, {laminate}, {} per pack",
+        words(&spec.paper_class),
+        words(&spec.finishing_option),
+        spec.pack_size
+    )
+}

@@ -1,0 +1,276 @@
+//! Orders: placing the customer's cart as an order with a delivery address, paid through a
+//! [`PaymentProvider`], kept durably with what was ordered (each pack's data as it was), and
+//! the one-trial-pack-per-customer rule.
+//!
+//! Placing an order: price the cart, check the trial rule, take payment, store the order,
+//! then commit it to the customer record with compare-and-swap, which re-checks the trial
+//! rule. Two checkouts at once can both store an order, but only one commit can claim the
+//! customer's trial; the loser deletes its order and reports the rule. Webhooks are queued
+//! only after the commit.
+
+pub mod pages;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::api::{ApiError, ErrorCode};
+use crate::app::AppState;
+use crate::cart::{PricedLine, priced_lines};
+use crate::customers::{self, Customer};
+use crate::store::{self, Kind, Store, StoreError};
+use presspack_engine::model::PhysicalSpec;
+
+/// Where an order goes. Every field is bounded; `line2` may be empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryAddress {
+    pub name: String,
+    pub line1: String,
+    pub line2: String,
+    pub city: String,
+    pub postcode: String,
+    pub country: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentState {
+    /// Ordered on account: the customer pays the invoice sent with the order.
+    AwaitingInvoicePayment,
+    Paid,
+}
+
+impl PaymentState {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PaymentState::AwaitingInvoicePayment => "awaiting invoice payment",
+            PaymentState::Paid => "paid",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Payment {
+    pub provider: String,
+    pub state: PaymentState,
+}
+
+/// One pack of an order, as it was ordered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderLine {
+    pub pack_id: String,
+    pub name: String,
+    pub product: String,
+    pub physical_spec: PhysicalSpec,
+    pub quantity: u32,
+    pub unit_price: u64,
+    pub line_total: u64,
+    pub trial: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_id: Option<String>,
+    /// The consumer key of the API key that created the pack.
+    pub created_by: String,
+    /// The pack data as ordered, for production.
+    pub pack: Box<RawValue>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Order {
+    pub number: String,
+    pub customer_id: String,
+    pub customer_email: String,
+    pub lines: Vec<OrderLine>,
+    pub currency: String,
+    pub total: u64,
+    pub delivery: DeliveryAddress,
+    pub payment: Payment,
+    pub placed_at: u64,
+}
+
+/// Takes payment for an order. The built-in [`InvoicePayment`] records the order as awaiting
+/// payment of an invoice; a card provider would redirect, then confirm here.
+#[async_trait]
+pub trait PaymentProvider: Send + Sync {
+    fn name(&self) -> &'static str;
+    async fn pay(&self, order: &Order) -> Result<PaymentState, String>;
+}
+
+pub struct InvoicePayment;
+
+#[async_trait]
+impl PaymentProvider for InvoicePayment {
+    fn name(&self) -> &'static str {
+        "invoice"
+    }
+
+    async fn pay(&self, _order: &Order) -> Result<PaymentState, String> {
+        Ok(PaymentState::AwaitingInvoicePayment)
+    }
+}
+
+/// Why an order was not placed; the checkout page shows it.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckoutError {
+    #[error("Your cart is empty.")]
+    EmptyCart,
+    #[error("{0} cannot be ordered yet; open it from your cart to see why.")]
+    NotOrderable(String),
+    #[error(
+        "You have already ordered a trial pack, and a trial pack can be ordered only once. Remove {0} from your cart to order the rest."
+    )]
+    TrialAlreadyOrdered(String),
+    #[error("An order can hold one trial pack, once: keep one trial pack with quantity 1.")]
+    OneTrialPerOrder,
+    #[error("The payment did not go through: {0}")]
+    Payment(String),
+    #[error("{}", .0.message)]
+    Api(ApiError),
+}
+
+impl From<ApiError> for CheckoutError {
+    fn from(error: ApiError) -> Self {
+        CheckoutError::Api(error)
+    }
+}
+
+impl From<StoreError> for CheckoutError {
+    fn from(error: StoreError) -> Self {
+        CheckoutError::Api(error.into())
+    }
+}
+
+/// An order number: `PP-` and 12 characters of Crockford base32 (60 random bits).
+fn order_number() -> String {
+    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let bits = rand::random::<u64>();
+    let digits: String = (0..12)
+        .map(|i| ALPHABET[((bits >> (i * 5)) & 31) as usize] as char)
+        .collect();
+    format!("PP-{digits}")
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The trial line of an order, if any; more than one trial pack (or copy) is refused.
+fn trial_line(lines: &[PricedLine]) -> Result<Option<&PricedLine>, CheckoutError> {
+    let trials: Vec<&PricedLine> = lines.iter().filter(|l| l.pack.trial).collect();
+    match trials.as_slice() {
+        [] => Ok(None),
+        [one] if one.quantity == 1 => Ok(Some(one)),
+        _ => Err(CheckoutError::OneTrialPerOrder),
+    }
+}
+
+/// Places the customer's cart as an order.
+pub async fn place(
+    state: &AppState,
+    customer: &Customer,
+    delivery: DeliveryAddress,
+) -> Result<Order, CheckoutError> {
+    let lines = priced_lines(state, customer).await?;
+    if lines.is_empty() {
+        return Err(CheckoutError::EmptyCart);
+    }
+    if let Some(line) = lines.iter().find(|l| !l.pack.is_orderable()) {
+        return Err(CheckoutError::NotOrderable(line.pack.display_name()));
+    }
+    let trial = trial_line(&lines)?.map(|l| l.pack.display_name());
+    if let Some(name) = &trial
+        && customer.trial_order.is_some()
+    {
+        return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
+    }
+    let mut order = Order {
+        number: order_number(),
+        customer_id: customer.id.clone(),
+        customer_email: customer.email.clone(),
+        lines: lines
+            .iter()
+            .map(|l| OrderLine {
+                pack_id: l.pack_id.clone(),
+                name: l.pack.display_name(),
+                product: l.pack.product.clone(),
+                physical_spec: l.pack.physical_spec.clone(),
+                quantity: l.quantity,
+                unit_price: l.unit_price,
+                line_total: l.line_total,
+                trial: l.pack.trial,
+                tracking_id: l.pack.tracking_id.clone(),
+                created_by: l.pack.created_by.clone(),
+                pack: l.pack.pack.clone(),
+            })
+            .collect(),
+        currency: state.prices.currency.clone(),
+        total: lines.iter().map(|l| l.line_total).sum(),
+        delivery,
+        payment: Payment {
+            provider: state.payment.name().to_owned(),
+            state: PaymentState::AwaitingInvoicePayment,
+        },
+        placed_at: now(),
+    };
+    order.payment.state = state
+        .payment
+        .pay(&order)
+        .await
+        .map_err(CheckoutError::Payment)?;
+    let value = serde_json::to_vec(&order).map_err(|e| StoreError(e.to_string()))?;
+    if !state
+        .store
+        .insert(Kind::Order, &order.number, &value)
+        .await?
+    {
+        return Err(ApiError::new(ErrorCode::Internal, "order number collision; try again").into());
+    }
+    let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
+    let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
+        if let Some(name) = &trial
+            && record.trial_order.is_some()
+        {
+            return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
+        }
+        if trial.is_some() {
+            record.trial_order = Some(order.number.clone());
+        }
+        record.orders.push(order.number.clone());
+        record
+            .cart
+            .retain(|line| !ordered.contains(&line.pack_id.as_str()));
+        Ok(())
+    })
+    .await;
+    if let Err(error) = committed {
+        state.store.delete(Kind::Order, &order.number).await?;
+        return Err(error);
+    }
+    crate::webhooks::enqueue_order_confirmations(state, &order).await?;
+    tracing::info!(order = %order.number, lines = order.lines.len(), "order placed");
+    Ok(order)
+}
+
+pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, StoreError> {
+    if number.len() > 32 {
+        return Ok(None);
+    }
+    Ok(store::load(store, Kind::Order, number)
+        .await?
+        .map(|(o, _)| o))
+}
+
+/// Every order, oldest first (operator CLI).
+pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
+    let mut orders = Vec::new();
+    for number in store.list(Kind::Order).await? {
+        orders.extend(load(store, &number).await?);
+    }
+    orders.sort_by_key(|o| o.placed_at);
+    Ok(orders)
+}

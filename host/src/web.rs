@@ -1,0 +1,263 @@
+//! What every customer page shares: the page layout, the response headers (cookies, content
+//! security policy, no caching), redirects, error pages and form helpers. Pages are rendered
+//! on the server with `maud`, which escapes every interpolated value.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use maud::{DOCTYPE, Markup, html};
+
+use crate::api::ApiError;
+use crate::customers::Customer;
+use crate::customers::sessions::Visitor;
+use crate::store::StoreError;
+
+/// Largest form body a customer page accepts.
+pub const MAX_FORM_BYTES: usize = 64 * 1024;
+
+const STYLESHEET: &str = include_str!("../static/shop.css");
+const CONFIRMATION_SCRIPT: &str = include_str!("../static/confirmation.js");
+
+/// The policy of every page: only this server's styles, images and scripts, forms posted
+/// only here, never framed. `connect_src` adds the origins a page's script may call.
+fn content_security_policy(connect_src: &[String]) -> HeaderValue {
+    let connect = if connect_src.is_empty() {
+        "'none'".to_owned()
+    } else {
+        connect_src.join(" ")
+    };
+    let policy = format!(
+        "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; \
+         connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    );
+    HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("default-src 'none'"))
+}
+
+/// Headers of every customer response: no caching (pages show a customer's data), no
+/// referrer (drop-in URLs carry tokens), no framing, no type sniffing.
+fn with_page_headers(mut response: Response, visitor: Option<&Visitor>) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            content_security_policy(&[]),
+        );
+    }
+    if let Some(visitor) = visitor {
+        for cookie in &visitor.set_cookies {
+            headers.append(header::SET_COOKIE, cookie.clone());
+        }
+    }
+    response
+}
+
+/// A page in the shop's layout.
+pub fn page(visitor: &Visitor, title: &str, content: Markup) -> Response {
+    page_with(visitor, title, content, &[])
+}
+
+/// A page whose script may call `connect_src` origins (the order confirmation callback).
+pub fn page_with(
+    visitor: &Visitor,
+    title: &str,
+    content: Markup,
+    connect_src: &[String],
+) -> Response {
+    let markup = layout(title, visitor.customer.as_ref(), Some(visitor), content);
+    let mut response = Html(markup.into_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        content_security_policy(connect_src),
+    );
+    with_page_headers(response, Some(visitor))
+}
+
+/// `303 See Other` to a path on this server (after a form is posted).
+pub fn redirect(visitor: &Visitor, to: &str) -> Response {
+    let location = HeaderValue::from_str(to).unwrap_or(HeaderValue::from_static("/"));
+    let response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
+    with_page_headers(response, Some(visitor))
+}
+
+fn layout(
+    title: &str,
+    customer: Option<&Customer>,
+    visitor: Option<&Visitor>,
+    content: Markup,
+) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Presspack" }
+                link rel="stylesheet" href="/static/shop.css";
+            }
+            body {
+                a.skip href="#main" { "Skip to content" }
+                header.site {
+                    a.brand href="/cart" { span.mark aria-hidden="true" { "P" } "Presspack" }
+                    nav aria-label="Account" {
+                        @if let Some(customer) = customer {
+                            a href="/cart" { "Cart (" (customer.cart.len()) ")" }
+                            a href="/orders" { "Orders" }
+                            @if let Some(visitor) = visitor {
+                                form.inline method="post" action="/account/signout" {
+                                    (csrf_field(visitor))
+                                    button.link type="submit" { "Sign out " (customer.name) }
+                                }
+                            }
+                        } @else {
+                            a href="/account/signin" { "Sign in" }
+                            a href="/account/signup" { "Create an account" }
+                        }
+                    }
+                }
+                main #main {
+                    h1 { (title) }
+                    (content)
+                }
+                footer.site { "Printed with care by Presspack · prices include VAT" }
+            }
+        }
+    }
+}
+
+/// The hidden CSRF field every form carries.
+pub fn csrf_field(visitor: &Visitor) -> Markup {
+    html! { input type="hidden" name="csrf" value=(visitor.csrf_token); }
+}
+
+/// An amount in minor units (pence, cents) with its currency's sign.
+pub fn money(currency: &str, minor: u64) -> String {
+    let amount = format!("{}.{:02}", minor / 100, minor % 100);
+    match currency {
+        "GBP" => format!("£{amount}"),
+        "EUR" => format!("€{amount}"),
+        "USD" => format!("${amount}"),
+        other => format!("{other} {amount}"),
+    }
+}
+
+/// `next` if it is a path on this server (`/...`, not `//host`), else `None`: sign-in
+/// redirects only to this site.
+pub fn local_path(next: &str) -> Option<&str> {
+    let is_local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.starts_with("/\\")
+        && next.len() <= 2048
+        && !next.chars().any(|c| c.is_control());
+    is_local.then_some(next)
+}
+
+/// Something a page cannot do, shown as a page with the right status.
+#[derive(Debug)]
+pub struct PageError {
+    pub status: StatusCode,
+    pub title: &'static str,
+    pub message: String,
+    /// Offer to sign in (and come back here).
+    pub offer_sign_in: bool,
+}
+
+impl PageError {
+    pub fn new(status: StatusCode, title: &'static str, message: impl Into<String>) -> Self {
+        PageError {
+            status,
+            title,
+            message: message.into(),
+            offer_sign_in: false,
+        }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        PageError::new(StatusCode::NOT_FOUND, "Not found", message)
+    }
+
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        PageError::new(StatusCode::FORBIDDEN, "Not allowed", message)
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        PageError::new(StatusCode::BAD_REQUEST, "Please check", message)
+    }
+
+    pub fn sign_in_needed() -> Self {
+        PageError {
+            offer_sign_in: true,
+            ..PageError::new(
+                StatusCode::UNAUTHORIZED,
+                "Please sign in",
+                "Sign in to see your cart and your orders.",
+            )
+        }
+    }
+}
+
+impl From<StoreError> for PageError {
+    fn from(error: StoreError) -> Self {
+        tracing::error!(%error, "store failed on a customer page");
+        PageError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Something went wrong",
+            "We could not reach our records just now. Please try again in a moment.",
+        )
+    }
+}
+
+impl From<ApiError> for PageError {
+    fn from(error: ApiError) -> Self {
+        tracing::error!(message = %error.message, "request failed on a customer page");
+        PageError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Something went wrong",
+            "We could not finish that just now. Please try again in a moment.",
+        )
+    }
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let content = html! {
+            p.notice role="alert" { (self.message) }
+            @if self.offer_sign_in {
+                p { a.button href="/account/signin" { "Sign in" } " " a href="/account/signup" { "Create an account" } }
+            }
+        };
+        let page = Html(layout(self.title, None, None, content).into_string());
+        let response = (self.status, page).into_response();
+        with_page_headers(response, None)
+    }
+}
+
+pub async fn stylesheet() -> Response {
+    static_asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+pub async fn confirmation_script() -> Response {
+    static_asset("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT)
+}
+
+fn static_asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=3600"),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}

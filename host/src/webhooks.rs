@@ -1,0 +1,349 @@
+//! The order-confirmation webhook: besides the browser's callback, the host itself tells a
+//! partner that packs it created with a `trackingId` were ordered, as a Standard Webhooks
+//! message (<https://www.standardwebhooks.com/>):
+//!
+//! - `POST` to the key's callback URL, body `{"type":"order.confirmed","timestamp":...,
+//!   "data":{"orderNumber","trackingId","packId"}}`;
+//! - headers `webhook-id` (stable across retries), `webhook-timestamp` (seconds, this
+//!   attempt) and `webhook-signature: v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`,
+//!   the secret being the key's `whsec_` secret without its prefix, base64-decoded.
+//!
+//! Messages wait in a durable queue in the store (one record each), so a restart loses
+//! none. A worker in every serving process delivers those that are due, claiming each with
+//! compare-and-swap (a lease) so two processes never send one at once; a failed attempt is
+//! retried after the next delay of the schedule (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
+//! 10 h: about 27 hours in all), then given up. Delivered and given-up messages move to a
+//! second kind of record the operator lists with `presspack webhooks list`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use hmac::{Hmac, KeyInit, Mac};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+use crate::app::AppState;
+use crate::auth::keys;
+use crate::images::fetch::{FetchPolicy, Fetcher};
+use crate::orders::Order;
+use crate::store::{self, Kind, Store, StoreError, unix_millis};
+
+pub const EVENT_TYPE: &str = "order.confirmed";
+
+/// The default delays before the second, third, ... attempt.
+pub const DEFAULT_RETRY_DELAYS: [Duration; 7] = [
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 60 * 60),
+    Duration::from_secs(5 * 60 * 60),
+    Duration::from_secs(10 * 60 * 60),
+    Duration::from_secs(10 * 60 * 60),
+];
+
+/// How long one attempt may take, and how long a claim keeps others off a message.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
+const LEASE: Duration = Duration::from_secs(60);
+/// How often the worker looks for due messages when nothing wakes it.
+const POLL: Duration = Duration::from_millis(500);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeliveryState {
+    Pending,
+    Delivered,
+    GaveUp,
+}
+
+/// One webhook message and its delivery so far.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    /// `webhook-id`: `msg_` and 128 random bits, the same on every attempt.
+    pub id: String,
+    pub consumer_key: String,
+    pub url: String,
+    /// The exact body sent (and signed).
+    pub body: String,
+    pub state: DeliveryState,
+    pub attempts: u32,
+    /// Milliseconds since 1970.
+    pub created_at: i64,
+    pub next_attempt_at: i64,
+    #[serde(default)]
+    pub leased_until: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<i64>,
+}
+
+/// `v1,<signature>` for a message, with the key's `whsec_` secret.
+pub fn signature(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<String> {
+    let key = STANDARD
+        .decode(secret.strip_prefix("whsec_").unwrap_or(secret))
+        .ok()?;
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key).ok()?;
+    mac.update(format!("{id}.{timestamp}.{body}").as_bytes());
+    Some(format!(
+        "v1,{}",
+        STANDARD.encode(mac.finalize().into_bytes())
+    ))
+}
+
+/// An RFC 3339 UTC time (`2026-11-23T16:05:00Z`) from seconds since 1970.
+fn rfc3339(seconds: u64) -> String {
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Howard Hinnant's civil-from-days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+/// Queues one message per ordered pack that has a trackingId and whose API key has a
+/// callback URL, and wakes the worker.
+pub async fn enqueue_order_confirmations(
+    state: &AppState,
+    order: &Order,
+) -> Result<(), StoreError> {
+    let now = unix_millis();
+    for line in &order.lines {
+        let Some(tracking_id) = &line.tracking_id else {
+            continue;
+        };
+        let Some(key) = keys::find(state.store.as_ref(), &line.created_by).await? else {
+            continue;
+        };
+        let Some(url) = key.order_callback_url else {
+            continue;
+        };
+        let body = serde_json::json!({
+            "type": EVENT_TYPE,
+            "timestamp": rfc3339(order.placed_at),
+            "data": {
+                "orderNumber": order.number,
+                "trackingId": tracking_id,
+                "packId": line.pack_id,
+            }
+        });
+        let delivery = Delivery {
+            id: format!("msg_{:032x}", rand::random::<u128>()),
+            consumer_key: key.consumer_key,
+            url,
+            body: body.to_string(),
+            state: DeliveryState::Pending,
+            attempts: 0,
+            created_at: now,
+            next_attempt_at: now,
+            leased_until: 0,
+            last_error: None,
+            finished_at: None,
+        };
+        let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
+        state
+            .store
+            .insert(Kind::WebhookPending, &delivery.id, &value)
+            .await?;
+    }
+    state.webhooks.wake.notify_one();
+    Ok(())
+}
+
+/// The delivery side: the HTTP client (public addresses only, unless allowed), the retry
+/// schedule and the worker's wake-up call.
+pub struct Webhooks {
+    fetcher: Fetcher,
+    retry_delays: Vec<Duration>,
+    wake: tokio::sync::Notify,
+}
+
+impl Webhooks {
+    pub fn new(allow_hosts: Vec<String>, retry_delays: Vec<Duration>) -> Result<Webhooks, String> {
+        let fetcher = Fetcher::new(FetchPolicy {
+            allow_hosts,
+            resolve: Vec::new(),
+            timeout: ATTEMPT_TIMEOUT,
+            max_bytes: 64 * 1024,
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(Webhooks {
+            fetcher,
+            retry_delays,
+            wake: tokio::sync::Notify::new(),
+        })
+    }
+}
+
+/// Delivers due messages until the task is dropped.
+pub async fn run_worker(state: Arc<AppState>) {
+    loop {
+        match store_pending(state.store.as_ref()).await {
+            Ok(ids) => {
+                for id in ids {
+                    if let Err(error) = deliver_if_due(&state, &id).await {
+                        tracing::warn!(%error, webhook = %id, "webhook queue");
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "webhook queue unreadable"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(POLL) => {}
+            () = state.webhooks.wake.notified() => {}
+        }
+    }
+}
+
+async fn store_pending(store: &dyn Store) -> Result<Vec<String>, StoreError> {
+    store.list(Kind::WebhookPending).await
+}
+
+async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
+    let store = state.store.as_ref();
+    let Some((mut delivery, revision)) =
+        store::load::<Delivery>(store, Kind::WebhookPending, id).await?
+    else {
+        return Ok(());
+    };
+    let now = unix_millis();
+    if delivery.next_attempt_at > now || delivery.leased_until > now {
+        return Ok(());
+    }
+    delivery.leased_until = now + LEASE.as_millis() as i64;
+    let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
+    if !store
+        .replace(Kind::WebhookPending, id, &value, revision)
+        .await?
+    {
+        return Ok(()); // another worker took it
+    }
+    let outcome = attempt(state, &delivery).await;
+    delivery.attempts += 1;
+    delivery.leased_until = 0;
+    let now = unix_millis();
+    let retry = match &outcome {
+        Ok(()) => None,
+        Err(error) => {
+            tracing::info!(webhook = %id, attempt = delivery.attempts, %error, "webhook attempt failed");
+            delivery.last_error = Some(error.clone());
+            state
+                .webhooks
+                .retry_delays
+                .get(delivery.attempts as usize - 1)
+        }
+    };
+    match (outcome, retry) {
+        (Err(_), Some(delay)) => {
+            delivery.next_attempt_at = now + delay.as_millis() as i64;
+            store::modify(store, Kind::WebhookPending, id, |stored: &mut Delivery| {
+                *stored = delivery.clone();
+                Ok::<_, StoreError>(())
+            })
+            .await?;
+        }
+        (result, _) => {
+            delivery.state = if result.is_ok() {
+                DeliveryState::Delivered
+            } else {
+                DeliveryState::GaveUp
+            };
+            delivery.finished_at = Some(now);
+            let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
+            store.insert(Kind::WebhookDone, id, &value).await?;
+            store.delete(Kind::WebhookPending, id).await?;
+            tracing::info!(webhook = %id, state = ?delivery.state, attempts = delivery.attempts, "webhook finished");
+        }
+    }
+    Ok(())
+}
+
+/// One attempt: `Ok` on a 2xx answer.
+async fn attempt(state: &AppState, delivery: &Delivery) -> Result<(), String> {
+    let key = keys::find(state.store.as_ref(), &delivery.consumer_key)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the API key no longer exists")?;
+    let secret = key
+        .webhook_secret
+        .ok_or("the API key has no webhook secret; set its callback URL again")?;
+    let timestamp = unix_millis() / 1000;
+    let signature = signature(&secret, &delivery.id, timestamp, &delivery.body)
+        .ok_or("the API key's webhook secret is not valid base64")?;
+    let mut headers = HeaderMap::new();
+    let value = |text: &str| HeaderValue::from_str(text).map_err(|e| e.to_string());
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert("webhook-id", value(&delivery.id)?);
+    headers.insert("webhook-timestamp", value(&timestamp.to_string())?);
+    headers.insert("webhook-signature", value(&signature)?);
+    let status = state
+        .webhooks
+        .fetcher
+        .post(&delivery.url, headers, delivery.body.clone().into_bytes())
+        .await
+        .map_err(|e| e.to_string().trim_start_matches("imageUrl: ").to_owned())?;
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("the callback URL answered HTTP {status}"))
+    }
+}
+
+/// Every message, pending first, for the operator.
+pub async fn list(store: &dyn Store) -> Result<Vec<Delivery>, StoreError> {
+    let mut all = Vec::new();
+    for kind in [Kind::WebhookPending, Kind::WebhookDone] {
+        for id in store.list(kind).await? {
+            all.extend(
+                store::load::<Delivery>(store, kind, &id)
+                    .await?
+                    .map(|(d, _)| d),
+            );
+        }
+    }
+    all.sort_by_key(|d| (d.state != DeliveryState::Pending, d.created_at));
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signature_is_the_standard_webhooks_example() {
+        // The example of the Standard Webhooks specification (and its reference libraries).
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let body = r#"{"test": 2432232314}"#;
+        assert_eq!(
+            signature(secret, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body).unwrap(),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        );
+    }
+
+    #[test]
+    fn times_are_rfc3339() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_795_392_000), "2026-11-23T00:00:00Z");
+        assert_eq!(rfc3339(951_825_599), "2000-02-29T11:59:59Z");
+    }
+
+    #[test]
+    fn the_default_schedule_retries_for_more_than_a_day() {
+        let total: Duration = DEFAULT_RETRY_DELAYS.iter().sum();
+        assert!(total > Duration::from_secs(24 * 60 * 60), "{total:?}");
+    }
+}

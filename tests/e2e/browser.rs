@@ -1,0 +1,308 @@
+//! The whole customer journey in real headless Chromium (driven over WebDriver by
+//! chromedriver): a partner creates a pack with a tracking id over the API, the customer
+//! opens `finish`, signs up, takes ownership, chooses options, adds to cart, checks out and
+//! sees the confirmation page, whose script calls the partner's callback URL while the host
+//! sends the signed webhook. A screenshot of every page is kept in
+//! `target/browser-screenshots/`.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use presspack::auth::keys;
+use serde_json::json;
+
+use crate::both_stores;
+use crate::helpers::{StoreKind, spawn_app_with};
+use crate::shop::Receiver;
+
+both_stores!(the_customer_journey_in_a_real_browser);
+
+/// chromedriver on a free port, stopped when dropped.
+struct Driver {
+    process: Child,
+    url: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+fn program(variable: &str, default: &str) -> String {
+    std::env::var(variable).unwrap_or_else(|_| default.to_owned())
+}
+
+async fn browser() -> (Client, Driver) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let chromedriver = program("PRESSPACK_TEST_CHROMEDRIVER", "/usr/bin/chromedriver");
+    let process = Command::new(&chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("{chromedriver} does not run ({e}): install Debian's chromium and chromium-driver (.ci/run does)")
+        });
+    let driver = Driver {
+        process,
+        url: format!("http://127.0.0.1:{port}"),
+        _profile: tempfile::tempdir().unwrap(),
+    };
+    let capabilities = json!({
+        "goog:chromeOptions": {
+            "binary": program("PRESSPACK_TEST_CHROMIUM", "/usr/bin/chromium"),
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                "--window-size=1280,1100",
+                format!("--user-data-dir={}", driver._profile.path().display()),
+            ]
+        }
+    });
+    let capabilities = capabilities.as_object().unwrap().clone();
+    for _ in 0..100 {
+        let client = ClientBuilder::rustls()
+            .unwrap()
+            .capabilities(capabilities.clone())
+            .connect(&driver.url)
+            .await;
+        if let Ok(client) = client {
+            return (client, driver);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("chromedriver at {} did not start a browser", driver.url);
+}
+
+fn screenshot_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/browser-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn screenshot(browser: &Client, name: &str) {
+    let png = browser.screenshot().await.unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
+}
+
+async fn fill(browser: &Client, css: &str, text: &str) {
+    let input = browser.find(Locator::Css(css)).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys(text).await.unwrap();
+}
+
+async fn click(browser: &Client, css: &str) {
+    browser
+        .find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+async fn path(browser: &Client) -> String {
+    browser.current_url().await.unwrap().path().to_owned()
+}
+
+async fn text(browser: &Client) -> String {
+    browser
+        .find(Locator::Css("main"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(kind, |config| {
+        config.webhook_allow_hosts = vec!["127.0.0.1".into()];
+    })
+    .await;
+    let key = keys::set_callback(
+        app.store.as_ref(),
+        &app.key.consumer_key,
+        Some(format!("{}/order-confirmed", receiver.url)),
+    )
+    .await
+    .unwrap();
+    let store = if kind == StoreKind::Redis {
+        "redis"
+    } else {
+        "embedded"
+    };
+
+    // The partner makes a pack with a tracking id: a green front, text on the back.
+    let pack = json!({"sides": [
+        {"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
+         "data": [{"type": "boxData", "linkId": "background_box",
+                   "colour": {"type": "RGB", "r": 15, "g": 107, "b": 92}}]},
+        {"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape",
+         "data": [{"type": "textData", "linkId": "back_line_1", "text": "Ann Example"},
+                  {"type": "textData", "linkId": "back_line_2", "text": "Letterpress & Design"},
+                  {"type": "textData", "linkId": "back_line_4", "text": "ann@example.com"}]}
+    ]});
+    let created = app
+        .create_pack(
+            "businesscard",
+            &[
+                ("trackingId", "shop-order-1001"),
+                ("friendlyName", "Ann's launch cards"),
+                ("pack", &pack.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(created["warnings"], json!([]), "{created}");
+    let pack_id = created["packId"].as_str().unwrap().to_owned();
+    let finish = created["dropIns"]["finish"].as_str().unwrap().to_owned();
+    let (browser, _driver) = browser().await;
+
+    // The customer opens finish and signs up from it.
+    browser.goto(&finish).await.unwrap();
+    assert!(
+        text(&browser)
+            .await
+            .contains("Sign in or create an account")
+    );
+    screenshot(&browser, &format!("{store}-1-drop-in-sign-up")).await;
+    fill(&browser, "#signup-name", "Ann Example").await;
+    fill(
+        &browser,
+        "#signup-email",
+        &format!("ann.{:x}@example.com", rand::random::<u32>()),
+    )
+    .await;
+    fill(&browser, "#signup-password", "correct horse battery").await;
+    click(&browser, "form[action='/account/signup'] button").await;
+
+    // Back on finish, as the owner: the API key has lost the pack.
+    assert!(path(&browser).await.ends_with("/finish"));
+    assert!(text(&browser).await.contains("Choose your paper"));
+    app.get_pack(&pack_id).await.error("pack_owned_by_customer");
+    // The previews are the engine's renders.
+    let loaded: bool = browser
+        .execute(
+            "return [...document.images].every(i => i.complete && i.naturalWidth > 0)",
+            vec![],
+        )
+        .await
+        .unwrap()
+        .as_bool()
+        .unwrap();
+    assert!(loaded, "every side preview loaded");
+    browser
+        .find(Locator::Css("#paperClass"))
+        .await
+        .unwrap()
+        .select_by_value("green")
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Css("#finishingOption"))
+        .await
+        .unwrap()
+        .select_by_value("rounded_corners")
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Css("#packSize"))
+        .await
+        .unwrap()
+        .select_by_value("200")
+        .await
+        .unwrap();
+    fill(&browser, "#quantity", "2").await;
+    screenshot(&browser, &format!("{store}-2-finish")).await;
+    click(&browser, "form[action$='/finish'] button").await;
+
+    // The cart: name, options, price, total.
+    assert_eq!(path(&browser).await, "/cart");
+    let cart = text(&browser).await;
+    assert!(cart.contains("Ann's launch cards"), "{cart}");
+    assert!(cart.contains("green paper, rounded corners"), "{cart}");
+    assert!(cart.contains("£89.98"), "{cart}");
+    screenshot(&browser, &format!("{store}-3-cart")).await;
+    click(&browser, "a[href='/checkout']").await;
+
+    // Checkout with a delivery address.
+    for (id, value) in [
+        ("name", "Ann Example"),
+        ("line1", "1 Print Street"),
+        ("city", "London"),
+        ("postcode", "E1 6AN"),
+        ("country", "United Kingdom"),
+    ] {
+        fill(&browser, &format!("#{id}"), value).await;
+    }
+    screenshot(&browser, &format!("{store}-4-checkout")).await;
+    click(&browser, "form[action='/checkout'] button").await;
+
+    // The confirmation, and both callbacks with the tracking id and order number.
+    assert!(path(&browser).await.ends_with("/confirmation"));
+    let number = browser
+        .find(Locator::Css(".order-number"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(number.starts_with("PP-"));
+    let calls = receiver.wait_for("/order-confirmed", 2, 60).await;
+    let from_browser: Vec<_> = calls
+        .iter()
+        .filter(|c| c.header("webhook-id").is_empty())
+        .collect();
+    let webhooks: Vec<_> = calls
+        .iter()
+        .filter(|c| !c.header("webhook-id").is_empty())
+        .collect();
+    assert_eq!(from_browser.len(), 1, "{calls:?}");
+    assert_eq!(
+        from_browser[0].form("trackingId").as_deref(),
+        Some("shop-order-1001")
+    );
+    assert_eq!(
+        from_browser[0].form("orderNumber").as_deref(),
+        Some(number.as_str())
+    );
+    assert_eq!(webhooks.len(), 1, "{calls:?}");
+    let webhook = webhooks[0];
+    let timestamp: i64 = webhook.header("webhook-timestamp").parse().unwrap();
+    let expected = presspack::webhooks::signature(
+        key.webhook_secret.as_deref().unwrap(),
+        webhook.header("webhook-id"),
+        timestamp,
+        &webhook.body,
+    )
+    .unwrap();
+    assert_eq!(webhook.header("webhook-signature"), expected);
+    assert_eq!(webhook.json()["data"]["trackingId"], "shop-order-1001");
+    assert_eq!(webhook.json()["data"]["orderNumber"], number.as_str());
+    screenshot(&browser, &format!("{store}-5-confirmation")).await;
+
+    // The order history names the pack.
+    browser
+        .goto(&format!("{}/orders", app.address))
+        .await
+        .unwrap();
+    let history = text(&browser).await;
+    assert!(
+        history.contains(&number) && history.contains("Ann's launch cards"),
+        "{history}"
+    );
+    screenshot(&browser, &format!("{store}-6-orders")).await;
+    browser.close().await.unwrap();
+}

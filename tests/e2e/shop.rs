@@ -1,0 +1,226 @@
+//! Helpers for the customer side: a [`Shopper`] (an HTTP client with its own cookie jar that
+//! fills in forms like a browser would), and a [`Receiver`] that stands in for a partner's
+//! order-confirmation callback URL and records what reaches it.
+
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use serde_json::Value;
+
+use crate::helpers::TestApp;
+
+/// A page as the shopper got it.
+pub struct Page {
+    pub status: u16,
+    /// Where the request ended up after redirects.
+    pub path: String,
+    pub body: String,
+}
+
+impl Page {
+    /// The value of the first hidden `name` input, such as the CSRF token.
+    pub fn hidden(&self, name: &str) -> Option<String> {
+        let marker = format!("name=\"{name}\" value=\"");
+        let start = self.body.find(&marker)? + marker.len();
+        let end = self.body[start..].find('"')?;
+        Some(self.body[start..start + end].to_owned())
+    }
+}
+
+pub struct Shopper {
+    pub client: reqwest::Client,
+    pub address: String,
+}
+
+impl Shopper {
+    pub fn new(app: &TestApp) -> Shopper {
+        Shopper {
+            client: reqwest::Client::builder()
+                .cookie_store(true)
+                .build()
+                .unwrap(),
+            address: app.address.clone(),
+        }
+    }
+
+    fn url(&self, path_or_url: &str) -> String {
+        if path_or_url.starts_with("http") {
+            path_or_url.to_owned()
+        } else {
+            format!("{}{path_or_url}", self.address)
+        }
+    }
+
+    async fn page(&self, response: reqwest::Response) -> Page {
+        Page {
+            status: response.status().as_u16(),
+            path: response.url().path().to_owned(),
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    pub async fn get(&self, path_or_url: &str) -> Page {
+        let response = self.client.get(self.url(path_or_url)).send().await.unwrap();
+        self.page(response).await
+    }
+
+    /// Posts a form exactly as given (no CSRF token added).
+    pub async fn post_raw(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let response = self
+            .client
+            .post(self.url(path))
+            .form(fields)
+            .send()
+            .await
+            .unwrap();
+        self.page(response).await
+    }
+
+    /// Posts a form with the CSRF token of `from` (a page this shopper was shown).
+    pub async fn post(&self, from: &Page, path: &str, fields: &[(&str, &str)]) -> Page {
+        let csrf = from
+            .hidden("csrf")
+            .expect("the page has a form with a CSRF token");
+        let mut all = vec![("csrf", csrf.as_str())];
+        all.extend_from_slice(fields);
+        self.post_raw(path, &all).await
+    }
+
+    /// Creates an account (from the sign-up page) and is signed in.
+    pub async fn sign_up(&self, email: &str) -> Page {
+        let form = self.get("/account/signup").await;
+        let page = self
+            .post(
+                &form,
+                "/account/signup",
+                &[
+                    ("name", "Ann Example"),
+                    ("email", email),
+                    ("password", "correct horse battery"),
+                ],
+            )
+            .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        page
+    }
+
+    /// Checks out with a delivery address; the confirmation page (or the refusal).
+    pub async fn check_out(&self) -> Page {
+        let form = self.get("/checkout").await;
+        self.post(
+            &form,
+            "/checkout",
+            &[
+                ("name", "Ann Example"),
+                ("line1", "1 Print Street"),
+                ("city", "London"),
+                ("postcode", "E1 6AN"),
+                ("country", "United Kingdom"),
+            ],
+        )
+        .await
+    }
+}
+
+/// A request that reached the receiver.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// A form-encoded field of the body.
+    pub fn form(&self, name: &str) -> Option<String> {
+        form_urlencoded::parse(self.body.as_bytes())
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.into_owned())
+    }
+}
+
+#[derive(Default)]
+struct Recorded {
+    requests: Vec<Received>,
+    /// Answer this many requests with 500 before accepting.
+    fail_first: usize,
+}
+
+/// A partner's callback endpoint on a free port: `{url}/browser` for the page's call and
+/// `{url}/webhook` for the signed webhook.
+pub struct Receiver {
+    pub url: String,
+    recorded: Arc<Mutex<Recorded>>,
+}
+
+async fn record(
+    State(recorded): State<Arc<Mutex<Recorded>>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: String,
+) -> StatusCode {
+    let mut recorded = recorded.lock().unwrap();
+    let mut headers = headers;
+    headers.insert("x-test-path", uri.path().parse().unwrap());
+    recorded.requests.push(Received { headers, body });
+    if recorded.requests.len() <= recorded.fail_first {
+        StatusCode::INTERNAL_SERVER_ERROR
+    } else {
+        StatusCode::NO_CONTENT
+    }
+}
+
+impl Receiver {
+    pub async fn start(fail_first: usize) -> Receiver {
+        let recorded = Arc::new(Mutex::new(Recorded {
+            requests: Vec::new(),
+            fail_first,
+        }));
+        let router = Router::new()
+            .fallback(record)
+            .with_state(Arc::clone(&recorded));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        Receiver { url, recorded }
+    }
+
+    /// Requests to `path`, in order of arrival.
+    pub fn received(&self, path: &str) -> Vec<Received> {
+        self.recorded
+            .lock()
+            .unwrap()
+            .requests
+            .iter()
+            .filter(|r| r.header("x-test-path") == path)
+            .cloned()
+            .collect()
+    }
+
+    /// Waits (up to `seconds`) until `path` has had `count` requests.
+    pub async fn wait_for(&self, path: &str, count: usize, seconds: u64) -> Vec<Received> {
+        for _ in 0..seconds * 10 {
+            let got = self.received(path);
+            if got.len() >= count {
+                return got;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!(
+            "{path}: expected {count} requests within {seconds} s, got {:?}",
+            self.received(path)
+        );
+    }
+}
