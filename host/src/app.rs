@@ -189,14 +189,20 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let worker = tokio::spawn(crate::webhooks::run_worker(Arc::clone(&self.state)));
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let worker = tokio::spawn(crate::webhooks::run_worker(
+            Arc::clone(&self.state),
+            stopped,
+        ));
         let service = self
             .router
             .into_make_service_with_connect_info::<SocketAddr>();
         let served = axum::serve(self.listener, service)
             .with_graceful_shutdown(shutdown)
             .await;
-        worker.abort();
+        // Let a webhook attempt under way finish (each is time-limited), then stop.
+        let _ = stop.send(true);
+        let _ = worker.await;
         served
     }
 }

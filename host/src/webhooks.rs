@@ -189,12 +189,16 @@ impl Webhooks {
     }
 }
 
-/// Delivers due messages until the task is dropped.
-pub async fn run_worker(state: Arc<AppState>) {
-    loop {
+/// Delivers due messages until `stop` turns true. A delivery under way is finished first, so
+/// a server that shuts down leaves no message claimed (which would hold it for a lease).
+pub async fn run_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    while !*stop.borrow() {
         match store_pending(state.store.as_ref()).await {
             Ok(ids) => {
                 for id in ids {
+                    if *stop.borrow() {
+                        return;
+                    }
                     if let Err(error) = deliver_if_due(&state, &id).await {
                         tracing::warn!(%error, webhook = %id, "webhook queue");
                     }
@@ -205,6 +209,7 @@ pub async fn run_worker(state: Arc<AppState>) {
         tokio::select! {
             () = tokio::time::sleep(POLL) => {}
             () = state.webhooks.wake.notified() => {}
+            _ = stop.changed() => {}
         }
     }
 }
