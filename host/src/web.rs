@@ -133,6 +133,11 @@ fn layout(
     }
 }
 
+/// A problem to put right, shown above the form it concerns and announced to screen readers.
+pub fn alert(message: &str) -> Markup {
+    html! { p.notice role="alert" { (message) } }
+}
+
 /// The hidden CSRF field every form carries.
 pub fn csrf_field(visitor: &Visitor) -> Markup {
     html! { input type="hidden" name="csrf" value=(visitor.csrf_token); }
@@ -229,7 +234,7 @@ impl From<ApiError> for PageError {
 impl IntoResponse for PageError {
     fn into_response(self) -> Response {
         let content = html! {
-            p.notice role="alert" { (self.message) }
+            (alert(&self.message))
             @if self.offer_sign_in {
                 p { a.button href="/account/signin" { "Sign in" } " " a href="/account/signup" { "Create an account" } }
             }

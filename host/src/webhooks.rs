@@ -64,6 +64,7 @@ pub enum DeliveryState {
 pub struct Delivery {
     /// `webhook-id`: `msg_` and 128 random bits, the same on every attempt.
     pub id: String,
+    pub order_number: String,
     pub consumer_key: String,
     pub url: String,
     /// The exact body sent (and signed).
@@ -116,12 +117,13 @@ fn rfc3339(seconds: u64) -> String {
 }
 
 /// Queues one message per ordered pack that has a trackingId and whose API key has a
-/// callback URL, and wakes the worker.
+/// callback URL; their ids. They wait until the order is committed (see [`crate::orders`]).
 pub async fn enqueue_order_confirmations(
     state: &AppState,
     order: &Order,
-) -> Result<(), StoreError> {
+) -> Result<Vec<String>, StoreError> {
     let now = unix_millis();
+    let mut ids = Vec::new();
     for line in &order.lines {
         let Some(tracking_id) = &line.tracking_id else {
             continue;
@@ -143,6 +145,7 @@ pub async fn enqueue_order_confirmations(
         });
         let delivery = Delivery {
             id: format!("msg_{:032x}", rand::random::<u128>()),
+            order_number: order.number.clone(),
             consumer_key: key.consumer_key,
             url,
             body: body.to_string(),
@@ -159,9 +162,9 @@ pub async fn enqueue_order_confirmations(
             .store
             .insert(Kind::WebhookPending, &delivery.id, &value)
             .await?;
+        ids.push(delivery.id);
     }
-    state.webhooks.wake.notify_one();
-    Ok(())
+    Ok(ids)
 }
 
 /// The delivery side: the HTTP client (public addresses only, unless allowed), the retry
@@ -173,6 +176,11 @@ pub struct Webhooks {
 }
 
 impl Webhooks {
+    /// Makes the worker look at the queue now.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
     pub fn new(allow_hosts: Vec<String>, retry_delays: Vec<Duration>) -> Result<Webhooks, String> {
         let fetcher = Fetcher::new(FetchPolicy {
             allow_hosts,
@@ -237,7 +245,25 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
     {
         return Ok(()); // another worker took it
     }
-    let outcome = attempt(state, &delivery).await;
+    let outcome = match order_state(store, &delivery).await? {
+        OrderState::Committed => attempt(state, &delivery).await,
+        OrderState::NotYet => {
+            // The checkout is still between queueing and committing: look again shortly.
+            delivery.leased_until = 0;
+            delivery.next_attempt_at = now + 1000;
+            return store::modify(store, Kind::WebhookPending, id, |stored: &mut Delivery| {
+                *stored = delivery.clone();
+                Ok::<_, StoreError>(())
+            })
+            .await
+            .map(|_| ());
+        }
+        OrderState::Never => {
+            // Give up at once: no retry can make an abandoned order placed.
+            delivery.attempts = state.webhooks.retry_delays.len() as u32;
+            Err("the order was never placed (its checkout did not complete)".to_owned())
+        }
+    };
     delivery.attempts += 1;
     delivery.leased_until = 0;
     let now = unix_millis();
@@ -277,6 +303,31 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+enum OrderState {
+    Committed,
+    NotYet,
+    Never,
+}
+
+/// How long a checkout may take between queueing its webhooks and committing the order.
+const COMMIT_GRACE: Duration = Duration::from_secs(120);
+
+/// Whether the message's order was placed; a message is only ever sent for a placed order.
+async fn order_state(store: &dyn Store, delivery: &Delivery) -> Result<OrderState, StoreError> {
+    let placed = match crate::orders::load(store, &delivery.order_number).await? {
+        Some(order) => crate::orders::is_committed(store, &order).await?,
+        None => false,
+    };
+    let waited = unix_millis() - delivery.created_at;
+    Ok(if placed {
+        OrderState::Committed
+    } else if waited < COMMIT_GRACE.as_millis() as i64 {
+        OrderState::NotYet
+    } else {
+        OrderState::Never
+    })
+}
+
 /// One attempt: `Ok` on a 2xx answer.
 async fn attempt(state: &AppState, delivery: &Delivery) -> Result<(), String> {
     let key = keys::find(state.store.as_ref(), &delivery.consumer_key)
@@ -308,16 +359,16 @@ async fn attempt(state: &AppState, delivery: &Delivery) -> Result<(), String> {
     }
 }
 
-/// Every message, pending first, for the operator.
+/// Every message, pending first, for the operator. A message caught moving from pending to
+/// done is shown once, done.
 pub async fn list(store: &dyn Store) -> Result<Vec<Delivery>, StoreError> {
-    let mut all = Vec::new();
+    let mut all: Vec<Delivery> = Vec::new();
     for kind in [Kind::WebhookPending, Kind::WebhookDone] {
         for id in store.list(kind).await? {
-            all.extend(
-                store::load::<Delivery>(store, kind, &id)
-                    .await?
-                    .map(|(d, _)| d),
-            );
+            if let Some((delivery, _)) = store::load::<Delivery>(store, kind, &id).await? {
+                all.retain(|d| d.id != delivery.id);
+                all.push(delivery);
+            }
         }
     }
     all.sort_by_key(|d| (d.state != DeliveryState::Pending, d.created_at));

@@ -90,7 +90,30 @@ fn screenshot_dir() -> PathBuf {
     dir
 }
 
+/// What an accessibility check of the page finds missing: a form control without a label, an
+/// image without alternative text, a button without a name, a page without a language or a
+/// main heading.
+const ACCESSIBILITY_PROBLEMS: &str = r#"
+    const problems = [];
+    for (const el of document.querySelectorAll("input:not([type=hidden]), select, textarea")) {
+        if (el.labels.length === 0 && !el.getAttribute("aria-label")) problems.push("unlabelled " + el.outerHTML);
+    }
+    for (const img of document.images) if (!img.alt) problems.push("no alt: " + img.outerHTML);
+    for (const b of document.querySelectorAll("button, a")) {
+        if (!(b.textContent.trim() || b.getAttribute("aria-label"))) problems.push("no name: " + b.outerHTML);
+    }
+    if (!document.documentElement.lang) problems.push("no lang");
+    if (document.querySelectorAll("h1").length !== 1) problems.push("not one h1");
+    return problems;
+"#;
+
+/// Checks the page's accessibility basics and keeps a screenshot of it.
 async fn screenshot(browser: &Client, name: &str) {
+    let problems = browser
+        .execute(ACCESSIBILITY_PROBLEMS, vec![])
+        .await
+        .unwrap();
+    assert_eq!(problems, json!([]), "{name}");
     let png = browser.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();

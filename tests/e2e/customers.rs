@@ -54,7 +54,14 @@ async fn add_to_cart(app: &TestApp, pack_id: &str, quantity: &str) -> Value {
 
 async fn opening_a_drop_in_takes_ownership_and_the_key_loses_access(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    let (pack_id, drop_ins) = new_pack(&app, &[("friendlyName", "Ann's cards")]).await;
+    let (pack_id, drop_ins) = new_pack(
+        &app,
+        &[
+            ("friendlyName", "Ann's cards"),
+            ("startAgainUrl", "https://shop.example.com/design?again=1"),
+        ],
+    )
+    .await;
     let finish = local(&drop_ins["finish"]);
     let shopper = Shopper::new(&app);
 
@@ -99,6 +106,20 @@ async fn opening_a_drop_in_takes_ownership_and_the_key_loses_access(kind: StoreK
     // The owner sees the rendered sides; the images are PNGs.
     let preview = shopper.get(&local(&drop_ins["preview"])).await;
     assert_eq!(preview.status, 200);
+    assert!(
+        preview
+            .body
+            .contains(r#"href="https://shop.example.com/design?again=1""#)
+    );
+    assert!(preview.body.contains("Start again"));
+    // Until the design canvas lands, edit is the preview with a message.
+    let edit = shopper.get(&local(&drop_ins["edit"])).await;
+    assert_eq!(edit.status, 200);
+    assert!(
+        edit.body.contains("design editor is not available"),
+        "{}",
+        edit.body
+    );
     let side = shopper
         .client
         .get(format!("{}/packs/{pack_id}/sides/0?max=300", app.address))
@@ -481,27 +502,44 @@ async fn a_customer_orders_one_trial_pack_only(kind: StoreKind) {
 }
 
 async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
-    let app = spawn_app(kind).await;
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(kind, |config| {
+        config.webhook_allow_hosts = vec!["127.0.0.1".into()];
+    })
+    .await;
     make_trial_partner(&app, "partner-7").await;
+    let callback = format!("{}/webhook", receiver.url);
+    keys::set_callback(app.store.as_ref(), &app.key.consumer_key, Some(callback))
+        .await
+        .unwrap();
     let shopper = Shopper::new(&app);
     let email = unique_email();
     shopper.sign_up(&email).await;
-    let (pack, _) = trial_pack(&app, "businesscard").await;
+    let body = app
+        .post(&[
+            ("method", "svc.pack.createTrialPartnerPack"),
+            ("product", "businesscard"),
+            ("trialPartner", "partner-7"),
+            ("trackingId", "trial-1"),
+        ])
+        .await
+        .ok();
+    let pack = body["packId"].as_str().unwrap().to_owned();
     let body = add_to_cart(&app, &pack, "1").await;
     shopper.get(&local(&body["dropIns"]["cart"])).await;
-    // A regular pack too, so that the loser still has something to order.
+    // A regular pack too, so that the losers still have something to order.
     let (regular, _) = new_pack(&app, &[]).await;
     let body = add_to_cart(&app, &regular, "1").await;
     shopper.get(&local(&body["dropIns"]["cart"])).await;
 
     let attempts: Vec<_> = (0..4).map(|_| shopper.check_out()).collect();
     let pages = futures_util::future::join_all(attempts).await;
-    let placed = pages
+    let placed: Vec<_> = pages
         .iter()
         .filter(|p| p.path.ends_with("/confirmation"))
-        .count();
+        .collect();
     assert_eq!(
-        placed,
+        placed.len(),
         1,
         "{:?}",
         pages
@@ -509,6 +547,7 @@ async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
             .map(|p| (p.status, &p.path))
             .collect::<Vec<_>>()
     );
+    let number = placed[0].path.split('/').nth(2).unwrap();
     for page in pages.iter().filter(|p| !p.path.ends_with("/confirmation")) {
         assert!(
             page.body.contains("already ordered a trial pack")
@@ -521,8 +560,8 @@ async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(customer.orders.len(), 1);
-    assert_eq!(customer.trial_order.as_ref(), customer.orders.first());
+    assert_eq!(customer.orders, [number]);
+    assert_eq!(customer.trial_order.as_deref(), Some(number));
     let listed = app.cli(&["orders", "list", "--json"]);
     let orders: Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(
@@ -530,6 +569,35 @@ async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
         1,
         "orders that lost were removed"
     );
+    // Only the placed order's webhook goes out; the losers' were withdrawn.
+    let sent = receiver.wait_for("/webhook", 1, 60).await;
+    assert_eq!(sent[0].json()["data"]["orderNumber"], number);
+    delivered_webhooks(&app, 1).await;
+}
+
+/// The operator's list of webhook messages once `count` of them are delivered (the worker
+/// records a delivery just after the receiver has it).
+async fn delivered_webhooks(app: &TestApp, count: usize) -> Vec<Value> {
+    for _ in 0..600 {
+        let listed = app.cli(&["webhooks", "list", "--json"]);
+        assert!(
+            listed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&listed.stderr)
+        );
+        let messages: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+        if messages
+            .iter()
+            .filter(|m| m["state"] == "delivered")
+            .count()
+            >= count
+        {
+            assert_eq!(messages.len(), count, "{messages:?}");
+            return messages;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{count} webhooks were not delivered within a minute");
 }
 
 async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
@@ -740,11 +808,7 @@ async fn webhooks_are_retried_with_one_id_and_survive_a_restart(kind: StoreKind)
         assert_eq!(event["data"]["packId"], pack.as_str());
     }
     // Only the tracked pack has a message; the operator sees it delivered after 3 attempts.
-    let listed = app.cli(&["webhooks", "list", "--json"]);
-    let messages: Value = serde_json::from_slice(&listed.stdout).unwrap();
-    let messages = messages.as_array().unwrap();
-    assert_eq!(messages.len(), 1, "{messages:?}");
-    assert_eq!(messages[0]["state"], "delivered");
+    let messages = delivered_webhooks(&app, 1).await;
     assert_eq!(messages[0]["attempts"], 3);
     assert!(messages[0]["lastError"].as_str().unwrap().contains("500"));
     tokio::time::sleep(std::time::Duration::from_secs(2)).await;

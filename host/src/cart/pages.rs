@@ -45,7 +45,7 @@ fn cart_page(
     let currency = &state.prices.currency;
     let total: u64 = lines.iter().map(|l| l.line_total).sum();
     let content = html! {
-        @if let Some(problem) = problem { p.notice role="alert" { (problem) } }
+        @if let Some(problem) = problem { (web::alert(problem)) }
         @if lines.is_empty() {
             p.lead { "Your cart is empty. Packs you finish from a shop's design tool appear here." }
         } @else {

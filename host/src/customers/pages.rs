@@ -75,10 +75,6 @@ pub fn sign_in_or_up(visitor: &Visitor, next: &str) -> Markup {
     }
 }
 
-fn problem(message: &str) -> Markup {
-    html! { p.notice role="alert" { (message) } }
-}
-
 pub async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
     let next = next_of(&query).to_owned();
     web::page(&visitor, "Sign in", sign_in_form(&visitor, &next, ""))
@@ -105,7 +101,7 @@ pub async fn sign_in(
         next_of(&fields),
     );
     let again = |visitor: &Visitor, status: StatusCode, message: &str| {
-        let content = html! { (problem(message)) (sign_in_form(visitor, next, email)) };
+        let content = html! { (web::alert(message)) (sign_in_form(visitor, next, email)) };
         (status, web::page(visitor, "Sign in", content)).into_response()
     };
     if let Err(wait) = state.sign_ins.check(email, visitor.client) {
@@ -160,7 +156,7 @@ pub async fn sign_up(
         Err(AccountError::Store(error)) => Err(error.into()),
         Err(error) => {
             let content = html! {
-                (problem(&error.to_string()))
+                (web::alert(&error.to_string()))
                 (sign_up_form(&visitor, next, name, email))
             };
             let page = web::page(&visitor, "Create an account", content);

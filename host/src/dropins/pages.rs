@@ -261,7 +261,7 @@ fn finish_page(
             .unwrap_or_default()
     };
     let content = html! {
-        @if let Some(problem) = problem { p.notice role="alert" { (problem) } }
+        @if let Some(problem) = problem { (web::alert(problem)) }
         div.columns {
             (side_images(pack_id, pack, 400))
             form.card method="post" action=(format!("/packs/{pack_id}/finish")) {
@@ -300,6 +300,7 @@ fn finish_page(
                 button type="submit" { "Add to cart" }
             }
         }
+        (actions(pack, pack_id, false))
         table.orders.prices {
             caption { "Prices per pack" }
             thead { tr { th scope="col" { "Paper" } @for size in &options.pack_sizes { th scope="col" { (size) " cards" } } } }

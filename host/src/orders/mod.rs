@@ -2,11 +2,13 @@
 //! [`PaymentProvider`], kept durably with what was ordered (each pack's data as it was), and
 //! the one-trial-pack-per-customer rule.
 //!
-//! Placing an order: price the cart, check the trial rule, take payment, store the order,
-//! then commit it to the customer record with compare-and-swap, which re-checks the trial
-//! rule. Two checkouts at once can both store an order, but only one commit can claim the
-//! customer's trial; the loser deletes its order and reports the rule. Webhooks are queued
-//! only after the commit.
+//! Placing an order: price the cart, check the trial rule, take payment, store the order and
+//! queue its webhooks, then commit it to the customer record with compare-and-swap, which
+//! re-checks the trial rule. Two checkouts at once can both store an order, but only one
+//! commit can claim the customer's trial; the loser deletes its order and its webhooks and
+//! reports the rule. The webhooks are queued before the commit so that a crash after it
+//! cannot lose them; the webhook worker sends none for an order that was never committed
+//! ([`is_committed`]).
 
 pub mod pages;
 
@@ -230,6 +232,7 @@ pub async fn place(
     {
         return Err(ApiError::new(ErrorCode::Internal, "order number collision; try again").into());
     }
+    let webhooks = crate::webhooks::enqueue_order_confirmations(state, &order).await?;
     let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
         if let Some(name) = &trial
@@ -248,12 +251,23 @@ pub async fn place(
     })
     .await;
     if let Err(error) = committed {
+        for id in webhooks {
+            state.store.delete(Kind::WebhookPending, &id).await?;
+        }
         state.store.delete(Kind::Order, &order.number).await?;
         return Err(error);
     }
-    crate::webhooks::enqueue_order_confirmations(state, &order).await?;
+    state.webhooks.wake();
     tracing::info!(order = %order.number, lines = order.lines.len(), "order placed");
     Ok(order)
+}
+
+/// Whether the order was committed to its customer's record, that is, really placed (an
+/// order record without it is a checkout that lost the trial rule or crashed midway).
+pub async fn is_committed(store: &dyn Store, order: &Order) -> Result<bool, StoreError> {
+    Ok(customers::load(store, &order.customer_id)
+        .await?
+        .is_some_and(|customer| customer.orders.contains(&order.number)))
 }
 
 pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, StoreError> {
@@ -265,11 +279,16 @@ pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, Stor
         .map(|(o, _)| o))
 }
 
-/// Every order, oldest first (operator CLI).
+/// Every placed order, oldest first (operator CLI). An order record no customer lists (a
+/// checkout that crashed before its commit) was never placed and is left out.
 pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
     let mut orders = Vec::new();
     for number in store.list(Kind::Order).await? {
-        orders.extend(load(store, &number).await?);
+        if let Some(order) = load(store, &number).await?
+            && is_committed(store, &order).await?
+        {
+            orders.push(order);
+        }
     }
     orders.sort_by_key(|o| o.placed_at);
     Ok(orders)
