@@ -8,9 +8,10 @@
 //!   attempt) and `webhook-signature: v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`,
 //!   the secret being the key's `whsec_` secret without its prefix, base64-decoded.
 //!
-//! Messages wait in a durable queue in the store (one record each), so a restart loses
-//! none. A worker in every serving process delivers those that are due, claiming each with
-//! compare-and-swap (a lease) so two processes never send one at once; a failed attempt is
+//! Messages wait in a durable queue in the store (one record each, and an entry on the
+//! store's schedule at its next attempt), so a restart loses none. A worker in every serving
+//! process delivers those that are due, claiming each with compare-and-swap (a lease) so two
+//! processes never send one at once; a failed attempt is
 //! retried after the next delay of the schedule (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h,
 //! 10 h: about 27 hours in all), then given up. Delivered and given-up messages move to a
 //! second kind of record the operator lists with `presspack webhooks list`.
@@ -162,6 +163,10 @@ pub async fn enqueue_order_confirmations(
             .store
             .insert(Kind::WebhookPending, &delivery.id, &value)
             .await?;
+        state
+            .store
+            .schedule(Kind::WebhookPending, &delivery.id, now)
+            .await?;
         ids.push(delivery.id);
     }
     Ok(ids)
@@ -197,11 +202,18 @@ impl Webhooks {
     }
 }
 
+/// How many due messages the worker takes at a time.
+const BATCH: usize = 64;
+
 /// Delivers due messages until `stop` turns true. A delivery under way is finished first, so
 /// a server that shuts down leaves no message claimed (which would hold it for a lease).
 pub async fn run_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    if let Err(error) = reschedule_all(state.store.as_ref()).await {
+        tracing::warn!(%error, "webhook queue: could not check the schedule at start");
+    }
     while !*stop.borrow() {
-        match store_pending(state.store.as_ref()).await {
+        let now = unix_millis();
+        match state.store.due(Kind::WebhookPending, now, BATCH).await {
             Ok(ids) => {
                 for id in ids {
                     if *stop.borrow() {
@@ -222,8 +234,43 @@ pub async fn run_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Rece
     }
 }
 
-async fn store_pending(store: &dyn Store) -> Result<Vec<String>, StoreError> {
-    store.list(Kind::WebhookPending).await
+/// Puts every pending message on the schedule at its own time: a process that stopped
+/// between storing a message and scheduling it loses nothing. Runs once, at start.
+async fn reschedule_all(store: &dyn Store) -> Result<(), StoreError> {
+    for id in store.list(Kind::WebhookPending).await? {
+        if let Some((delivery, _)) =
+            store::load::<Delivery>(store, Kind::WebhookPending, &id).await?
+        {
+            store
+                .schedule(Kind::WebhookPending, &id, delivery.due_at())
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+impl Delivery {
+    /// When the next attempt may start: its time, or the end of a claim on it.
+    fn due_at(&self) -> i64 {
+        self.next_attempt_at.max(self.leased_until)
+    }
+}
+
+/// Writes the message back with compare-and-swap and puts it on the schedule at its time.
+async fn save(store: &dyn Store, delivery: &Delivery) -> Result<(), StoreError> {
+    store::modify(
+        store,
+        Kind::WebhookPending,
+        &delivery.id,
+        |stored: &mut Delivery| {
+            *stored = delivery.clone();
+            Ok::<_, StoreError>(())
+        },
+    )
+    .await?;
+    store
+        .schedule(Kind::WebhookPending, &delivery.id, delivery.due_at())
+        .await
 }
 
 async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
@@ -231,12 +278,15 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
     let Some((mut delivery, revision)) =
         store::load::<Delivery>(store, Kind::WebhookPending, id).await?
     else {
-        return Ok(());
+        return store.unschedule(Kind::WebhookPending, id).await;
     };
     let now = unix_millis();
-    if delivery.next_attempt_at > now || delivery.leased_until > now {
-        return Ok(());
+    if delivery.due_at() > now {
+        return store
+            .schedule(Kind::WebhookPending, id, delivery.due_at())
+            .await;
     }
+    // Claim it: another process that reads it now sees the lease and leaves it alone.
     delivery.leased_until = now + LEASE.as_millis() as i64;
     let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
     if !store
@@ -245,18 +295,16 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
     {
         return Ok(()); // another worker took it
     }
+    store
+        .schedule(Kind::WebhookPending, id, delivery.leased_until)
+        .await?;
     let outcome = match order_state(store, &delivery).await? {
         OrderState::Committed => attempt(state, &delivery).await,
         OrderState::NotYet => {
             // The checkout is still between queueing and committing: look again shortly.
             delivery.leased_until = 0;
             delivery.next_attempt_at = now + 1000;
-            return store::modify(store, Kind::WebhookPending, id, |stored: &mut Delivery| {
-                *stored = delivery.clone();
-                Ok::<_, StoreError>(())
-            })
-            .await
-            .map(|_| ());
+            return save(store, &delivery).await;
         }
         OrderState::Never => {
             // Give up at once: no retry can make an abandoned order placed.
@@ -281,11 +329,7 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
     match (outcome, retry) {
         (Err(_), Some(delay)) => {
             delivery.next_attempt_at = now + delay.as_millis() as i64;
-            store::modify(store, Kind::WebhookPending, id, |stored: &mut Delivery| {
-                *stored = delivery.clone();
-                Ok::<_, StoreError>(())
-            })
-            .await?;
+            save(store, &delivery).await?;
         }
         (result, _) => {
             delivery.state = if result.is_ok() {
@@ -297,8 +341,18 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
             let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
             store.insert(Kind::WebhookDone, id, &value).await?;
             store.delete(Kind::WebhookPending, id).await?;
+            store.unschedule(Kind::WebhookPending, id).await?;
             tracing::info!(webhook = %id, state = ?delivery.state, attempts = delivery.attempts, "webhook finished");
         }
+    }
+    Ok(())
+}
+
+/// Takes queued messages back (an order that lost its checkout).
+pub async fn withdraw(store: &dyn Store, ids: &[String]) -> Result<(), StoreError> {
+    for id in ids {
+        store.delete(Kind::WebhookPending, id).await?;
+        store.unschedule(Kind::WebhookPending, id).await?;
     }
     Ok(())
 }

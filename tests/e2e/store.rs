@@ -13,6 +13,7 @@ both_stores!(
     compare_and_swap_loses_no_increment,
     a_second_process_sees_the_same_records,
     expiring_entries_are_claimed_once_until_they_expire,
+    the_schedule_gives_what_is_due_earliest_first,
 );
 
 async fn store(kind: StoreKind, dir: &std::path::Path) -> (SharedStore, presspack::config::Config) {
@@ -166,5 +167,38 @@ async fn expiring_entries_are_claimed_once_until_they_expire(kind: StoreKind) {
             .await
             .unwrap(),
         "expired, so free again"
+    );
+}
+
+async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _config) = store(kind, dir.path()).await;
+    let queue = Kind::WebhookPending;
+    assert!(store.due(queue, i64::MAX, 10).await.unwrap().is_empty());
+    for (id, at) in [
+        ("late", 3000),
+        ("early", 1000),
+        ("middle", 2000),
+        ("future", 9000),
+    ] {
+        store.schedule(queue, id, at).await.unwrap();
+    }
+    assert_eq!(
+        store.due(queue, 2500, 10).await.unwrap(),
+        ["early", "middle"]
+    );
+    assert_eq!(
+        store.due(queue, 5000, 2).await.unwrap(),
+        ["early", "middle"]
+    );
+    // Scheduling again moves an entry; unscheduling removes it; kinds are separate.
+    store.schedule(queue, "early", 4000).await.unwrap();
+    store.unschedule(queue, "middle").await.unwrap();
+    store.unschedule(queue, "never scheduled").await.unwrap();
+    store.schedule(Kind::Order, "other kind", 0).await.unwrap();
+    assert_eq!(store.due(queue, 5000, 10).await.unwrap(), ["late", "early"]);
+    assert_eq!(
+        store.due(Kind::Order, 5000, 10).await.unwrap(),
+        ["other kind"]
     );
 }

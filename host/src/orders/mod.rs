@@ -251,9 +251,7 @@ pub async fn place(
     })
     .await;
     if let Err(error) = committed {
-        for id in webhooks {
-            state.store.delete(Kind::WebhookPending, &id).await?;
-        }
+        crate::webhooks::withdraw(state.store.as_ref(), &webhooks).await?;
         state.store.delete(Kind::Order, &order.number).await?;
         return Err(error);
     }

@@ -127,8 +127,20 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes a record or blob; `false` if there was none.
     async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
 
-    /// The ids of every record of `kind`, sorted. For small, operator-managed kinds only.
+    /// The ids of every record of `kind`, sorted. For small, operator-managed kinds only (on
+    /// Redis it scans the whole key space).
     async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError>;
+
+    /// Puts `id` on the work schedule of `kind`, due at `at` (milliseconds since 1970),
+    /// replacing any earlier time: the queue of a background worker, read with [`Store::due`]
+    /// at a cost that grows with what is due, not with the whole store.
+    async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError>;
+
+    /// Takes `id` off the schedule of `kind`.
+    async fn unschedule(&self, kind: Kind, id: &str) -> Result<(), StoreError>;
+
+    /// Up to `limit` ids of `kind` due at `now` or earlier, earliest first.
+    async fn due(&self, kind: Kind, now: i64, limit: usize) -> Result<Vec<String>, StoreError>;
 
     /// Where the data lives, for start-up messages (never includes a password).
     fn describe(&self) -> String;

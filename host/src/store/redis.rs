@@ -78,6 +78,11 @@ impl RedisStore {
         format!("{}{}:{{{id}}}", self.prefix, kind.as_str())
     }
 
+    /// The sorted set of a kind's schedule (score: due time in milliseconds).
+    fn schedule_key(&self, kind: Kind) -> String {
+        format!("{}schedule:{}", self.prefix, kind.as_str())
+    }
+
     pub(super) fn blob_key(&self, id: &str) -> String {
         format!("{}blob:{{{id}}}", self.prefix)
     }
@@ -184,6 +189,43 @@ impl Store for RedisStore {
         let mut conn = self.connection.clone();
         let deleted: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;
         Ok(deleted == 1)
+    }
+
+    async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError> {
+        let mut conn = self.connection.clone();
+        let _: i64 = redis::cmd("ZADD")
+            .arg(self.schedule_key(kind))
+            .arg(at)
+            .arg(id)
+            .query_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok(())
+    }
+
+    async fn unschedule(&self, kind: Kind, id: &str) -> Result<(), StoreError> {
+        let mut conn = self.connection.clone();
+        let _: i64 = redis::cmd("ZREM")
+            .arg(self.schedule_key(kind))
+            .arg(id)
+            .query_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok(())
+    }
+
+    async fn due(&self, kind: Kind, now: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.connection.clone();
+        redis::cmd("ZRANGEBYSCORE")
+            .arg(self.schedule_key(kind))
+            .arg("-inf")
+            .arg(now)
+            .arg("LIMIT")
+            .arg(0)
+            .arg(limit)
+            .query_async(&mut conn)
+            .await
+            .map_err(error)
     }
 
     async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {

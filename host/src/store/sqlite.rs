@@ -188,7 +188,14 @@ impl SqliteStore {
                  PRIMARY KEY (kind, id)
              );
              CREATE INDEX IF NOT EXISTS blobs_expiry ON blobs (expires_at)
-                 WHERE expires_at IS NOT NULL;",
+                 WHERE expires_at IS NOT NULL;
+             CREATE TABLE IF NOT EXISTS schedule (
+                 kind TEXT NOT NULL,
+                 id TEXT NOT NULL,
+                 at INTEGER NOT NULL,
+                 PRIMARY KEY (kind, id)
+             );
+             CREATE INDEX IF NOT EXISTS schedule_due ON schedule (kind, at);",
         )?;
         Ok(SqliteStore {
             records,
@@ -339,6 +346,44 @@ impl Store for SqliteStore {
                 conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
                     .query_map(params![kind.as_str()], |row| row.get(0))?
                     .collect()
+            })
+            .await
+    }
+
+    async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.records
+            .write(move |conn| {
+                conn.prepare_cached(
+                    "INSERT INTO schedule (kind, id, at) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (kind, id) DO UPDATE SET at = ?3",
+                )?
+                .execute(params![kind.as_str(), id, at])?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn unschedule(&self, kind: Kind, id: &str) -> Result<(), StoreError> {
+        let id = id.to_owned();
+        self.records
+            .write(move |conn| {
+                conn.prepare_cached("DELETE FROM schedule WHERE kind = ?1 AND id = ?2")?
+                    .execute(params![kind.as_str(), id])?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn due(&self, kind: Kind, now: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached(
+                    "SELECT id FROM schedule WHERE kind = ?1 AND at <= ?2 ORDER BY at LIMIT ?3",
+                )?
+                .query_map(params![kind.as_str(), now, limit], |row| row.get(0))?
+                .collect()
             })
             .await
     }
