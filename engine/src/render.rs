@@ -77,6 +77,16 @@ pub struct Rendered {
     pub report: LayoutReport,
 }
 
+/// A side drawn as straight-alpha RGBA rows (a browser's `ImageData`), the pixels the PNG of
+/// [`Rendered`] encodes.
+#[derive(Debug, Clone)]
+pub struct RenderedPixels {
+    pub rgba: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub report: LayoutReport,
+}
+
 /// A text to measure (`svc.text.measure`), sizes in millimetres.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -274,13 +284,43 @@ impl Engine {
             .ok_or_else(|| EngineError::UnknownTemplate(code.to_owned()))
     }
 
-    /// Draws a side and its overlays. `images` holds every image the sides draw, by
+    /// Draws a side and its overlays as PNG. `images` holds every image the sides draw, by
     /// resource URI; only those drawn are decoded.
     pub fn render(
         &self,
         request: &RenderRequest,
         images: &HashMap<String, ImageInput<'_>>,
     ) -> Result<Rendered, EngineError> {
+        let (canvas, report) = self.draw(request, images)?;
+        Ok(Rendered {
+            png: canvas.encode_png().map_err(EngineError::Raster)?,
+            width: canvas.width(),
+            height: canvas.height(),
+            report,
+        })
+    }
+
+    /// Draws a side and its overlays as RGBA pixels: the same pixels [`Engine::render`]
+    /// encodes, for a browser canvas.
+    pub fn render_pixels(
+        &self,
+        request: &RenderRequest,
+        images: &HashMap<String, ImageInput<'_>>,
+    ) -> Result<RenderedPixels, EngineError> {
+        let (canvas, report) = self.draw(request, images)?;
+        Ok(RenderedPixels {
+            rgba: canvas.rgba(),
+            width: canvas.width(),
+            height: canvas.height(),
+            report,
+        })
+    }
+
+    fn draw(
+        &self,
+        request: &RenderRequest,
+        images: &HashMap<String, ImageInput<'_>>,
+    ) -> Result<(Canvas, LayoutReport), EngineError> {
         if request.overlays.len() > MAX_OVERLAYS {
             return Err(EngineError::TooManyOverlays(request.overlays.len()));
         }
@@ -323,12 +363,7 @@ impl Engine {
                 })
                 .map_err(EngineError::Raster)?;
         }
-        Ok(Rendered {
-            png: canvas.encode_png().map_err(EngineError::Raster)?,
-            width: canvas.width(),
-            height: canvas.height(),
-            report,
-        })
+        Ok((canvas, report))
     }
 
     /// Lays a side out without drawing it: what its texts and images would do.

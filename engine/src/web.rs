@@ -7,8 +7,10 @@
 //! const { png, width, height, report } = engine.render(
 //!   { side, overlays: [], boxType: "bleed", maxSide: 1024, partial: false },
 //!   [{ resourceUri: "store://...", bytes }]);
+//! const { pixels, width, height } = engine.renderPixels(request, images); // RGBA rows
 //! const { textWidth, numberOfLines } = engine.measure({ text, fontFamily: "helvetica",
 //!   bold: false, italic: false, size: 3.5278, wrappingWidth: null, leading: null });
+//! const warnings = engine.packWarnings("businesscard", pack); // [{element, code, message}]
 //! ```
 
 use std::collections::HashMap;
@@ -18,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::layout::LayoutReport;
-use crate::model::Template;
-use crate::render::{Engine, ImageInput, MeasureRequest};
+use crate::model::{Catalogue, FromJson, Pack, Side, Template, pack_warnings, template_warnings};
+use crate::render::{Engine, ImageInput, MeasureRequest, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 use crate::wire::RenderHeaderInput;
 
@@ -44,6 +46,40 @@ struct RenderOutput {
     width: u32,
     height: u32,
     report: LayoutReport,
+}
+
+#[derive(Serialize)]
+struct PixelsOutput {
+    pixels: serde_bytes::ByteBuf,
+    width: u32,
+    height: u32,
+    report: LayoutReport,
+}
+
+/// Reads a render call's arguments: the request and the images by resource URI.
+fn render_input(request: JsValue, images: JsValue) -> Result<(RenderRequest, Vec<Image>), JsError> {
+    let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
+    let images: Vec<Image> = serde_wasm_bindgen::from_value(images).map_err(js_error)?;
+    Ok((input.into_request().map_err(js_error)?, images))
+}
+
+fn image_inputs(images: &[Image]) -> HashMap<String, ImageInput<'_>> {
+    images
+        .iter()
+        .map(|i| {
+            let input = ImageInput {
+                bytes: i.bytes.as_slice(),
+                enhance: i.enhance,
+            };
+            (i.resource_uri.clone(), input)
+        })
+        .collect()
+}
+
+fn to_js(value: &impl Serialize) -> Result<JsValue, JsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::new())
+        .map_err(js_error)
 }
 
 fn js_error(error: impl std::fmt::Display) -> JsError {
@@ -82,29 +118,59 @@ impl WebEngine {
 
     /// Renders a side: `{png, width, height, report}`.
     pub fn render(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
-        let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
-        let images: Vec<Image> = serde_wasm_bindgen::from_value(images).map_err(js_error)?;
-        let request = input.into_request().map_err(js_error)?;
-        let images: HashMap<String, ImageInput<'_>> = images
-            .iter()
-            .map(|i| {
-                let input = ImageInput {
-                    bytes: i.bytes.as_slice(),
-                    enhance: i.enhance,
-                };
-                (i.resource_uri.clone(), input)
-            })
-            .collect();
-        let rendered = self.engine.render(&request, &images).map_err(js_error)?;
-        let output = RenderOutput {
+        let (request, images) = render_input(request, images)?;
+        let rendered = self
+            .engine
+            .render(&request, &image_inputs(&images))
+            .map_err(js_error)?;
+        to_js(&RenderOutput {
             png: serde_bytes::ByteBuf::from(rendered.png),
             width: rendered.width,
             height: rendered.height,
             report: rendered.report,
-        };
-        output
-            .serialize(&serde_wasm_bindgen::Serializer::new())
-            .map_err(js_error)
+        })
+    }
+
+    /// Renders a side as straight-alpha RGBA rows for a canvas: `{pixels, width, height,
+    /// report}`; the pixels `render` encodes as PNG.
+    #[wasm_bindgen(js_name = renderPixels)]
+    pub fn render_pixels(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
+        let (request, images) = render_input(request, images)?;
+        let rendered = self
+            .engine
+            .render_pixels(&request, &image_inputs(&images))
+            .map_err(js_error)?;
+        to_js(&PixelsOutput {
+            pixels: serde_bytes::ByteBuf::from(rendered.rgba),
+            width: rendered.width,
+            height: rendered.height,
+            report: rendered.report,
+        })
+    }
+
+    /// What a side's layout reports without drawing it: `{overflows, fontSubstituted,
+    /// ignoredFixed, images}`.
+    pub fn report(&self, side: JsValue) -> Result<JsValue, JsError> {
+        let side: serde_json::Value = serde_wasm_bindgen::from_value(side).map_err(js_error)?;
+        let side = Side::from_json(side, "side").map_err(js_error)?;
+        to_js(&self.engine.report(&side).map_err(js_error)?)
+    }
+
+    /// The pack warnings the server computes for a pack of `product` (wire-formats section
+    /// 5: structure, images outside the basket, low resolution, templates): `[{element,
+    /// code, message}]`. Text overflow and fallback fonts come from [`WebEngine::report`].
+    #[wasm_bindgen(js_name = packWarnings)]
+    pub fn pack_warnings(&self, product: &str, pack: JsValue) -> Result<JsValue, JsError> {
+        let product = Catalogue::builtin()
+            .product(product)
+            .ok_or_else(|| JsError::new(&format!("product: {product:?} is not a product")))?;
+        let pack: serde_json::Value = serde_wasm_bindgen::from_value(pack).map_err(js_error)?;
+        let pack = Pack::read(pack, "pack", product).map_err(js_error)?;
+        let mut warnings = pack_warnings(&pack, product);
+        warnings.extend(template_warnings(&pack, product, &|code| {
+            self.engine.template(code).ok()
+        }));
+        to_js(&warnings)
     }
 
     /// Measures a text: `{textWidth, textHeight, numberOfLines, fontSubstituted}` (mm).

@@ -4,10 +4,12 @@ mod helpers;
 
 mod auth;
 mod browser;
+mod chromium;
 mod cli;
 mod customers;
 mod designs;
 mod images;
+mod npm_package;
 mod packs;
 mod physical_spec;
 mod render;

@@ -1,0 +1,107 @@
+// Types of @presspack/engine. Sides, packs and images are the Print Product Pack API's JSON.
+
+/** A side of a pack (wire format: type, sideNum, templateCode, data). */
+export type Side = Record<string, unknown>;
+/** A pack (wire format: sides, imageBasket, ...). */
+export type Pack = Record<string, unknown>;
+
+export interface RenderRequest {
+  side: Side;
+  /** Sides drawn on top (watermarks); they draw only their own data. */
+  overlays?: Side[];
+  /** The area drawn: "bleed", "print", "cut" or "safe". */
+  boxType?: "bleed" | "print" | "cut" | "safe";
+  /** Pixels of the longest side of the output. */
+  maxSide?: number;
+  /** Draw only the side's data, no template defaults. */
+  partial?: boolean;
+}
+
+/** An image a side draws: its resourceUri and the bytes of a rendition (PNG, JPEG or GIF). */
+export interface ImageInput {
+  resourceUri: string;
+  bytes: Uint8Array;
+  enhance?: boolean;
+}
+
+export interface TextOverflow {
+  linkId: string;
+  /** Millimetres too wide and too tall (0 when it fits that way). */
+  width: number;
+  height: number;
+}
+
+/** What a side's layout reports. */
+export interface LayoutReport {
+  overflows: TextOverflow[];
+  /** linkIds of texts with a character drawn in a fallback font. */
+  fontSubstituted: string[];
+  ignoredFixed: unknown[];
+  /** resourceUris of the images drawn. */
+  images: string[];
+}
+
+export interface RenderResult {
+  png: Uint8Array;
+  width: number;
+  height: number;
+  report: LayoutReport;
+}
+
+export interface PixelsResult {
+  /** Straight-alpha RGBA rows, width x height x 4 bytes: `new ImageData(new Uint8ClampedArray(pixels.buffer), width)`. */
+  pixels: Uint8Array;
+  width: number;
+  height: number;
+  report: LayoutReport;
+}
+
+export interface MeasureRequest {
+  text: string;
+  fontFamily: string;
+  bold: boolean;
+  italic: boolean;
+  /** Font size in millimetres. */
+  size: number;
+  wrappingWidth?: number | null;
+  leading?: number | null;
+}
+
+export interface Measurement {
+  textWidth: number;
+  textHeight: number;
+  numberOfLines: number;
+  fontSubstituted: boolean;
+}
+
+/** A pack warning, as the server reports it (codes such as PV001, PVI003). */
+export interface Warning {
+  element: string;
+  code: string;
+  message: string;
+}
+
+export interface Engine {
+  /** Adds a template (XML); returns its code. */
+  addTemplate(xml: string): string;
+  render(request: RenderRequest, images: ImageInput[]): RenderResult;
+  renderPixels(request: RenderRequest, images: ImageInput[]): PixelsResult;
+  measure(request: MeasureRequest): Measurement;
+  /** A side's layout report (text overflow, fallback fonts) without drawing. */
+  report(side: Side): LayoutReport;
+  /** The server's pack warnings for a pack of `product` (structure, basket, low resolution). */
+  packWarnings(product: string, pack: Pack): Warning[];
+  free(): void;
+}
+
+export interface Fonts {
+  catalogue: unknown;
+  faces: { name: string; bytes: Uint8Array }[];
+}
+
+export function initEngine(): Promise<unknown>;
+export function loadFonts(): Promise<Fonts>;
+export function loadTemplates(codes?: string[]): Promise<Record<string, string>>;
+export const templateCodes: string[];
+export function createEngine(options?: { fonts?: Fonts; templates?: string[] }): Promise<Engine>;
+export { WebEngine } from "./presspack_engine.js";

@@ -1,0 +1,67 @@
+// @presspack/engine: Presspack's render and text-measure engine in the browser and in Node.
+// The same wasm engine as the server's renderSide and text.measure: same pixels, same numbers.
+import init, { WebEngine } from "./presspack_engine.js";
+import { catalogueUrl, faceUrls, templateUrls } from "./assets.js";
+
+export { WebEngine };
+
+const wasmUrl = new URL("./presspack_engine_bg.wasm", import.meta.url);
+
+/** The bytes at `url`: read from disk for file: URLs (Node), fetched otherwise. */
+async function load(url) {
+  if (url.protocol === "file:") {
+    const { readFile } = await import("node:fs/promises");
+    return new Uint8Array(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+const text = async (url) => new TextDecoder().decode(await load(url));
+
+let initialised;
+
+/** Loads and instantiates the wasm module once. */
+export function initEngine() {
+  initialised ??= load(wasmUrl).then((bytes) => init({ module_or_path: bytes }));
+  return initialised;
+}
+
+/** The built-in fonts: the catalogue and the bytes of every face it names. */
+export async function loadFonts() {
+  const catalogue = JSON.parse(await text(catalogueUrl));
+  const faces = await Promise.all(
+    Object.entries(faceUrls).map(async ([name, url]) => ({ name, bytes: await load(url) })),
+  );
+  return { catalogue, faces };
+}
+
+/** The built-in templates' XML, by template code (all, or those of `codes`). */
+export async function loadTemplates(codes = Object.keys(templateUrls)) {
+  const entries = await Promise.all(
+    codes.map(async (code) => {
+      const url = templateUrls[code];
+      if (!url) throw new Error(`template ${code}: not a built-in template`);
+      return [code, await text(url)];
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** The codes of the built-in templates. */
+export const templateCodes = Object.keys(templateUrls);
+
+/**
+ * An engine with the built-in fonts and templates, or with those given. Extra templates (XML
+ * strings) may be added later with `engine.addTemplate(xml)`.
+ */
+export async function createEngine({ fonts, templates } = {}) {
+  await initEngine();
+  const { catalogue, faces } = fonts ?? (await loadFonts());
+  const engine = new WebEngine(catalogue, faces);
+  for (const xml of templates ?? Object.values(await loadTemplates())) {
+    engine.addTemplate(xml);
+  }
+  return engine;
+}

@@ -1,0 +1,98 @@
+// The npm package in Node: built by `npm run build` into pkg/, tested by `npm test`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile, readdir } from "node:fs/promises";
+
+import { createEngine, loadTemplates, templateCodes } from "../../pkg/index.js";
+import { decodePng } from "./png.js";
+
+const scenes = new URL("../../engine/tests/scenes/", import.meta.url);
+const engine = await createEngine();
+
+test("the built-in templates are all there", async () => {
+  const hostTemplates = (await readdir(new URL("../../host/templates/", import.meta.url)))
+    .filter((name) => name.endsWith(".xml"));
+  assert.equal(templateCodes.length, hostTemplates.length);
+  assert.ok(templateCodes.includes("businesscard_full_text_landscape"));
+  const xml = (await loadTemplates(["minicard_full_image_landscape"])).minicard_full_image_landscape;
+  assert.match(xml, /<Code>minicard_full_image_landscape<\/Code>/);
+});
+
+// The engine's reference scenes, rendered natively to reference/*.png: the package's pixels
+// are the native ones (at most 1 apart per channel, as the native test allows), and its PNG
+// holds exactly its pixels.
+test("renderPixels gives the reference scenes' pixels and render their PNG", async () => {
+  const { scenes: list } = JSON.parse(await readFile(new URL("scenes.json", scenes), "utf8"));
+  for (const name of await readdir(new URL("templates/", scenes))) {
+    engine.addTemplate(await readFile(new URL(`templates/${name}`, scenes), "utf8"));
+  }
+  for (const scene of list) {
+    const images = await Promise.all(
+      Object.entries(scene.images ?? {}).map(async ([resourceUri, file]) => ({
+        resourceUri,
+        bytes: new Uint8Array(await readFile(new URL(`images/${file}`, scenes))),
+      })),
+    );
+    const request = {
+      side: scene.side,
+      overlays: scene.overlays ?? [],
+      boxType: scene.boxType,
+      maxSide: scene.maxSide,
+      partial: scene.partial ?? false,
+    };
+    const drawn = engine.renderPixels(request, images);
+    const reference = decodePng(await readFile(new URL(`reference/${scene.name}.png`, scenes)));
+    assert.equal(drawn.width, reference.width, scene.name);
+    assert.equal(drawn.height, reference.height, scene.name);
+    assert.equal(drawn.pixels.length, drawn.width * drawn.height * 4, scene.name);
+    let worst = 0;
+    for (let i = 0; i < drawn.pixels.length; i++) {
+      worst = Math.max(worst, Math.abs(drawn.pixels[i] - reference.rgba[i]));
+    }
+    assert.ok(worst <= 1, `${scene.name}: a channel is ${worst} from the reference`);
+    const png = engine.render(request, images);
+    assert.deepEqual(decodePng(png.png).rgba, drawn.pixels, `${scene.name}: PNG and pixels`);
+  }
+});
+
+test("measure gives the server's text measurements", () => {
+  const one = engine.measure({ text: "Presspack", fontFamily: "helvetica", bold: false,
+    italic: false, size: 3.5278, wrappingWidth: null, leading: null });
+  assert.equal(one.numberOfLines, 1);
+  assert.ok(one.textWidth > 10 && one.textWidth < 25, `${one.textWidth} mm`);
+  const wrapped = engine.measure({ text: "Presspack prints packs of cards", fontFamily: "times",
+    bold: true, italic: false, size: 3.5278, wrappingWidth: 20, leading: 1.2 });
+  assert.ok(wrapped.numberOfLines > 1);
+  assert.throws(() => engine.measure({ text: "x", fontFamily: "comic", bold: false,
+    italic: false, size: 3, wrappingWidth: null, leading: null }), /comic/);
+});
+
+test("report gives text overflow and fallback fonts; packWarnings the pack warnings", () => {
+  const side = {
+    type: "details", sideNum: 1, templateCode: "businesscard_full_text_landscape",
+    data: [
+      { type: "textData", linkId: "back_line_1", text: "A name far too long to fit on one line of a card" },
+      { type: "textData", linkId: "back_line_2", text: "Ahoy \u2620",
+        font: { fontFamily: "Georgia", bold: false, italic: false } },
+    ],
+  };
+  const report = engine.report(side);
+  assert.deepEqual(report.overflows.map((o) => o.linkId), ["back_line_1"]);
+  assert.ok(report.overflows[0].width > 0);
+  assert.ok(report.fontSubstituted.includes("back_line_2"), JSON.stringify(report));
+
+  const front = (width) => ({
+    type: "image", sideNum: 1, templateCode: "businesscard_full_image_landscape",
+    data: [{ type: "imageData", linkId: "variable_image_front", resourceUri: "store://p",
+      imageBox: { center: { x: 44, y: 29.5 }, width, height: width } }],
+  });
+  const basket = { items: [{ resourceUri: "store://p", imageItems: [
+    { type: "print", resourceUri: "store://p/print", width: 600, height: 600 }] }] };
+  const codes = (pack) => engine.packWarnings("businesscard", pack).map((w) => w.code);
+  assert.deepEqual(codes({ sides: [front(25.4), side], imageBasket: basket }), []);
+  const low = engine.packWarnings("businesscard", { sides: [front(76.2), side], imageBasket: basket });
+  assert.deepEqual(low.map((w) => w.code), ["PVI003"]);
+  assert.match(low[0].message, /900x900/);
+  assert.deepEqual(codes({ numCards: 7, sides: [front(25.4), side], imageBasket: basket }), ["PV001"]);
+  assert.throws(() => engine.packWarnings("nosuchproduct", {}), /nosuchproduct/);
+});

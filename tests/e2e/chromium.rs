@@ -1,0 +1,81 @@
+//! Real headless Chromium for the browser tests: Debian's `chromium` driven over WebDriver by
+//! `chromedriver` (or the programs named by PRESSPACK_TEST_CHROMIUM and
+//! PRESSPACK_TEST_CHROMEDRIVER), and where screenshots are kept.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use fantoccini::{Client, ClientBuilder};
+use serde_json::json;
+
+/// chromedriver on a free port, stopped when dropped.
+pub struct Driver {
+    process: Child,
+    url: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+fn program(variable: &str, default: &str) -> String {
+    std::env::var(variable).unwrap_or_else(|_| default.to_owned())
+}
+
+pub async fn browser() -> (Client, Driver) {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let chromedriver = program("PRESSPACK_TEST_CHROMEDRIVER", "/usr/bin/chromedriver");
+    let process = Command::new(&chromedriver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("{chromedriver} does not run ({e}): install Debian's chromium and chromium-driver (.ci/run does)")
+        });
+    let driver = Driver {
+        process,
+        url: format!("http://127.0.0.1:{port}"),
+        _profile: tempfile::tempdir().unwrap(),
+    };
+    let capabilities = json!({
+        "goog:chromeOptions": {
+            "binary": program("PRESSPACK_TEST_CHROMIUM", "/usr/bin/chromium"),
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--no-first-run",
+                "--window-size=1280,1100",
+                format!("--user-data-dir={}", driver._profile.path().display()),
+            ]
+        }
+    });
+    let capabilities = capabilities.as_object().unwrap().clone();
+    for _ in 0..100 {
+        let client = ClientBuilder::rustls()
+            .unwrap()
+            .capabilities(capabilities.clone())
+            .connect(&driver.url)
+            .await;
+        if let Ok(client) = client {
+            return (client, driver);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("chromedriver at {} did not start a browser", driver.url);
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/browser-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
