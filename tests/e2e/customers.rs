@@ -21,6 +21,7 @@ both_stores!(
     forms_without_the_csrf_token_are_refused,
     customers_cannot_reach_each_others_packs_carts_or_orders,
     failed_sign_ins_are_limited,
+    a_cart_holds_a_bounded_number_of_packs,
     webhooks_are_retried_with_one_id_and_survive_a_restart,
 );
 
@@ -817,4 +818,22 @@ async fn webhooks_are_retried_with_one_id_and_survive_a_restart(kind: StoreKind)
         3,
         "nothing after delivery"
     );
+}
+
+async fn a_cart_holds_a_bounded_number_of_packs(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let shopper = Shopper::new(&app);
+    shopper.sign_up(&unique_email()).await;
+    let limit = presspack::cart::MAX_CART_LINES;
+    let mut last = String::new();
+    for _ in 0..=limit {
+        let (pack, _) = new_pack(&app, &[]).await;
+        let body = add_to_cart(&app, &pack, "1").await;
+        let page = shopper.get(&local(&body["dropIns"]["cart"])).await;
+        last = format!("{} {}", page.status, page.body);
+    }
+    assert!(last.starts_with("409"), "{last}");
+    assert!(last.contains(&format!("at most {limit} packs")), "{last}");
+    let customer = shopper.get("/cart").await;
+    assert_eq!(customer.body.matches("class=\"line\"").count(), limit);
 }

@@ -13,10 +13,14 @@ use crate::api::{ApiError, Call, ErrorCode, Reply};
 use crate::app::AppState;
 use crate::customers::{self, CartLine, Customer};
 use crate::packs::record::{self, PackRecord};
+use crate::web::PageError;
 use crate::{dropins, packs};
+use axum::http::StatusCode;
 
 /// Largest quantity of one pack in a cart or an order.
 pub const MAX_QUANTITY: u32 = 100;
+/// Most packs in one cart (and so in one order).
+pub const MAX_CART_LINES: usize = 30;
 
 /// The cart envelope of addToCart: warnings and the `cart` and `checkout` drop-ins.
 #[derive(Serialize)]
@@ -84,26 +88,36 @@ fn not_orderable(pack: &PackRecord) -> ApiError {
 }
 
 /// Puts a pack in the customer's cart: with `quantity` if given (replacing the line's),
-/// else with the line's quantity or 1.
+/// else with the line's quantity or 1. A full cart ([`MAX_CART_LINES`]) takes no new pack.
 pub async fn put(
     state: &AppState,
     customer_id: &str,
     pack_id: &str,
     quantity: Option<u32>,
-) -> Result<Customer, ApiError> {
+) -> Result<Customer, PageError> {
     customers::modify(state.store.as_ref(), customer_id, |customer| {
+        let full = customer.cart.len() >= MAX_CART_LINES;
         match customer
             .cart
             .iter_mut()
             .find(|line| line.pack_id == pack_id)
         {
             Some(line) => line.quantity = quantity.unwrap_or(line.quantity),
+            None if full => {
+                return Err(PageError::new(
+                    StatusCode::CONFLICT,
+                    "Your cart is full",
+                    format!(
+                        "A cart holds at most {MAX_CART_LINES} packs. Order or remove some, then open this link again."
+                    ),
+                ));
+            }
             None => customer.cart.push(CartLine {
                 pack_id: pack_id.to_owned(),
                 quantity: quantity.unwrap_or(1),
             }),
         }
-        Ok::<_, ApiError>(())
+        Ok(())
     })
     .await
 }
