@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use futures_util::StreamExt;
 use hmac::{Hmac, KeyInit, Mac};
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
@@ -202,8 +203,9 @@ impl Webhooks {
     }
 }
 
-/// How many due messages the worker takes at a time.
+/// How many due messages the worker takes at a time, and sends at once.
 const BATCH: usize = 64;
+const CONCURRENT_DELIVERIES: usize = 8;
 
 /// Delivers due messages until `stop` turns true. A delivery under way is finished first, so
 /// a server that shuts down leaves no message claimed (which would hold it for a lease).
@@ -215,14 +217,16 @@ pub async fn run_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Rece
         let now = unix_millis();
         match state.store.due(Kind::WebhookPending, now, BATCH).await {
             Ok(ids) => {
-                for id in ids {
-                    if *stop.borrow() {
-                        return;
-                    }
-                    if let Err(error) = deliver_if_due(&state, &id).await {
-                        tracing::warn!(%error, webhook = %id, "webhook queue");
-                    }
-                }
+                // Several at once, so that one slow receiver does not hold up the others;
+                // each message is claimed on its own.
+                let deliveries: Vec<_> = ids
+                    .iter()
+                    .map(|id| deliver_logged(&state, &stop, id))
+                    .collect();
+                futures_util::stream::iter(deliveries)
+                    .buffer_unordered(CONCURRENT_DELIVERIES)
+                    .collect::<Vec<()>>()
+                    .await;
             }
             Err(error) => tracing::warn!(%error, "webhook queue unreadable"),
         }
@@ -231,6 +235,17 @@ pub async fn run_worker(state: Arc<AppState>, mut stop: tokio::sync::watch::Rece
             () = state.webhooks.wake.notified() => {}
             _ = stop.changed() => {}
         }
+    }
+}
+
+/// One message's turn: delivered if due, unless the server is stopping (which starts no new
+/// attempt); a failure of the queue itself is logged.
+async fn deliver_logged(state: &AppState, stop: &tokio::sync::watch::Receiver<bool>, id: &str) {
+    if *stop.borrow() {
+        return;
+    }
+    if let Err(error) = deliver_if_due(state, id).await {
+        tracing::warn!(%error, webhook = %id, "webhook queue");
     }
 }
 

@@ -51,7 +51,11 @@ async fn fill(browser: &Client, css: &str, text: &str) {
     input.send_keys(text).await.unwrap();
 }
 
+/// Clicks what `css` finds and waits until the browser has left the page and loaded the next
+/// one (a form post and its redirect may end on the same URL, so the old document going
+/// stale is the sign, not the URL).
 async fn click(browser: &Client, css: &str) {
+    let old_page = browser.find(Locator::Css("html")).await.unwrap();
     browser
         .find(Locator::Css(css))
         .await
@@ -59,6 +63,19 @@ async fn click(browser: &Client, css: &str) {
         .click()
         .await
         .unwrap();
+    for _ in 0..600 {
+        if old_page.tag_name().await.is_err() {
+            let state = browser
+                .execute("return document.readyState", vec![])
+                .await
+                .unwrap();
+            if state == "complete" {
+                return;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("clicking {css} did not load a page within 30 s");
 }
 
 async fn path(browser: &Client) -> String {
