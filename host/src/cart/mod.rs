@@ -171,6 +171,11 @@ pub async fn priced_lines(
     Ok(lines)
 }
 
+/// What the lines cost together.
+pub fn total(lines: &[PricedLine]) -> u64 {
+    lines.iter().map(|l| l.line_total).sum()
+}
+
 /// Describes a physical specification for people: "classic paper, rounded corners, matte
 /// laminate, 50 cards".
 pub fn describe_spec(spec: &PhysicalSpec) -> String {

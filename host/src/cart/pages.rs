@@ -43,7 +43,7 @@ fn cart_page(
     problem: Option<&str>,
 ) -> Response {
     let currency = &state.prices.currency;
-    let total: u64 = lines.iter().map(|l| l.line_total).sum();
+    let total = super::total(lines);
     let content = html! {
         @if let Some(problem) = problem { (web::alert(problem)) }
         @if lines.is_empty() {

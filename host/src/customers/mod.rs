@@ -243,11 +243,7 @@ pub async fn sign_in(
     email: &str,
     password: &str,
 ) -> Result<Customer, AccountError> {
-    let email = normalise_email(email).map_err(|_| AccountError::WrongCredentials)?;
-    let customer = match store.get(Kind::CustomerEmail, &email).await? {
-        Some(id) => load(store, &String::from_utf8_lossy(&id.value)).await?,
-        None => None,
-    };
+    let customer = find_by_email(store, email).await?;
     let hash = customer.as_ref().map(|c| c.password_hash.as_str());
     if password.chars().count() > MAX_PASSWORD || !hashing.verify(password, hash).await? {
         return Err(AccountError::WrongCredentials);
@@ -255,7 +251,7 @@ pub async fn sign_in(
     customer.ok_or(AccountError::WrongCredentials)
 }
 
-/// The customer with this e-mail address, for the operator.
+/// The customer with this e-mail address (normalised first), if any.
 pub async fn find_by_email(store: &dyn Store, email: &str) -> Result<Option<Customer>, StoreError> {
     let Ok(email) = normalise_email(email) else {
         return Ok(None);

@@ -211,7 +211,7 @@ pub async fn place(
             })
             .collect(),
         currency: state.prices.currency.clone(),
-        total: lines.iter().map(|l| l.line_total).sum(),
+        total: crate::cart::total(&lines),
         delivery,
         payment: Payment {
             provider: state.payment.name().to_owned(),

@@ -68,7 +68,7 @@ fn checkout_page(
     problem: Option<&str>,
 ) -> Response {
     let currency = &state.prices.currency;
-    let total: u64 = lines.iter().map(|l| l.line_total).sum();
+    let total = crate::cart::total(lines);
     let content = html! {
         @if let Some(problem) = problem { (web::alert(problem)) }
         @if lines.is_empty() {
