@@ -1,6 +1,8 @@
-//! Builds the engine's plain wasm module (feature `guest`) for wasmtime, so that a plain
-//! `cargo build` of the host has it with no manual step. The module is written to
-//! `$OUT_DIR/presspack_engine.wasm` and embedded in the binary.
+//! Builds the engine's two wasm modules, so that a plain `cargo build` of the host has them
+//! with no manual step: the plain module (features `guest,pdf`) that wasmtime runs, written to
+//! `$OUT_DIR/presspack_engine.wasm`, and the browser build (feature `web`, through
+//! wasm-bindgen) that the design canvas runs, written to `$OUT_DIR/web/`. Both are embedded in
+//! the binary.
 //!
 //! The build itself is `presspack_wasm_build::build_engine` (shared with the npm package's
 //! build): it installs the wasm target with rustup when missing and uses its own target
@@ -31,6 +33,10 @@ fn main() {
         .unwrap_or_else(|e| panic!("{e}"));
     std::fs::copy(&wasm, out_dir.join("presspack_engine.wasm"))
         .unwrap_or_else(|e| panic!("copying {}: {e}", wasm.display()));
+    let web = out_dir.join("web");
+    std::fs::create_dir_all(&web).unwrap_or_else(|e| panic!("{}: {e}", web.display()));
+    presspack_wasm_build::build_web_bindings(&workspace, &target_dir, &web)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// Writes `builtin_templates.rs`: every `templates/*.xml` as `(file name, contents)`, so

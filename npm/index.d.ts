@@ -81,6 +81,55 @@ export interface Warning {
   message: string;
 }
 
+/** A rendition a render draws: pass its bytes under `resourceUri`. */
+export interface PlannedImage {
+  /** The URI the side names (an image basket item or one of its renditions). */
+  resourceUri: string;
+  /** The stored rendition to fetch: the smallest with enough pixels, as the server picks. */
+  renditionUri: string;
+  enhance: boolean;
+}
+
+/** A rectangle in millimetres, in the template's coordinates (top left of the print area). */
+export interface Area {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** A template as an editor sees it. */
+export interface TemplateOutline {
+  code: string;
+  /** The print area in millimetres. */
+  width: number;
+  height: number;
+  bleed: Area;
+  cut: Area;
+  safe: Area;
+  items: {
+    linkId: string;
+    kind: "Box" | "Image" | "Text" | "MultiLineText" | "FixedImage";
+    /** The clipping box, upright. */
+    area: Area;
+    /** Text items: the defaults and which of them a datum may not change. */
+    text?: {
+      fontFamily: string;
+      bold: boolean;
+      italic: boolean;
+      /** Millimetres. */
+      pointSize: number;
+      alignment: "left" | "center" | "right";
+      colour: Record<string, unknown>;
+      defaultText: string;
+      fontFixed: boolean;
+      colourFixed: boolean;
+      pointSizeFixed: boolean;
+      alignmentFixed: boolean;
+    };
+  }[];
+}
+
 export interface Engine {
   /** Adds a template (XML); returns its code. */
   addTemplate(xml: string): string;
@@ -89,6 +138,10 @@ export interface Engine {
   measure(request: MeasureRequest): Measurement;
   /** A side's layout report (text overflow, fallback fonts) without drawing. */
   report(side: Side): LayoutReport;
+  /** The renditions of `basket` that rendering `request` draws, as the server chooses them. */
+  imagesToFetch(request: RenderRequest, basket: Record<string, unknown>): PlannedImage[];
+  /** A template's geometry, items and text constraints. */
+  describeTemplate(code: string): TemplateOutline;
   /** The server's pack warnings for a pack of `product` (structure, basket, low resolution). */
   packWarnings(product: string, pack: Pack): Warning[];
   free(): void;

@@ -1,13 +1,15 @@
 //! Presspack's engine: the print-pack model shared by the host and the browser, and the
 //! pipeline that turns a template and a side into pixels and measurements:
 //! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]).
-//! [`render`] is the typed entry point; [`wire`] carries the same calls as bytes for the
+//! [`render`] is the typed entry point; [`images`] says which stored renditions a render
+//! draws; [`wire`] carries the same calls as bytes for the
 //! wasm builds (`guest` for wasmtime, `web` for browsers).
 //!
 //! The crate is pure: no I/O, no threads, no clock. Everything it needs arrives as values, so
 //! the same code runs natively, in the browser and under the host's wasm runtime, and gives
 //! the same bytes everywhere.
 
+pub mod images;
 pub mod ingest;
 pub mod layout;
 pub mod model;

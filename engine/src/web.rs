@@ -11,6 +11,7 @@
 //! const { textWidth, numberOfLines } = engine.measure({ text, fontFamily: "helvetica",
 //!   bold: false, italic: false, size: 3.5278, wrappingWidth: null, leading: null });
 //! const warnings = engine.packWarnings("businesscard", pack); // [{element, code, message}]
+//! const planned = engine.imagesToFetch(request, pack.imageBasket); // renditions to fetch
 //! ```
 
 use std::collections::HashMap;
@@ -19,9 +20,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
+use crate::images::plan_images;
 use crate::layout::LayoutReport;
-use crate::model::{Catalogue, FromJson, Pack, Side, Template, pack_warnings, template_warnings};
-use crate::render::{Engine, ImageInput, MeasureRequest, RenderRequest};
+use crate::model::{
+    Alignment, Catalogue, Colour, FromJson, ImageBasket, ItemKind, Pack, Side, Template,
+    pack_warnings, template_warnings,
+};
+use crate::raster::ViewArea;
+use crate::render::{BoxType, Engine, ImageInput, MeasureRequest, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 use crate::wire::RenderHeaderInput;
 
@@ -76,9 +82,109 @@ fn image_inputs(images: &[Image]) -> HashMap<String, ImageInput<'_>> {
         .collect()
 }
 
+/// A template as an editor sees it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TemplateOutline<'t> {
+    code: &'t str,
+    width: f64,
+    height: f64,
+    bleed: Area,
+    cut: Area,
+    safe: Area,
+    items: Vec<ItemOutline<'t>>,
+}
+
+#[derive(Serialize)]
+struct Area {
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+}
+
+impl Area {
+    fn of(area: ViewArea) -> Area {
+        Area {
+            left: area.left,
+            top: area.top,
+            width: area.width,
+            height: area.height,
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ItemOutline<'t> {
+    link_id: &'t str,
+    /// `Box`, `Image`, `Text`, `MultiLineText` or `FixedImage`.
+    kind: &'static str,
+    /// The clipping box's upright extent.
+    area: Area,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<TextOutline<'t>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TextOutline<'t> {
+    font_family: &'t str,
+    bold: bool,
+    italic: bool,
+    point_size: f64,
+    alignment: Alignment,
+    colour: Colour,
+    default_text: &'t str,
+    font_fixed: bool,
+    colour_fixed: bool,
+    point_size_fixed: bool,
+    alignment_fixed: bool,
+}
+
+impl<'t> TemplateOutline<'t> {
+    fn of(template: &'t Template) -> Self {
+        let items = template
+            .items
+            .iter()
+            .map(|item| ItemOutline {
+                link_id: &item.link_id,
+                kind: item.kind.name(),
+                area: Area::of(ViewArea::of_box(&item.clipping_box)),
+                text: match &item.kind {
+                    ItemKind::Text(text) => Some(TextOutline {
+                        font_family: &text.font.family,
+                        bold: text.font.bold,
+                        italic: text.font.italic,
+                        point_size: text.point_size,
+                        alignment: text.alignment,
+                        colour: text.colour,
+                        default_text: &text.default_text,
+                        font_fixed: text.constraints.font_fixed,
+                        colour_fixed: text.constraints.colour_fixed,
+                        point_size_fixed: text.constraints.point_size_fixed,
+                        alignment_fixed: text.constraints.alignment_fixed,
+                    }),
+                    _ => None,
+                },
+            })
+            .collect();
+        TemplateOutline {
+            code: &template.code,
+            width: template.print_area.width,
+            height: template.print_area.height,
+            bleed: Area::of(BoxType::Bleed.area(template)),
+            cut: Area::of(BoxType::Cut.area(template)),
+            safe: Area::of(BoxType::Safe.area(template)),
+            items,
+        }
+    }
+}
+
 fn to_js(value: &impl Serialize) -> Result<JsValue, JsError> {
     value
-        .serialize(&serde_wasm_bindgen::Serializer::new())
+        // Plain objects, not `Map`s, for maps (colours): what JSON.stringify and callers expect.
+        .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
         .map_err(js_error)
 }
 
@@ -146,6 +252,28 @@ impl WebEngine {
             height: rendered.height,
             report: rendered.report,
         })
+    }
+
+    /// The images a render draws and the stored rendition to fetch for each (the one the
+    /// server's renderSide uses): `[{resourceUri, renditionUri, enhance}]`. Pass the bytes
+    /// of each rendition to `render`/`renderPixels` under its `resourceUri`.
+    #[wasm_bindgen(js_name = imagesToFetch)]
+    pub fn images_to_fetch(&self, request: JsValue, basket: JsValue) -> Result<JsValue, JsError> {
+        let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
+        let request = input.into_request().map_err(js_error)?;
+        let basket: serde_json::Value = serde_wasm_bindgen::from_value(basket).map_err(js_error)?;
+        let basket = ImageBasket::from_json(basket, "imageBasket").map_err(js_error)?;
+        let planned = plan_images(&request, &basket, |code| self.engine.template(code).ok())
+            .map_err(js_error)?;
+        to_js(&planned)
+    }
+
+    /// What an editor needs of a template: its size, its boxes and its items with their
+    /// areas (mm, upright) and the text defaults and constraints; see [`TemplateOutline`].
+    #[wasm_bindgen(js_name = describeTemplate)]
+    pub fn describe_template(&self, code: &str) -> Result<JsValue, JsError> {
+        let template = self.engine.template(code).map_err(js_error)?;
+        to_js(&TemplateOutline::of(template))
     }
 
     /// What a side's layout reports without drawing it: `{overflows, fontSubstituted,

@@ -31,12 +31,16 @@ pub struct AppState {
     /// Public base URL without a trailing slash; drop-in and render URLs start with it.
     pub base_url: String,
     pub max_body_bytes: usize,
+    /// Calls per API key per minute; 0: no limit.
+    pub rate_limit_per_minute: u64,
     /// How far an OAuth timestamp may be from the server's clock.
     pub timestamp_window: std::time::Duration,
     pub signature_check: SignatureCheck,
     /// The engine's wasm module under wasmtime: every render and measurement.
     pub engine: Arc<EngineHost>,
     pub templates: Arc<Templates>,
+    /// The engine's fonts, also served to the design canvas's browser engine.
+    pub fonts: Arc<Fonts>,
     pub images: crate::images::ImageService,
     pub prices: PriceList,
     pub payment: Box<dyn PaymentProvider>,
@@ -44,13 +48,16 @@ pub struct AppState {
     pub passwords: PasswordHashing,
     pub sign_ins: SignInLimiter,
     pub webhooks: Webhooks,
+    pub metrics: crate::observe::Metrics,
 }
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
 /// SQLite files in the data directory.
 pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
     Ok(match &config.redis_url {
-        Some(url) => Arc::new(RedisStore::connect(url, &config.redis_key_prefix).await?),
+        Some(url) => Arc::new(
+            RedisStore::connect(url, &config.redis_key_prefix, config.redis_cluster).await?,
+        ),
         None => Arc::new(SqliteStore::open(&config.data_dir)?),
     })
 }
@@ -59,7 +66,9 @@ pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
 /// every image), else the `blobs` directory under the data directory.
 pub async fn open_blobs(config: &Config) -> Result<SharedBlobs, StoreError> {
     Ok(match &config.redis_url {
-        Some(url) => Arc::new(RedisStore::connect(url, &config.redis_key_prefix).await?),
+        Some(url) => Arc::new(
+            RedisStore::connect(url, &config.redis_key_prefix, config.redis_cluster).await?,
+        ),
         None => Arc::new(DirectoryBlobs::open(&config.data_dir.join("blobs"))?),
     })
 }
@@ -151,16 +160,27 @@ impl Application {
             sign_ins: SignInLimiter::default(),
             webhooks,
             max_body_bytes: config.max_body_bytes,
+            rate_limit_per_minute: config.rate_limit_per_minute,
             timestamp_window: config.oauth_timestamp_window,
             signature_check,
-            engine: engine.0,
-            templates: engine.1,
+            engine: engine.engine,
+            templates: engine.templates,
+            fonts: engine.fonts,
+            metrics: crate::observe::Metrics::default(),
         });
         let service = get(crate::api::service).post(crate::api::service);
         let router = Router::new()
             .route("/api/service/", service.clone())
             .route("/api/service", service)
             .merge(customer_pages())
+            .merge(canvas_routes())
+            .route("/metrics", get(crate::observe::metrics))
+            .route("/healthz", get(crate::observe::healthz))
+            .route("/readyz", get(crate::observe::readyz))
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::clone(&state),
+                crate::observe::observe,
+            ))
             .with_state(Arc::clone(&state));
         Ok(Application {
             listener,
@@ -244,9 +264,36 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .layer(DefaultBodyLimit::max(web::MAX_FORM_BYTES))
 }
 
+/// The design canvas: its pages and files, the images it draws, and the owner's design.
+fn canvas_routes() -> Router<Arc<AppState>> {
+    use crate::canvas;
+    Router::new()
+        .route(
+            "/web-demo",
+            get(|| async { axum::response::Redirect::permanent("/web-demo/") }),
+        )
+        .route("/web-demo/", get(canvas::demo_page))
+        .route("/web-demo/sample.json", get(canvas::sample))
+        .route("/web-demo/{file}", get(canvas::asset))
+        .route("/web-demo/engine/{*path}", get(canvas::engine_file))
+        .route("/images/{id}/{rendition}", get(canvas::image))
+        .route(
+            "/packs/{pack_id}/design",
+            get(canvas::design).post(canvas::save),
+        )
+        .layer(DefaultBodyLimit::max(canvas::MAX_DESIGN_BYTES))
+}
+
+/// The started engine with what it was started with.
+struct StartedEngine {
+    engine: Arc<EngineHost>,
+    templates: Arc<Templates>,
+    fonts: Arc<Fonts>,
+}
+
 /// Loads fonts and templates (a broken one stops start-up, named) and starts the engine's
 /// instances with them, off the async threads (compiling the module takes seconds).
-async fn start_engine(config: &Config) -> Result<(Arc<EngineHost>, Arc<Templates>), StartupError> {
+async fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
     let fonts = Fonts::load(config.fonts_dir.as_deref())?;
     let templates = Arc::new(Templates::load(config.templates_dir.as_deref())?);
     let setup = EngineSetup {
@@ -258,6 +305,7 @@ async fn start_engine(config: &Config) -> Result<(Arc<EngineHost>, Arc<Templates
         memory_bytes: config.engine_memory_bytes,
         call_timeout: config.engine_timeout,
         ingest_timeout: config.images.ingest_timeout,
+        waiting_calls: config.engine_waiting_calls,
     };
     let cache_dir = config
         .engine_cache_dir
@@ -268,5 +316,9 @@ async fn start_engine(config: &Config) -> Result<(Arc<EngineHost>, Arc<Templates
     })
     .await
     .map_err(|e| EngineCallError::Setup(e.to_string()))??;
-    Ok((engine, templates))
+    Ok(StartedEngine {
+        engine,
+        templates,
+        fonts: Arc::new(fonts),
+    })
 }

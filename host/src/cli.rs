@@ -10,7 +10,7 @@ use presspack_engine::model::Catalogue;
 
 use crate::app::{Application, open_store};
 use crate::auth::keys::{self, ApiKey, NewKey, Permission};
-use crate::config::Config;
+use crate::config::{Config, LogFormat};
 use crate::designs::{self, Design};
 use crate::store::SharedStore;
 use crate::{orders, webhooks};
@@ -189,12 +189,14 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn serve(config: &Config) -> Result<(), String> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
+    let logs = tracing_subscriber::fmt().with_env_filter(
+        tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+    );
+    match config.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
     let app = Application::build(config)
         .await
         .map_err(|e| e.to_string())?;

@@ -17,8 +17,11 @@ pub struct Config {
     pub base_url: Option<String>,
     /// Where the embedded store keeps its files.
     pub data_dir: PathBuf,
-    /// When set, Redis holds all state instead of the embedded store.
+    /// When set, Redis holds all state instead of the embedded store. With `redis_cluster`,
+    /// one or more comma-separated seed nodes of the cluster.
     pub redis_url: Option<String>,
+    /// Whether `redis_url` names a Redis Cluster.
+    pub redis_cluster: bool,
     /// Prefix of every Redis key, so several deployments can share a server.
     pub redis_key_prefix: String,
     /// Largest request body accepted.
@@ -35,6 +38,8 @@ pub struct Config {
     pub engine_memory_bytes: usize,
     /// Time limit of one engine call.
     pub engine_timeout: Duration,
+    /// Engine calls that may wait for a free instance; more are refused (`server_busy`).
+    pub engine_waiting_calls: usize,
     /// Where the compiled engine is cached between starts (default `<data_dir>/engine-cache`).
     pub engine_cache_dir: Option<PathBuf>,
     pub images: ImageSettings,
@@ -45,6 +50,17 @@ pub struct Config {
     pub webhook_allow_hosts: Vec<String>,
     /// Delays before each retry of a failed webhook.
     pub webhook_retry_delays: Vec<Duration>,
+    /// How `presspack serve` writes its log lines.
+    pub log_format: LogFormat,
+    /// Calls one API key may make per minute (over every host on Redis); 0: no limit.
+    pub rate_limit_per_minute: u64,
+}
+
+/// Log lines for people (`text`) or for log collectors (`json`, one object per line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 /// Limits and rules of uploadImage and importImage.
@@ -93,6 +109,7 @@ impl Default for Config {
             base_url: None,
             data_dir: PathBuf::from("presspack-data"),
             redis_url: None,
+            redis_cluster: false,
             redis_key_prefix: "presspack:".to_owned(),
             max_body_bytes: 2 * 1024 * 1024,
             oauth_timestamp_window: Duration::from_secs(300),
@@ -103,11 +120,14 @@ impl Default for Config {
             // its renditions; memory is only taken as calls need it.
             engine_memory_bytes: 1024 * 1024 * 1024,
             engine_timeout: Duration::from_secs(10),
+            engine_waiting_calls: 64,
             engine_cache_dir: None,
             images: ImageSettings::default(),
             prices_file: None,
             webhook_allow_hosts: Vec::new(),
             webhook_retry_delays: crate::webhooks::DEFAULT_RETRY_DELAYS.to_vec(),
+            log_format: LogFormat::Text,
+            rate_limit_per_minute: 1200,
         }
     }
 }
@@ -129,6 +149,7 @@ struct ConfigFile {
     base_url: Option<String>,
     data_dir: Option<String>,
     redis_url: Option<String>,
+    redis_cluster: Option<bool>,
     redis_key_prefix: Option<String>,
     max_body_bytes: Option<u64>,
     oauth_window_seconds: Option<u64>,
@@ -137,6 +158,7 @@ struct ConfigFile {
     engine_instances: Option<u64>,
     engine_memory_mb: Option<u64>,
     engine_timeout_ms: Option<u64>,
+    engine_waiting_calls: Option<u64>,
     engine_cache_dir: Option<String>,
     max_upload_bytes: Option<u64>,
     max_image_pixels: Option<u64>,
@@ -154,6 +176,8 @@ struct ConfigFile {
     webhook_allow_hosts: Option<String>,
     /// Comma-separated milliseconds.
     webhook_retry_delays_ms: Option<String>,
+    log_format: Option<String>,
+    rate_limit_per_minute: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -216,18 +240,37 @@ impl Config {
             }
             config.data_dir = PathBuf::from(s.value);
         }
+        if let Some(s) = setting(
+            "redis_cluster",
+            file_values.redis_cluster.map(|b| b.to_string()),
+        ) {
+            config.redis_cluster = match s.value.as_str() {
+                "true" => true,
+                "false" => false,
+                _ => return Err(s.invalid("expected true or false")),
+            };
+        }
         if let Some(s) = setting("redis_url", file_values.redis_url) {
-            let scheme = s.value.split("://").next().unwrap_or_default();
-            if !matches!(scheme, "redis" | "rediss" | "unix" | "redis+unix")
-                || !s.value.contains("://")
-            {
-                // The value may hold a password: name the setting, not the value.
+            let urls: Vec<&str> = s.value.split(',').map(str::trim).collect();
+            let is_redis_url = |url: &&str| {
+                let scheme = url.split("://").next().unwrap_or_default();
+                matches!(scheme, "redis" | "rediss" | "unix" | "redis+unix") && url.contains("://")
+            };
+            // The value may hold a password: name the setting, not the value.
+            if !urls.iter().all(is_redis_url) {
                 return Err(ConfigError(format!(
                     "{}: expected a redis:// or rediss:// URL",
                     s.source
                 )));
             }
-            config.redis_url = Some(s.value);
+            if urls.len() > 1 && !config.redis_cluster {
+                return Err(ConfigError(format!(
+                    "{}: several URLs name the nodes of a Redis Cluster; set redis_cluster = true \
+                     (PRESSPACK_REDIS_CLUSTER=true) or give one URL",
+                    s.source
+                )));
+            }
+            config.redis_url = Some(urls.join(","));
         }
         if let Some(s) = setting("redis_key_prefix", file_values.redis_key_prefix) {
             if s.value.len() > 64 || s.value.chars().any(|c| c.is_whitespace() || c.is_control()) {
@@ -277,6 +320,13 @@ impl Config {
         if let Some(s) = setting("prices_file", file_values.prices_file) {
             config.prices_file = Some(directory(s)?);
         }
+        if let Some(s) = setting("log_format", file_values.log_format) {
+            config.log_format = match s.value.as_str() {
+                "text" => LogFormat::Text,
+                "json" => LogFormat::Json,
+                _ => return Err(s.invalid("expected text or json")),
+            };
+        }
         if let Some(s) = setting("webhook_allow_hosts", file_values.webhook_allow_hosts) {
             config.webhook_allow_hosts = host_list(&s.value);
         }
@@ -314,6 +364,22 @@ impl Config {
                     ))
                 })
         };
+        if let Some(s) = setting(
+            "rate_limit_per_minute",
+            file_values.rate_limit_per_minute.map(|n| n.to_string()),
+        ) {
+            config.rate_limit_per_minute = number(
+                s,
+                0..=1_000_000,
+                "a number of calls per minute (0: no limit)",
+            )?;
+        }
+        if let Some(s) = setting(
+            "engine_waiting_calls",
+            file_values.engine_waiting_calls.map(|n| n.to_string()),
+        ) {
+            config.engine_waiting_calls = number(s, 0..=10_000, "a number of calls")? as usize;
+        }
         if let Some(s) = setting(
             "engine_instances",
             file_values.engine_instances.map(|n| n.to_string()),
@@ -449,6 +515,9 @@ mod tests {
             [("images.example".to_owned(), IpAddr::from([127, 0, 0, 1]))]
         );
         assert_eq!(config.images.max_upload_bytes, 50_000_000);
+        assert_eq!(config.log_format, LogFormat::Text);
+        let config = load(Some("log_format = \"json\""), &[]).unwrap();
+        assert_eq!(config.log_format, LogFormat::Json);
     }
 
     #[test]
@@ -468,7 +537,38 @@ mod tests {
         );
         let err = load(Some("min_jpeg_quality = 0"), &[]).unwrap_err();
         assert!(err.to_string().contains("min_jpeg_quality in"), "{err}");
+        let err = load(None, &[("PRESSPACK_LOG_FORMAT", "xml")]).unwrap_err();
+        assert!(err.to_string().contains("PRESSPACK_LOG_FORMAT"), "{err}");
         let err = load(None, &[("PRESSPACK_REDIS_URL", "http://:pw@host")]).unwrap_err();
         assert!(!err.to_string().contains("pw"), "{err}");
+    }
+
+    #[test]
+    fn a_cluster_takes_several_seed_urls() {
+        let seeds = "redis://10.0.0.1:7000, redis://:pw@10.0.0.2:7000";
+        let err = load(None, &[("PRESSPACK_REDIS_URL", seeds)]).unwrap_err();
+        assert!(err.to_string().contains("PRESSPACK_REDIS_CLUSTER"), "{err}");
+        assert!(!err.to_string().contains("pw"), "{err}");
+        let config = load(
+            Some("redis_cluster = true"),
+            &[("PRESSPACK_REDIS_URL", seeds)],
+        )
+        .unwrap();
+        assert!(config.redis_cluster);
+        assert_eq!(
+            config.redis_url.as_deref(),
+            Some("redis://10.0.0.1:7000,redis://:pw@10.0.0.2:7000")
+        );
+        let err = load(None, &[("PRESSPACK_REDIS_CLUSTER", "yes")]).unwrap_err();
+        assert!(err.to_string().contains("expected true or false"), "{err}");
+        let err = load(
+            None,
+            &[
+                ("PRESSPACK_REDIS_CLUSTER", "true"),
+                ("PRESSPACK_REDIS_URL", "redis://a:1,http://b"),
+            ],
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("redis://"), "{err}");
     }
 }

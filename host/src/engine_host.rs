@@ -39,6 +39,9 @@ pub struct EngineLimits {
     pub call_timeout: Duration,
     /// Longest one image ingest may run (decoding a large upload takes seconds).
     pub ingest_timeout: Duration,
+    /// Calls that may wait for a free instance; more are refused at once
+    /// ([`EngineCallError::Busy`]) rather than queued without end.
+    pub waiting_calls: usize,
 }
 
 impl Default for EngineLimits {
@@ -48,6 +51,7 @@ impl Default for EngineLimits {
             memory_bytes: 512 * 1024 * 1024,
             call_timeout: Duration::from_secs(10),
             ingest_timeout: Duration::from_secs(60),
+            waiting_calls: 64,
         }
     }
 }
@@ -67,6 +71,9 @@ pub enum EngineCallError {
     /// The engine could not be set up (fonts or templates refused, module broken).
     #[error("the engine could not start: {0}")]
     Setup(String),
+    /// Every instance is busy and as many calls as allowed are already waiting.
+    #[error("every engine instance is busy and {0} calls are already waiting")]
+    Busy(usize),
 }
 
 /// What every instance is given before it serves calls.
@@ -93,7 +100,10 @@ pub struct EngineHost {
     limits: EngineLimits,
     setup: EngineSetup,
     idle: Mutex<Vec<Guest>>,
+    /// One per instance: held while a call runs.
     permits: Semaphore,
+    /// One per instance and per call allowed to wait: held from arrival to the end.
+    admission: Semaphore,
 }
 
 impl EngineHost {
@@ -118,10 +128,11 @@ impl EngineHost {
         let host = Arc::new(EngineHost {
             engine: engine.clone(),
             pre,
-            limits,
             setup,
             idle: Mutex::new(Vec::with_capacity(instances)),
             permits: Semaphore::new(instances),
+            admission: Semaphore::new(instances + limits.waiting_calls),
+            limits,
         });
         for _ in 0..instances {
             let guest = host.new_guest()?;
@@ -142,12 +153,22 @@ impl EngineHost {
         Ok(host)
     }
 
+    /// (instances running a call now, instances in the pool).
+    pub fn usage(&self) -> (usize, usize) {
+        let instances = self.limits.instances.max(1);
+        (instances - self.permits.available_permits(), instances)
+    }
+
     /// Runs one engine call on a pooled instance (renders on a blocking thread).
     pub async fn call(
         self: &Arc<Self>,
         op: Op,
         input: Vec<u8>,
     ) -> Result<Vec<u8>, EngineCallError> {
+        let _admitted = self
+            .admission
+            .try_acquire()
+            .map_err(|_| EngineCallError::Busy(self.limits.waiting_calls))?;
         let _permit = self
             .permits
             .acquire()
@@ -408,6 +429,20 @@ mod tests {
         let error = host.call_blocking(Op::Render, &render(4096)).unwrap_err();
         assert!(matches!(error, EngineCallError::Timeout(_)), "{error}");
         assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
+    }
+
+    #[tokio::test]
+    async fn calls_beyond_the_waiting_room_are_refused_at_once() {
+        let host = host(EngineLimits {
+            waiting_calls: 2,
+            ..one_instance()
+        });
+        // One call running and two waiting fill the host (held here as their permits).
+        let held = host.admission.try_acquire_many(3).unwrap();
+        let error = host.call(Op::Measure, MEASURE.to_vec()).await.unwrap_err();
+        assert!(matches!(error, EngineCallError::Busy(2)), "{error}");
+        drop(held);
+        assert!(host.call(Op::Measure, MEASURE.to_vec()).await.is_ok());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod api;
 pub mod app;
 pub mod auth;
+pub mod canvas;
 pub mod cart;
 pub mod cli;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod dropins;
 pub mod engine_host;
 pub mod fonts;
 pub mod images;
+pub mod observe;
 pub mod orders;
 pub mod packs;
 pub mod render;

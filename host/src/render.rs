@@ -3,11 +3,10 @@
 
 use std::time::Duration;
 
-use presspack_engine::model::{
-    BoundingBox, Datum, FixedImageSource, ImageBasket, ImageBasketItem, ItemKind, Pack, Side,
-};
+use presspack_engine::images::{PlanError, plan_images};
+use presspack_engine::model::{ImageBasket, Pack, Side};
 use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
-use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS};
+use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS, RenderRequest};
 use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
 
 use crate::api::{ApiError, Call, ErrorCode, Reply};
@@ -36,6 +35,12 @@ pub fn engine_error(error: EngineCallError) -> ApiError {
             };
             ApiError::new(code, failure.message)
         }
+        EngineCallError::Busy(waiting) => ApiError::new(
+            ErrorCode::ServerBusy,
+            format!(
+                "every render engine instance is busy and {waiting} calls are already waiting; retry shortly"
+            ),
+        ),
         other => {
             tracing::error!(error = %other, "engine call failed");
             ApiError::new(
@@ -48,12 +53,8 @@ pub fn engine_error(error: EngineCallError) -> ApiError {
 
 /// The parameters shared by renderSide and renderSideUrl, read and checked.
 struct RenderParams {
-    side: Side,
+    request: RenderRequest,
     basket: ImageBasket,
-    box_type: BoxType,
-    max_side: u32,
-    partial: bool,
-    overlays: Vec<Side>,
 }
 
 fn read_params(call: &Call<'_>) -> Result<RenderParams, ApiError> {
@@ -96,12 +97,14 @@ fn read_params(call: &Call<'_>) -> Result<RenderParams, ApiError> {
         ));
     }
     Ok(RenderParams {
-        side,
+        request: RenderRequest {
+            side,
+            overlays,
+            box_type,
+            max_side,
+            partial: params.bool("partial")?.unwrap_or(false),
+        },
         basket,
-        box_type,
-        max_side,
-        partial: params.bool("partial")?.unwrap_or(false),
-        overlays,
     })
 }
 
@@ -129,19 +132,22 @@ pub async fn pack_side(
     let side = pack.sides.get(index).cloned().ok_or_else(|| {
         ApiError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
     })?;
-    let request = RenderParams {
-        side,
+    let params = RenderParams {
+        request: RenderRequest {
+            side,
+            overlays: Vec::new(),
+            box_type: BoxType::Cut,
+            max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
+            partial: false,
+        },
         basket: pack.image_basket,
-        box_type: BoxType::Cut,
-        max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
-        partial: false,
-        overlays: Vec::new(),
     };
-    draw(state, &request).await
+    draw(state, &params).await
 }
 
-async fn draw(state: &AppState, request: &RenderParams) -> Result<Vec<u8>, ApiError> {
-    let images = fetch_images(state, request).await?;
+async fn draw(state: &AppState, params: &RenderParams) -> Result<Vec<u8>, ApiError> {
+    let images = fetch_images(state, params).await?;
+    let request = &params.request;
     let to_value = |side: &Side| serde_json::to_value(side).expect("sides serialise");
     let header = RenderHeaderInput {
         side: to_value(&request.side),
@@ -178,123 +184,40 @@ struct DrawnImage {
     enhance: bool,
 }
 
-/// Every image the sides draw, as the bytes of the smallest stored rendition with enough
-/// pixels for the output. An image missing from the basket or the store is an error naming
-/// its resourceUri. Enhancement is the imageData's `enhance`, else the basket item's
-/// `shouldEnhance`.
+/// Every image the sides draw, as the bytes of the rendition the engine's plan chooses (the
+/// smallest with enough pixels for the output). An image missing from the basket or the
+/// store is an error naming its resourceUri.
 async fn fetch_images(
     state: &AppState,
-    request: &RenderParams,
+    params: &RenderParams,
 ) -> Result<Vec<DrawnImage>, ApiError> {
-    let mut images: Vec<DrawnImage> = Vec::new();
-    for (index, side) in std::iter::once(&request.side)
-        .chain(&request.overlays)
-        .enumerate()
-    {
-        // Overlays draw only their own data (no template images).
-        let is_main = index == 0;
-        let Some(entry) = state.templates.get(&side.template_code) else {
-            return Err(ApiError::new(
-                ErrorCode::UnknownTemplate,
-                format!(
-                    "side.templateCode: {:?} is not a template",
-                    side.template_code
-                ),
-            ));
-        };
-        let template = &entry.template;
-        let area = request.box_type.area(template);
-        let pixels_per_mm = f64::from(request.max_side) / area.width.max(area.height);
-        for item in &template.items {
-            let datum = side.data.iter().find(|d| d.link_id() == item.link_id);
-            let placed = match (&item.kind, datum) {
-                (ItemKind::Image { .. }, Some(Datum::Image(d))) => d
-                    .resource_uri
-                    .as_deref()
-                    .zip(d.image_box)
-                    .map(|(uri, placement)| (uri, placement, d.enhance)),
-                (ItemKind::FixedImage(fixed), Some(Datum::FixedImage(d))) => d
-                    .resource_uri
-                    .as_deref()
-                    .map(|uri| (uri, fixed.image_box, None)),
-                (ItemKind::FixedImage(fixed), None) if !request.partial && is_main => {
-                    match &fixed.source {
-                        FixedImageSource::Resource(uri) => {
-                            Some((uri.as_str(), fixed.image_box, None))
-                        }
-                        _ => None,
-                    }
-                }
-                _ => None,
-            };
-            let Some((uri, placement, enhance)) = placed else {
-                continue;
-            };
-            if images.iter().any(|image| image.uri == uri) {
-                continue;
-            }
-            let item = basket_item(&request.basket, uri)?;
-            let bytes = rendition_bytes(state, item, uri, &placement, pixels_per_mm).await?;
-            images.push(DrawnImage {
-                uri: uri.to_owned(),
-                bytes,
-                enhance: enhance.or(item.should_enhance).unwrap_or(false),
-            });
-        }
+    let planned = plan_images(&params.request, &params.basket, |code| {
+        state.templates.get(code).map(|entry| &entry.template)
+    })
+    .map_err(|e| match e {
+        PlanError::UnknownTemplate(_) => ApiError::new(ErrorCode::UnknownTemplate, e.to_string()),
+        PlanError::NotInBasket(_) => ApiError::new(ErrorCode::MissingImage, e.to_string()),
+    })?;
+    let mut images = Vec::with_capacity(planned.len());
+    for image in planned {
+        let bytes = crate::images::rendition_bytes(state, &image.rendition_uri)
+            .await?
+            .ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::MissingImage,
+                    format!(
+                        "resourceUri {:?}: the image store has no {:?}",
+                        image.resource_uri, image.rendition_uri
+                    ),
+                )
+            })?;
+        images.push(DrawnImage {
+            uri: image.resource_uri,
+            bytes,
+            enhance: image.enhance,
+        });
     }
     Ok(images)
-}
-
-fn basket_item<'b>(basket: &'b ImageBasket, uri: &str) -> Result<&'b ImageBasketItem, ApiError> {
-    basket.item(uri).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::MissingImage,
-            format!("imageBasket: no item for resourceUri {uri:?}, which the side uses"),
-        )
-    })
-}
-
-/// The smallest rendition at least as large as the image is drawn (else the largest), read
-/// from the image store.
-async fn rendition_bytes(
-    state: &AppState,
-    item: &ImageBasketItem,
-    uri: &str,
-    placement: &BoundingBox,
-    pixels_per_mm: f64,
-) -> Result<Vec<u8>, ApiError> {
-    let (need_w, need_h) = (
-        placement.width * pixels_per_mm,
-        placement.height * pixels_per_mm,
-    );
-    // (pixels, URI, large enough), smallest first.
-    let mut renditions: Vec<(u64, &str, bool)> = item
-        .image_items
-        .iter()
-        .filter_map(|r| {
-            let (w, h) = (r.width?, r.height?);
-            let enough = f64::from(w) >= need_w && f64::from(h) >= need_h;
-            Some((
-                u64::from(w) * u64::from(h),
-                r.resource_uri.as_deref()?,
-                enough,
-            ))
-        })
-        .collect();
-    renditions.sort_by_key(|&(pixels, _, _)| pixels);
-    let chosen = renditions
-        .iter()
-        .find(|r| r.2)
-        .or(renditions.last())
-        .map_or(item.resource_uri.as_str(), |r| r.1);
-    crate::images::rendition_bytes(state, chosen)
-        .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::MissingImage,
-                format!("resourceUri {uri:?}: the image store has no {chosen:?}"),
-            )
-        })
 }
 
 /// `svc.pack.renderSide`: the PNG.

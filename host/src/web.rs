@@ -19,14 +19,20 @@ const CONFIRMATION_SCRIPT: &str = include_str!("../static/confirmation.js");
 
 /// The policy of every page: only this server's styles, images and scripts, forms posted
 /// only here, never framed. `connect_src` adds the origins a page's script may call.
-fn content_security_policy(connect_src: &[String]) -> HeaderValue {
+/// `wasm` lets the page's scripts compile WebAssembly (the design canvas's engine).
+fn content_security_policy(connect_src: &[String], wasm: bool) -> HeaderValue {
     let connect = if connect_src.is_empty() {
         "'none'".to_owned()
     } else {
         connect_src.join(" ")
     };
+    let script = if wasm {
+        "'self' 'wasm-unsafe-eval'"
+    } else {
+        "'self'"
+    };
     let policy = format!(
-        "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; \
+        "default-src 'none'; style-src 'self'; img-src 'self'; script-src {script}; \
          connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     );
     HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("default-src 'none'"))
@@ -49,7 +55,7 @@ fn with_page_headers(mut response: Response, visitor: Option<&Visitor>) -> Respo
     if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
         headers.insert(
             header::CONTENT_SECURITY_POLICY,
-            content_security_policy(&[]),
+            content_security_policy(&[], false),
         );
     }
     if let Some(visitor) = visitor {
@@ -72,12 +78,32 @@ pub fn page_with(
     content: Markup,
     connect_src: &[String],
 ) -> Response {
+    page_with_policy(
+        visitor,
+        title,
+        content,
+        content_security_policy(connect_src, false),
+    )
+}
+
+/// A page running the design canvas: its script compiles the engine's WebAssembly and calls
+/// this server (designs, images, uploads).
+pub fn canvas_page(visitor: &Visitor, title: &str, content: Markup) -> Response {
+    let policy = content_security_policy(&["'self'".to_owned()], true);
+    page_with_policy(visitor, title, content, policy)
+}
+
+fn page_with_policy(
+    visitor: &Visitor,
+    title: &str,
+    content: Markup,
+    policy: HeaderValue,
+) -> Response {
     let markup = layout(title, visitor.customer.as_ref(), Some(visitor), content);
     let mut response = Html(markup.into_string()).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_SECURITY_POLICY,
-        content_security_policy(connect_src),
-    );
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, policy);
     with_page_headers(response, Some(visitor))
 }
 
@@ -212,6 +238,7 @@ impl PageError {
 impl From<StoreError> for PageError {
     fn from(error: StoreError) -> Self {
         tracing::error!(%error, "store failed on a customer page");
+        crate::observe::count_store_error();
         PageError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "Something went wrong",

@@ -10,12 +10,12 @@ use presspack::packs::record::PackRecord;
 use presspack::store::{Kind, StoreError};
 use reqwest::Method;
 
-use crate::both_stores;
 use crate::helpers::{
     ApiResponse, Credentials, StoreKind, TestApp, create_key, spawn_app, spawn_app_with,
 };
+use crate::{every_store, shared_stores};
 
-both_stores!(
+every_store!(
     permission_matrix_follows_the_spec_table,
     granted_permissions_open_their_operations,
     a_key_reads_and_updates_only_its_own_packs_until_a_customer_owns_them,
@@ -631,10 +631,11 @@ async fn a_second_server_on_one_embedded_store_stops_at_start_up() {
     assert!(app.cli(&["keys", "list"]).status.success());
 }
 
-#[tokio::test]
-async fn two_hosts_on_redis_refuse_a_nonce_replayed_across_them() {
+shared_stores!(two_hosts_on_redis_refuse_a_nonce_replayed_across_them);
+
+async fn two_hosts_on_redis_refuse_a_nonce_replayed_across_them(kind: StoreKind) {
     // Both hosts sit behind one public URL, as behind a load balancer.
-    let app = spawn_app_with(StoreKind::Redis, |config| {
+    let app = spawn_app_with(kind, |config| {
         config.base_url = Some("http://presspack.test".into())
     })
     .await;

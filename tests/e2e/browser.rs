@@ -9,12 +9,12 @@ use fantoccini::{Client, Locator};
 use presspack::auth::keys;
 use serde_json::json;
 
-use crate::both_stores;
 use crate::chromium::{browser, screenshot_dir};
+use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app_with};
 use crate::shop::Receiver;
 
-both_stores!(the_customer_journey_in_a_real_browser);
+every_store!(the_customer_journey_in_a_real_browser);
 
 /// What an accessibility check of the page finds missing: a form control without a label, an
 /// image without alternative text, a button without a name, a page without a language or a
@@ -34,7 +34,7 @@ const ACCESSIBILITY_PROBLEMS: &str = r#"
 "#;
 
 /// Checks the page's accessibility basics and keeps a screenshot of it.
-async fn screenshot(browser: &Client, name: &str) {
+pub async fn screenshot(browser: &Client, name: &str) {
     let problems = browser
         .execute(ACCESSIBILITY_PROBLEMS, vec![])
         .await
@@ -45,7 +45,7 @@ async fn screenshot(browser: &Client, name: &str) {
     std::fs::write(screenshot_dir().join(format!("{name}.png")), png).unwrap();
 }
 
-async fn fill(browser: &Client, css: &str, text: &str) {
+pub async fn fill(browser: &Client, css: &str, text: &str) {
     let input = browser.find(Locator::Css(css)).await.unwrap();
     input.clear().await.unwrap();
     input.send_keys(text).await.unwrap();
@@ -54,7 +54,20 @@ async fn fill(browser: &Client, css: &str, text: &str) {
 /// Clicks what `css` finds and waits until the browser has left the page and loaded the next
 /// one (a form post and its redirect may end on the same URL, so the old document going
 /// stale is the sign, not the URL).
-async fn click(browser: &Client, css: &str) {
+/// Fills in the sign-up form of the page shown (a new address each time) and sends it.
+pub async fn sign_up(browser: &Client) {
+    fill(browser, "#signup-name", "Ann Example").await;
+    fill(
+        browser,
+        "#signup-email",
+        &format!("ann.{:x}@example.com", rand::random::<u32>()),
+    )
+    .await;
+    fill(browser, "#signup-password", "correct horse battery").await;
+    click(browser, "form[action='/account/signup'] button").await;
+}
+
+pub async fn click(browser: &Client, css: &str) {
     let old_page = browser.find(Locator::Css("html")).await.unwrap();
     browser
         .find(Locator::Css(css))
@@ -105,11 +118,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     )
     .await
     .unwrap();
-    let store = if kind == StoreKind::Redis {
-        "redis"
-    } else {
-        "embedded"
-    };
+    let store = kind.name();
 
     // The partner makes a pack with a tracking id: a green front, text on the back.
     let pack = json!({"sides": [
@@ -144,15 +153,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
             .contains("Sign in or create an account")
     );
     screenshot(&browser, &format!("{store}-1-drop-in-sign-up")).await;
-    fill(&browser, "#signup-name", "Ann Example").await;
-    fill(
-        &browser,
-        "#signup-email",
-        &format!("ann.{:x}@example.com", rand::random::<u32>()),
-    )
-    .await;
-    fill(&browser, "#signup-password", "correct horse battery").await;
-    click(&browser, "form[action='/account/signup'] button").await;
+    sign_up(&browser).await;
 
     // Back on finish, as the owner: the API key has lost the pack.
     assert!(path(&browser).await.ends_with("/finish"));

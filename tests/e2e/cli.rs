@@ -100,3 +100,50 @@ fn a_bad_setting_stops_start_up_naming_it() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect to Redis"));
 }
+
+#[test]
+fn serve_logs_each_request_as_json_with_its_id() {
+    use std::io::{Read, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let engine_cache =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
+    let mut child = presspack()
+        .arg("serve")
+        .env("PRESSPACK_LISTEN", "127.0.0.1:0")
+        .env("PRESSPACK_ENGINE_CACHE_DIR", engine_cache)
+        .env("PRESSPACK_DATA_DIR", dir.path())
+        .env("PRESSPACK_LOG_FORMAT", "json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let start_up = lines.next().unwrap().unwrap();
+    let address = start_up
+        .strip_prefix("presspack listening on http://")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{start_up}"))
+        .to_owned();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: presspack\r\nX-Request-Id: cli-log-test-1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("x-request-id: cli-log-test-1"), "{reply}");
+    // Every log line is a JSON object; the request's line carries its id and endpoint.
+    let served = lines
+        .map(|line| line.unwrap())
+        .map(|line| {
+            serde_json::from_str::<serde_json::Value>(&line)
+                .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+        })
+        .find(|entry| entry["fields"]["message"] == "served")
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(served["span"]["id"], "cli-log-test-1", "{served}");
+    assert_eq!(served["fields"]["endpoint"], "/healthz", "{served}");
+    assert_eq!(served["fields"]["status"], 200, "{served}");
+}

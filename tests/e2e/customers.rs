@@ -6,11 +6,11 @@ use presspack::auth::keys::{self, ApiKey, Permission};
 use presspack::customers;
 use serde_json::Value;
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{Credentials, StoreKind, TestApp, create_key, spawn_app, spawn_app_with};
 use crate::shop::{Receiver, Shopper};
 
-both_stores!(
+every_store!(
     opening_a_drop_in_takes_ownership_and_the_key_loses_access,
     drop_in_tokens_are_secret_and_checked,
     add_to_cart_checks_its_parameters_and_returns_the_cart_drop_ins,
@@ -113,11 +113,12 @@ async fn opening_a_drop_in_takes_ownership_and_the_key_loses_access(kind: StoreK
             .contains(r#"href="https://shop.example.com/design?again=1""#)
     );
     assert!(preview.body.contains("Start again"));
-    // Until the design canvas lands, edit is the preview with a message.
+    // Edit is the design canvas, loading this pack's design (tests/e2e/canvas.rs runs it).
     let edit = shopper.get(&local(&drop_ins["edit"])).await;
     assert_eq!(edit.status, 200);
     assert!(
-        edit.body.contains("design editor is not available"),
+        edit.body
+            .contains(&format!(r#"data-source="/packs/{pack_id}/design""#)),
         "{}",
         edit.body
     );

@@ -3,10 +3,10 @@
 
 use serde_json::json;
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app};
 
-both_stores!(
+every_store!(
     create_pack_starts_from_a_registered_design,
     design_code_errors,
     the_cli_manages_design_codes,

@@ -15,6 +15,24 @@ use tokio::task::JoinHandle;
 pub enum StoreKind {
     Embedded,
     Redis,
+    /// A Redis Cluster named by PRESSPACK_TEST_REDIS_CLUSTER (`tests/redis-cluster.sh`).
+    RedisCluster,
+}
+
+impl StoreKind {
+    /// For file names (screenshots).
+    pub fn name(self) -> &'static str {
+        match self {
+            StoreKind::Embedded => "embedded",
+            StoreKind::Redis => "redis",
+            StoreKind::RedisCluster => "redis-cluster",
+        }
+    }
+
+    /// Whether several host processes can share it (the embedded store is one process's).
+    pub fn is_shared(self) -> bool {
+        self != StoreKind::Embedded
+    }
 }
 
 /// Redis for the tests: PRESSPACK_TEST_REDIS_URL, else the local default.
@@ -22,22 +40,56 @@ pub fn redis_url() -> String {
     std::env::var("PRESSPACK_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
-/// Runs each named `async fn(StoreKind)` once per store, as `<name>::embedded` and
-/// `<name>::redis`.
+/// The seed nodes of the tests' Redis Cluster, comma-separated: every master, so that the
+/// tests can clean up after themselves node by node.
+pub fn redis_cluster_urls() -> String {
+    std::env::var("PRESSPACK_TEST_REDIS_CLUSTER").expect(
+        "PRESSPACK_TEST_REDIS_CLUSTER names no Redis Cluster: start one with \
+         `tests/redis-cluster.sh start DIR` and set the variable to the URLs it prints",
+    )
+}
+
+/// Runs each named `async fn(StoreKind)` once per store: `<name>::embedded`, `<name>::redis`
+/// and `<name>::redis_cluster` (ignored unless asked for, as it needs a cluster; `.ci/run`
+/// starts one and runs them).
 #[macro_export]
-macro_rules! both_stores {
+macro_rules! every_store {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
-            #[tokio::test]
-            async fn embedded() {
-                super::$name($crate::helpers::StoreKind::Embedded).await
-            }
-            #[tokio::test]
-            async fn redis() {
-                super::$name($crate::helpers::StoreKind::Redis).await
-            }
+            $crate::store_test!($name, embedded, Embedded);
+            $crate::store_test!($name, redis, Redis);
+            $crate::store_test!($name, redis_cluster, RedisCluster);
         }
     )*};
+}
+
+/// Like [`every_store!`] for tests of several hosts on one store: Redis and Redis Cluster.
+#[macro_export]
+macro_rules! shared_stores {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            $crate::store_test!($name, redis, Redis);
+            $crate::store_test!($name, redis_cluster, RedisCluster);
+        }
+    )*};
+}
+
+/// One test of `every_store!` or `shared_stores!`.
+#[macro_export]
+macro_rules! store_test {
+    ($name:ident, redis_cluster, $kind:ident) => {
+        #[tokio::test]
+        #[ignore = "needs a Redis Cluster in PRESSPACK_TEST_REDIS_CLUSTER (tests/redis-cluster.sh)"]
+        async fn redis_cluster() {
+            super::$name($crate::helpers::StoreKind::RedisCluster).await
+        }
+    };
+    ($name:ident, $test:ident, $kind:ident) => {
+        #[tokio::test]
+        async fn $test() {
+            super::$name($crate::helpers::StoreKind::$kind).await
+        }
+    };
 }
 
 /// An API key's consumer key and secret, for signing.
@@ -66,6 +118,8 @@ pub struct TestApp {
     pub key: ApiKey,
     _data_dir: tempfile::TempDir,
     server: Option<(oneshot::Sender<()>, JoinHandle<std::io::Result<()>>)>,
+    /// Last: dropped after the server has been told to stop.
+    _keys: RedisKeys,
 }
 
 pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
@@ -79,8 +133,15 @@ pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
         ),
         ..Config::default()
     };
-    if kind == StoreKind::Redis {
-        config.redis_url = Some(redis_url());
+    match kind {
+        StoreKind::Embedded => {}
+        StoreKind::Redis => config.redis_url = Some(redis_url()),
+        StoreKind::RedisCluster => {
+            config.redis_url = Some(redis_cluster_urls());
+            config.redis_cluster = true;
+        }
+    }
+    if kind.is_shared() {
         config.redis_key_prefix = format!("presspack-test:{:016x}:", rand::random::<u64>());
     }
     config
@@ -100,6 +161,7 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     let mut app = TestApp {
         address: String::new(),
         client: reqwest::Client::new(),
+        _keys: RedisKeys::of(&config),
         config,
         store,
         key,
@@ -126,7 +188,7 @@ pub async fn create_key(store: &SharedStore, permissions: &[Permission]) -> ApiK
         .expect("key created")
 }
 
-/// A reply of the API: status, content type and body.
+/// A reply of the API: status, content type, headers and body.
 #[derive(Debug)]
 pub struct ApiResponse {
     pub status: u16,
@@ -134,6 +196,7 @@ pub struct ApiResponse {
     /// The body as text (lossy for binary bodies; see `bytes`).
     pub body: String,
     pub bytes: Vec<u8>,
+    pub headers: reqwest::header::HeaderMap,
 }
 
 impl ApiResponse {
@@ -144,12 +207,14 @@ impl ApiResponse {
             .get("content-type")
             .map(|v| v.to_str().unwrap().to_owned())
             .unwrap_or_default();
+        let headers = response.headers().clone();
         let bytes = response.bytes().await.unwrap().to_vec();
         ApiResponse {
             status,
             content_type,
             body: String::from_utf8_lossy(&bytes).into_owned(),
             bytes,
+            headers,
         }
     }
 
@@ -203,6 +268,28 @@ impl TestApp {
             let _ = stopped.await;
         }));
         self.server = Some((stop, handle));
+    }
+
+    /// A second server on this one's store and configuration (Redis only; the embedded store
+    /// is one process's): another host behind the same load balancer, with the same key.
+    pub async fn second_host(&self) -> TestApp {
+        assert!(self.config.redis_url.is_some(), "hosts share only Redis");
+        let data_dir = tempfile::tempdir().unwrap();
+        let mut config = self.config.clone();
+        data_dir.path().clone_into(&mut config.data_dir);
+        let store = open_store(&config).await.expect("store opens");
+        let mut app = TestApp {
+            address: String::new(),
+            client: reqwest::Client::new(),
+            _keys: RedisKeys::of(&config),
+            config,
+            store,
+            key: self.key.clone(),
+            _data_dir: data_dir,
+            server: None,
+        };
+        app.start().await;
+        app
     }
 
     /// Stops the server (finishing requests in flight) and starts a new one on the same store.
@@ -346,29 +433,52 @@ impl TestApp {
         if let Some(url) = &self.config.redis_url {
             command
                 .env("PRESSPACK_REDIS_URL", url)
-                .env("PRESSPACK_REDIS_KEY_PREFIX", &self.config.redis_key_prefix);
+                .env("PRESSPACK_REDIS_KEY_PREFIX", &self.config.redis_key_prefix)
+                .env(
+                    "PRESSPACK_REDIS_CLUSTER",
+                    self.config.redis_cluster.to_string(),
+                );
         }
         command.output().expect("presspack binary runs")
     }
 }
 
-impl Drop for TestApp {
+/// Deletes a test's Redis keys when dropped, leaving Redis as the test found it.
+pub struct RedisKeys {
+    /// Comma-separated; on a cluster every master (keys are read node by node).
+    urls: Option<String>,
+    prefix: String,
+}
+
+impl RedisKeys {
+    pub fn of(config: &Config) -> RedisKeys {
+        RedisKeys {
+            urls: config.redis_url.clone(),
+            prefix: config.redis_key_prefix.clone(),
+        }
+    }
+}
+
+impl Drop for RedisKeys {
     fn drop(&mut self) {
-        // Leave Redis as we found it: delete this test's keys.
-        let Some(url) = &self.config.redis_url else {
+        let Some(urls) = &self.urls else {
             return;
         };
-        let Ok(mut conn) = redis::Client::open(url.as_str()).and_then(|c| c.get_connection())
-        else {
-            return;
-        };
-        let pattern = format!("{}*", self.config.redis_key_prefix);
-        let keys: Vec<String> = redis::cmd("KEYS")
-            .arg(pattern)
-            .query(&mut conn)
-            .unwrap_or_default();
-        if !keys.is_empty() {
-            let _: Result<i64, _> = redis::cmd("DEL").arg(keys).query(&mut conn);
+        let pattern = format!("{}*", self.prefix);
+        for url in urls.split(',') {
+            let Ok(mut conn) = redis::Client::open(url).and_then(|c| c.get_connection()) else {
+                continue;
+            };
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(&pattern)
+                .query(&mut conn)
+                .unwrap_or_default();
+            // One key a command: a cluster refuses a command whose keys lie in several slots.
+            let mut pipeline = redis::pipe();
+            for key in keys {
+                pipeline.cmd("UNLINK").arg(key).ignore();
+            }
+            let _: Result<(), _> = pipeline.query(&mut conn);
         }
     }
 }

@@ -7,10 +7,10 @@ use std::path::Path;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
 
-both_stores!(
+every_store!(
     every_kind_of_file_gets_the_answer_the_rules_give,
     the_envelope_has_the_wire_format_fields,
     the_same_file_is_stored_once,

@@ -4,12 +4,15 @@ mod helpers;
 
 mod auth;
 mod browser;
+mod canvas;
 mod chromium;
 mod cli;
 mod customers;
 mod designs;
 mod images;
+mod many_hosts;
 mod npm_package;
+mod operations;
 mod packs;
 mod physical_spec;
 mod render;

@@ -2,10 +2,10 @@
 
 use serde_json::{Value, json};
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app};
 
-both_stores!(
+every_store!(
     a_new_pack_without_data_is_a_sensible_empty_pack_of_its_product,
     pack_ids_are_unguessable_and_unique,
     drop_ins_are_urls_under_the_base_url_with_a_secret_token,

@@ -2,10 +2,10 @@
 
 use serde_json::json;
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app};
 
-both_stores!(
+every_store!(
     a_new_pack_gets_the_first_option_of_each_row,
     create_pack_takes_a_physical_spec,
     update_physical_spec_changes_only_the_given_fields,

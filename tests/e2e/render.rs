@@ -10,11 +10,11 @@ use presspack_engine::render::{Engine, MeasureRequest};
 use presspack_engine::text::FontBook;
 use serde_json::{Value, json};
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
 use crate::scenes::check_reference_in;
 
-both_stores!(
+every_store!(
     every_template_is_served_as_xml_that_round_trips,
     templates_need_no_signature_and_unknown_codes_are_errors,
     every_template_renders_like_its_reference,

@@ -5,25 +5,30 @@ use std::sync::Arc;
 use presspack::app::open_store;
 use presspack::store::{Kind, SharedStore};
 
-use crate::both_stores;
-use crate::helpers::{StoreKind, test_config};
+use crate::every_store;
+use crate::helpers::{RedisKeys, StoreKind, test_config};
 
-both_stores!(
+every_store!(
     insert_get_replace_delete_list,
     compare_and_swap_loses_no_increment,
     a_second_process_sees_the_same_records,
     expiring_entries_are_claimed_once_until_they_expire,
     the_schedule_gives_what_is_due_earliest_first,
+    windows_count_events_until_they_end,
 );
 
-async fn store(kind: StoreKind, dir: &std::path::Path) -> (SharedStore, presspack::config::Config) {
+async fn store(
+    kind: StoreKind,
+    dir: &std::path::Path,
+) -> (SharedStore, presspack::config::Config, RedisKeys) {
     let config = test_config(kind, dir);
-    (open_store(&config).await.unwrap(), config)
+    let keys = RedisKeys::of(&config);
+    (open_store(&config).await.unwrap(), config, keys)
 }
 
 async fn insert_get_replace_delete_list(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _config) = store(kind, dir.path()).await;
+    let (store, _config, _keys) = store(kind, dir.path()).await;
     assert!(store.get(Kind::Design, "a").await.unwrap().is_none());
     assert!(store.insert(Kind::Design, "a", b"one").await.unwrap());
     assert!(
@@ -54,7 +59,7 @@ async fn insert_get_replace_delete_list(kind: StoreKind) {
 
 async fn compare_and_swap_loses_no_increment(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _config) = store(kind, dir.path()).await;
+    let (store, _config, _keys) = store(kind, dir.path()).await;
     store.insert(Kind::Pack, "counter", b"0").await.unwrap();
     let tasks: Vec<_> = (0..8)
         .map(|_| {
@@ -92,7 +97,7 @@ async fn compare_and_swap_loses_no_increment(kind: StoreKind) {
 async fn a_second_process_sees_the_same_records(kind: StoreKind) {
     // Two independent store handles on one configuration, as the server and the CLI have.
     let dir = tempfile::tempdir().unwrap();
-    let (first, config) = store(kind, dir.path()).await;
+    let (first, config, _keys) = store(kind, dir.path()).await;
     let second = open_store(&config).await.unwrap();
     assert!(first.insert(Kind::Design, "shared", b"x").await.unwrap());
     assert_eq!(
@@ -124,7 +129,7 @@ async fn a_second_process_sees_the_same_records(kind: StoreKind) {
 
 async fn expiring_entries_are_claimed_once_until_they_expire(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _config) = store(kind, dir.path()).await;
+    let (store, _config, _keys) = store(kind, dir.path()).await;
     let long = std::time::Duration::from_secs(60);
     assert!(
         store
@@ -172,7 +177,7 @@ async fn expiring_entries_are_claimed_once_until_they_expire(kind: StoreKind) {
 
 async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _config) = store(kind, dir.path()).await;
+    let (store, _config, _keys) = store(kind, dir.path()).await;
     let queue = Kind::WebhookPending;
     assert!(store.due(queue, i64::MAX, 10).await.unwrap().is_empty());
     for (id, at) in [
@@ -201,4 +206,40 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
         store.due(Kind::Order, 5000, 10).await.unwrap(),
         ["other kind"]
     );
+}
+
+async fn windows_count_events_until_they_end(kind: StoreKind) {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _config, _keys) = store(kind, dir.path()).await;
+    let minute = Duration::from_secs(60);
+    for expected in 1..=3 {
+        let (count, left) = store
+            .count_in_window(Kind::RateLimit, "key-a", minute)
+            .await
+            .unwrap();
+        assert_eq!(count, expected);
+        assert!(left <= minute && left > Duration::from_secs(30), "{left:?}");
+    }
+    // Ids and kinds count apart.
+    let other = store.count_in_window(Kind::RateLimit, "key-b", minute);
+    assert_eq!(other.await.unwrap().0, 1);
+    let kind_apart = store.count_in_window(Kind::Nonce, "key-a", minute);
+    assert_eq!(kind_apart.await.unwrap().0, 1);
+    // A new window starts once the old one has ended.
+    let short = Duration::from_millis(200);
+    assert_eq!(
+        store
+            .count_in_window(Kind::RateLimit, "key-c", short)
+            .await
+            .unwrap()
+            .0,
+        1
+    );
+    tokio::time::sleep(short * 2).await;
+    let (count, _) = store
+        .count_in_window(Kind::RateLimit, "key-c", short)
+        .await
+        .unwrap();
+    assert_eq!(count, 1);
 }

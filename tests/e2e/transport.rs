@@ -1,9 +1,9 @@
 //! Transport rules (spec "Transport rules", wire-formats section 1).
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app};
 
-both_stores!(
+every_store!(
     an_unknown_or_missing_method_is_named,
     errors_as_ok_returns_errors_with_status_200,
     response_content_type_sets_the_header_of_every_reply,

@@ -3,10 +3,10 @@
 
 use serde_json::{Value, json};
 
-use crate::both_stores;
+use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app};
 
-both_stores!(
+every_store!(
     each_structural_warning_is_reported_with_its_element,
     template_and_resolution_warnings_do_not_block_ordering,
     warnings_hide_the_finish_drop_in_until_fixed,

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{FromJson, ModelError, Side};
+use super::{FromJson, ModelError, Side, Template};
 
 #[derive(Debug)]
 pub struct Catalogue {
@@ -24,6 +24,18 @@ pub struct Product {
     pub physical_spec: PhysicalSpecOptions,
     /// The sides of a new pack created without pack data.
     pub empty_pack_sides: Vec<Side>,
+}
+
+impl Product {
+    /// Whether `template` is one of this product's: its print area is the product's, either
+    /// way up.
+    pub fn fits(&self, template: &Template) -> bool {
+        let (w, h) = (template.print_area.width, template.print_area.height);
+        let print = self.boxes.print;
+        let close = |a: f64, b: f64| (a - b).abs() < 0.01;
+        (close(w, print.width) && close(h, print.height))
+            || (close(w, print.height) && close(h, print.width))
+    }
 }
 
 /// Landscape sizes in millimetres; portrait templates swap width and height.

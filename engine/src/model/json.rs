@@ -90,6 +90,23 @@ impl<'p> Fields<'p> {
         Ok(self.optional(key)?.unwrap_or_default())
     }
 
+    /// Like [`Fields::list`], refusing more than `max` entries before reading any.
+    pub(crate) fn bounded_list<T: FromJson>(
+        &mut self,
+        key: &str,
+        max: usize,
+    ) -> Result<Vec<T>, ModelError> {
+        if let Some(Value::Array(entries)) = self.map.get(key)
+            && entries.len() > max
+        {
+            return Err(ModelError::invalid(
+                &self.child(key),
+                format!("at most {max} entries, got {}", entries.len()),
+            ));
+        }
+        self.list(key)
+    }
+
     /// Fails on the first property not read yet, naming the ones allowed.
     pub(crate) fn deny_rest(self, allowed: &[&str]) -> Result<(), ModelError> {
         match self.map.keys().next() {

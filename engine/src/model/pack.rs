@@ -6,6 +6,14 @@ use serde_json::{Map, Value};
 use super::json::{Fields, FromJson};
 use super::{Colour, ModelError, Product};
 
+/// Bounds on a pack's lists: far beyond any real pack (a MiniCard pack has 100 cards, each
+/// with at most an image and a details side), so that a hostile pack cannot make every later
+/// step (warnings, renders, storage) do unbounded work.
+pub const MAX_SIDES: usize = 256;
+pub const MAX_CARDS: usize = 1024;
+pub const MAX_EXTRAS: usize = 256;
+pub const MAX_BASKET_ITEMS: usize = 256;
+
 /// Properties a client sent that Presspack does not interpret; kept and echoed back.
 type Other = Map<String, Value>;
 
@@ -42,9 +50,9 @@ impl Pack {
             num_cards: fields.optional("numCards")?.unwrap_or(product.num_cards),
             product_code: product.code.clone(),
             product_version: fields.optional("productVersion")?.unwrap_or(1),
-            sides: fields.list("sides")?,
-            cards: fields.list("cards")?,
-            extras: fields.list("extras")?,
+            sides: fields.bounded_list("sides", MAX_SIDES)?,
+            cards: fields.bounded_list("cards", MAX_CARDS)?,
+            extras: fields.bounded_list("extras", MAX_EXTRAS)?,
             image_basket: fields.optional("imageBasket")?.unwrap_or_default(),
             other: fields.rest(),
         })
@@ -479,7 +487,7 @@ impl FromJson for ImageBasket {
     fn from_json(value: Value, path: &str) -> Result<Self, ModelError> {
         let mut fields = Fields::new(value, path)?;
         Ok(ImageBasket {
-            items: fields.list("items")?,
+            items: fields.bounded_list("items", MAX_BASKET_ITEMS)?,
             basket_type: fields.optional("type")?,
             name: fields.optional("name")?,
             immutable: fields.optional("immutable")?.unwrap_or(false),
@@ -604,6 +612,28 @@ mod tests {
             assert!(matches!(err, ModelError::Invalid { .. }), "{json}: {err}");
             assert_eq!(err.path(), path, "{json}: {err}");
         }
+    }
+
+    #[test]
+    fn long_lists_are_refused_before_they_are_read() {
+        let side = r#"{"type":"image","sideNum":1,"templateCode":"t"}"#;
+        let sides = vec![side; MAX_SIDES + 1].join(",");
+        let err = Pack::parse(&format!(r#"{{"sides":[{sides}]}}"#), "pack", card()).unwrap_err();
+        assert_eq!(err.path(), "pack.sides", "{err}");
+        assert!(
+            err.to_string().contains("at most 256 entries, got 257"),
+            "{err}"
+        );
+        let sides = vec![side; MAX_SIDES].join(",");
+        assert!(Pack::parse(&format!(r#"{{"sides":[{sides}]}}"#), "pack", card()).is_ok());
+        let items = vec!["1"; MAX_BASKET_ITEMS + 1].join(",");
+        let err = Pack::parse(
+            &format!(r#"{{"imageBasket":{{"items":[{items}]}}}}"#),
+            "pack",
+            card(),
+        )
+        .unwrap_err();
+        assert_eq!(err.path(), "pack.imageBasket.items", "{err}");
     }
 
     #[test]

@@ -179,8 +179,7 @@ pub fn template_warnings<'t>(
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for side in &pack.sides {
-        let Some(template) = template(&side.template_code).filter(|t| of_product(t, product))
-        else {
+        let Some(template) = template(&side.template_code).filter(|t| product.fits(t)) else {
             warnings.push(Warning {
                 element: side.element(),
                 code: WarningCode::TemplateNotOfProduct,
@@ -237,15 +236,6 @@ pub fn template_warnings<'t>(
         }
     }
     warnings
-}
-
-/// A template is of a product when its print area is the product's, either way round.
-fn of_product(template: &Template, product: &Product) -> bool {
-    let (w, h) = (template.print_area.width, template.print_area.height);
-    let print = product.boxes.print;
-    let close = |a: f64, b: f64| (a - b).abs() < 0.01;
-    (close(w, print.width) && close(h, print.height))
-        || (close(w, print.height) && close(h, print.width))
 }
 
 /// Pixel size of the largest rendition of the basket item an image URI names.

@@ -47,11 +47,12 @@ pub enum ErrorCode {
     Internal,
     EngineFailure,
     ServerBusy,
+    RateLimited,
 }
 
 impl ErrorCode {
     /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 39] = [
+    pub const ALL: [ErrorCode; 40] = [
         ErrorCode::UnknownMethod,
         ErrorCode::MissingParameter,
         ErrorCode::InvalidParameter,
@@ -91,6 +92,7 @@ impl ErrorCode {
         ErrorCode::Internal,
         ErrorCode::EngineFailure,
         ErrorCode::ServerBusy,
+        ErrorCode::RateLimited,
     ];
 
     /// The stable number and name clients match on. Never renumber; only add.
@@ -135,6 +137,7 @@ impl ErrorCode {
             ErrorCode::Internal => (901, "internal_error"),
             ErrorCode::EngineFailure => (902, "engine_failure"),
             ErrorCode::ServerBusy => (903, "server_busy"),
+            ErrorCode::RateLimited => (904, "rate_limited"),
         }
     }
 }
@@ -181,6 +184,7 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         // The detail can name hosts; it goes to the log, not to the client.
         tracing::error!(%error, "store operation failed");
+        crate::observe::count_store_error();
         ApiError::new(
             ErrorCode::StoreUnavailable,
             "the data store is unavailable; try again shortly",

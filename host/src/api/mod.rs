@@ -19,6 +19,7 @@ pub use params::{Params, truncate};
 
 use crate::app::AppState;
 use crate::auth::keys::{ApiKey, Permission};
+use crate::auth::rate::{self, RateState};
 use crate::auth::{self, AuthRule, SignedRequest};
 use crate::{cart, images, packs, render, templates, text};
 
@@ -147,18 +148,39 @@ fn find_operation(params: &Params) -> Result<&'static Operation, ApiError> {
     })
 }
 
-async fn dispatch(state: &AppState, request: &SignedRequest<'_>) -> Result<Reply, ApiError> {
-    let operation = find_operation(request.params)?;
+/// Finds, authorises, rate-limits and runs the call; with where its key stands in its
+/// rate-limit window.
+async fn dispatch(
+    state: &AppState,
+    request: &SignedRequest<'_>,
+) -> (Result<Reply, ApiError>, Option<RateState>) {
+    let operation = match find_operation(request.params) {
+        Ok(operation) => operation,
+        Err(error) => return (Err(error), None),
+    };
     // Only image operations may send more than the usual body (see `service`).
     if request.params.body_len() > state.max_body_bytes && !images::takes_image(operation.name) {
-        return Err(body_too_large(state.max_body_bytes));
+        return (Err(body_too_large(state.max_body_bytes)), None);
     }
-    let key = auth::authorize(state, operation.auth, request).await?;
+    let key = match auth::authorize(state, operation.auth, request).await {
+        Ok(key) => key,
+        Err(error) => return (Err(error), None),
+    };
+    let rate = match &key {
+        Some(key) => match rate::count_call(state, key).await {
+            Ok(rate) => rate,
+            Err(error) => return (Err(error), None),
+        },
+        None => None,
+    };
+    if let Some(rate) = rate.filter(RateState::exceeded) {
+        return (Err(rate.error()), Some(rate));
+    }
     let call = Call {
         params: request.params,
         key,
     };
-    (operation.handler)(state, &call).await
+    ((operation.handler)(state, &call).await, rate)
 }
 
 /// How to send the reply: the common parameters every operation accepts.
@@ -315,8 +337,8 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
     }
     let body_read = params.add_body(&parts.headers, body, body_limit).await;
     let (format, format_error) = ResponseFormat::read(&params);
-    let result = match body_read.err().or(format_error) {
-        Some(error) => Err(error),
+    let (result, rate) = match body_read.err().or(format_error) {
+        Some(error) => (Err(error), None),
         None => {
             let signed = SignedRequest {
                 http_method: parts.method.as_str(),
@@ -331,8 +353,23 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
         }
     };
     drop(upload_permit);
-    if let Err(error) = &result {
-        tracing::debug!(code = error.code.number_and_name().1, message = %error.message, "request failed");
+    let outcome = match &result {
+        Ok(_) => "ok",
+        Err(error) => {
+            tracing::debug!(code = error.code.number_and_name().1, message = %error.message, "request failed");
+            error.code.number_and_name().1
+        }
+    };
+    let method = params
+        .get("method")
+        .and_then(|name| OPERATIONS.iter().find(|op| op.name == name))
+        .map_or("unknown", |op| op.name);
+    let mut response = format.respond(result);
+    if let Some(rate) = rate {
+        rate.add_headers(response.headers_mut());
     }
-    format.respond(result)
+    response
+        .extensions_mut()
+        .insert(crate::observe::ApiOutcome { method, outcome });
+    response
 }

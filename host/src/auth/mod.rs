@@ -6,6 +6,7 @@
 
 pub mod keys;
 pub mod oauth;
+pub mod rate;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

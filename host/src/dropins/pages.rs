@@ -135,11 +135,13 @@ pub async fn open(
                 &state, &visitor, &pack_id, &pack, product, None,
             ))
         }
-        "edit" => {
-            let notice = "The design editor is not available here yet. This is how your pack will print; ask the shop to change it or start again.";
-            Ok(preview_page(&visitor, &pack_id, &pack, Some(notice)))
-        }
-        _ => Ok(preview_page(&visitor, &pack_id, &pack, None)),
+        "edit" => Ok(crate::canvas::edit_page(
+            &visitor,
+            &pack_id,
+            &pack,
+            &drop_in_path(&pack_id, "finish", &pack.drop_in_token),
+        )),
+        _ => Ok(preview_page(&visitor, &pack_id, &pack)),
     }
 }
 
@@ -190,14 +192,8 @@ fn actions(pack: &PackRecord, pack_id: &str, orderable: bool) -> Markup {
     }
 }
 
-fn preview_page(
-    visitor: &Visitor,
-    pack_id: &str,
-    pack: &PackRecord,
-    notice: Option<&str>,
-) -> Response {
+fn preview_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord) -> Response {
     let content = html! {
-        @if let Some(notice) = notice { p.notice role="status" { (notice) } }
         p.lead { strong { (pack.display_name()) } " · " (describe_spec(&pack.physical_spec)) }
         (side_images(pack_id, pack, PREVIEW_SIDE))
         (warning_list(pack))

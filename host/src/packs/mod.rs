@@ -330,25 +330,44 @@ pub async fn get_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiErr
 pub async fn update_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {
     let params = call.params;
     let id = params.required("packId")?;
-    params.required("pack")?;
+    let text = params.required("pack")?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let stored = replace_pack(state, id, text, friendly_name, |record| {
+        record.check_access(call.key.as_ref())
+    })
+    .await?;
+    pack_reply(state, &stored.id, &stored.record, include_spec)
+}
+
+/// Replaces a pack's sides and basket with `text` (pack JSON) and works out its warnings
+/// again, if `may_update` allows it: updatePack for an API key, and the design canvas for the
+/// owning customer.
+pub async fn replace_pack(
+    state: &AppState,
+    id: &str,
+    text: &str,
+    friendly_name: Option<&str>,
+    may_update: impl Fn(&PackRecord) -> Result<(), ApiError>,
+) -> Result<StoredPack, ApiError> {
     // The text warnings need the engine (async), so they are worked out before the
     // compare-and-swap loop; a pack's product never changes.
-    let product = stored_product(state, &load(state, call).await?.record)?;
-    let pack = read_pack(params, product)?.ok_or_else(|| ApiError::missing("pack"))?;
-    let text = text_warnings(state, &pack).await?;
-    let stored = record::modify(state.store.as_ref(), id, |record| {
-        record.check_access(call.key.as_ref())?;
+    let current = record::load(state.store.as_ref(), id).await?;
+    may_update(&current.record)?;
+    let product = stored_product(state, &current.record)?;
+    let pack = Pack::parse(text, "pack", product)
+        .map_err(|e| ApiError::from_model(e, ErrorCode::InvalidPack))?;
+    let text_warnings = text_warnings(state, &pack).await?;
+    record::modify(state.store.as_ref(), id, |record| {
+        may_update(record)?;
         record.set_pack(&pack, product, &state.templates)?;
-        record.warnings.extend(text.iter().cloned());
+        record.warnings.extend(text_warnings.iter().cloned());
         if let Some(name) = friendly_name {
             record.friendly_name = Some(name.to_owned());
         }
         Ok(())
     })
-    .await?;
-    pack_reply(state, &stored.id, &stored.record, include_spec)
+    .await
 }
 
 pub async fn get_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, ApiError> {

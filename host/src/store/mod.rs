@@ -47,6 +47,8 @@ pub enum Kind {
     WebhookPending,
     /// A webhook delivered, or given up on after its last retry.
     WebhookDone,
+    /// Calls counted against an API key's rate limit, per window.
+    RateLimit,
 }
 
 impl Kind {
@@ -64,6 +66,7 @@ impl Kind {
             Kind::Order => "order",
             Kind::WebhookPending => "webhook",
             Kind::WebhookDone => "webhook-done",
+            Kind::RateLimit => "ratelimit",
         }
     }
 }
@@ -105,6 +108,17 @@ pub trait Store: Send + Sync + 'static {
         id: &str,
         ttl: Duration,
     ) -> Result<bool, StoreError>;
+
+    /// Counts one more event under `kind`/`id` in a fixed window that opens with its first
+    /// event and lasts `window`: the events counted in the window so far, and the time left in
+    /// it. On Redis every host process shares the count; the embedded store's single serving
+    /// process keeps it in memory (a restart starts the windows afresh).
+    async fn count_in_window(
+        &self,
+        kind: Kind,
+        id: &str,
+        window: Duration,
+    ) -> Result<(u64, Duration), StoreError>;
 
     /// Stores bytes under `kind`/`id`, replacing any; with `ttl`, they disappear after it.
     async fn put_blob(

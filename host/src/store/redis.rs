@@ -1,6 +1,8 @@
-//! The Redis store. A record is a hash `{rev, data}` under `{prefix}{kind}:{<id>}`; the braces
-//! are a Redis Cluster hash tag, so everything about one id lands in one slot. Inserts and
-//! compare-and-swap replaces are Lua scripts, which Redis runs atomically.
+//! The Redis store, on one Redis server or a Redis Cluster. A record is a hash `{rev, data}`
+//! under `{prefix}{kind}:{<id>}`; the braces are a Redis Cluster hash tag, so everything about
+//! one id lands in one slot. Every command and script touches one key, so none is cross-slot
+//! on a cluster. Inserts and compare-and-swap replaces are Lua scripts, which Redis runs
+//! atomically.
 //!
 //! Durability is Redis's: run it with `appendonly yes` and `appendfsync always` (or
 //! `everysec`, accepting up to a second of loss), as docs/operations.md says.
@@ -8,8 +10,11 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{AsyncCommands, Script};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
+use redis::{AsyncCommands, Cmd, FromRedisValue, Pipeline, RedisFuture, Script, Value};
 
 use super::{Kind, Store, StoreError, Versioned};
 
@@ -23,44 +28,117 @@ if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[2]) + 1, 'data', ARGV[1])
 return 1";
 
+/// INCR, with the window's expiry set by the first event (or repaired if a key lost it).
+const COUNT: &str = r"
+local n = redis.call('INCR', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  left = tonumber(ARGV[1])
+end
+return {n, left}";
+
+/// How long connecting, and one command, may take before the store reports it unavailable.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection to one Redis server or to a Redis Cluster (which routes each command to the
+/// node serving its key's slot). Both reconnect by themselves and are cheap to clone.
+#[derive(Clone)]
+pub(super) enum Connection {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Connection {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Connection::Single(connection) => connection.req_packed_command(cmd),
+            Connection::Cluster(connection) => connection.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Connection::Single(connection) => {
+                connection.req_packed_commands(pipeline, offset, count)
+            }
+            Connection::Cluster(connection) => {
+                connection.req_packed_commands(pipeline, offset, count)
+            }
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Connection::Single(connection) => connection.get_db(),
+            Connection::Cluster(connection) => connection.get_db(),
+        }
+    }
+}
+
 pub struct RedisStore {
-    pub(super) connection: ConnectionManager,
+    pub(super) connection: Connection,
     prefix: String,
     /// The URL with any password masked, for messages.
     display_url: String,
     insert: Script,
     replace: Script,
+    count: Script,
 }
 
 fn error(e: redis::RedisError) -> StoreError {
     StoreError(format!("redis: {e}"))
 }
 
-/// `url` with its password replaced by `***`.
-fn mask_password(url: &str) -> String {
-    match url::Url::parse(url) {
+/// `urls` (comma-separated) with their passwords replaced by `***`.
+fn mask_password(urls: &str) -> String {
+    let mask = |url: &str| match url::Url::parse(url) {
         Ok(mut parsed) if parsed.password().is_some() => {
             let _ = parsed.set_password(Some("***"));
             parsed.to_string()
         }
         Ok(parsed) => parsed.to_string(),
         Err(_) => "(unparseable URL)".to_owned(),
-    }
+    };
+    urls.split(',').map(mask).collect::<Vec<_>>().join(",")
 }
 
 impl RedisStore {
-    /// Connects to `url` and checks that the server answers. Every key starts with `prefix`.
-    pub async fn connect(url: &str, prefix: &str) -> Result<RedisStore, StoreError> {
+    /// Connects to `url` (with `cluster`, the comma-separated seed nodes of a Redis Cluster)
+    /// and checks that the server answers. Every key starts with `prefix`.
+    pub async fn connect(url: &str, prefix: &str, cluster: bool) -> Result<RedisStore, StoreError> {
         let display_url = mask_password(url);
-        let client = redis::Client::open(url)
-            .map_err(|e| StoreError(format!("invalid Redis URL {display_url}: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(5)))
-            .set_response_timeout(Some(Duration::from_secs(5)))
-            .set_number_of_retries(2);
-        let mut connection = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(|e| StoreError(format!("cannot connect to Redis at {display_url}: {e}")))?;
+        let invalid =
+            |e: redis::RedisError| StoreError(format!("invalid Redis URL {display_url}: {e}"));
+        let unreachable = |e: redis::RedisError| {
+            StoreError(format!("cannot connect to Redis at {display_url}: {e}"))
+        };
+        let mut connection = if cluster {
+            let client = ClusterClient::builder(url.split(','))
+                .connection_timeout(TIMEOUT)
+                .response_timeout(TIMEOUT)
+                .retries(2)
+                .build()
+                .map_err(invalid)?;
+            Connection::Cluster(client.get_async_connection().await.map_err(unreachable)?)
+        } else {
+            let client = redis::Client::open(url).map_err(invalid)?;
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(TIMEOUT))
+                .set_response_timeout(Some(TIMEOUT))
+                .set_number_of_retries(2);
+            Connection::Single(
+                ConnectionManager::new_with_config(client, config)
+                    .await
+                    .map_err(unreachable)?,
+            )
+        };
+        // On a cluster, PING goes to every node.
         let _: String = redis::cmd("PING")
             .query_async(&mut connection)
             .await
@@ -71,6 +149,7 @@ impl RedisStore {
             display_url,
             insert: Script::new(INSERT),
             replace: Script::new(REPLACE),
+            count: Script::new(COUNT),
         })
     }
 
@@ -156,6 +235,23 @@ impl Store for RedisStore {
         Ok(set.is_some())
     }
 
+    async fn count_in_window(
+        &self,
+        kind: Kind,
+        id: &str,
+        window: Duration,
+    ) -> Result<(u64, Duration), StoreError> {
+        let mut conn = self.connection.clone();
+        let (count, left): (u64, u64) = self
+            .count
+            .key(self.key(kind, id))
+            .arg(u64::try_from(window.as_millis()).unwrap_or(u64::MAX).max(1))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok((count, Duration::from_millis(left)))
+    }
+
     async fn put_blob(
         &self,
         kind: Kind,
@@ -229,42 +325,118 @@ impl Store for RedisStore {
     }
 
     async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
-        let mut conn = self.connection.clone();
         let start = format!("{}{}:{{", self.prefix, kind.as_str());
         let pattern = format!("{}*", redis_glob_escape(&start));
-        let mut ids = Vec::new();
-        let mut cursor: u64 = 0;
-        loop {
-            let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
-                .arg(cursor)
-                .arg("MATCH")
-                .arg(&pattern)
-                .arg("COUNT")
-                .arg(500)
-                .query_async(&mut conn)
-                .await
-                .map_err(error)?;
-            ids.extend(keys.iter().filter_map(|key| {
+        let keys = match &self.connection {
+            Connection::Single(_) => self.scan(&pattern, None).await?,
+            // SCAN walks one node's keys: ask every master.
+            Connection::Cluster(cluster) => {
+                let nodes: String = route(
+                    cluster,
+                    redis::cmd("CLUSTER").arg("NODES").clone(),
+                    SingleNodeRoutingInfo::Random,
+                )
+                .await?;
+                let mut keys = Vec::new();
+                for node in masters(&nodes) {
+                    keys.extend(self.scan(&pattern, Some(node)).await?);
+                }
+                keys
+            }
+        };
+        let mut ids: Vec<String> = keys
+            .iter()
+            .filter_map(|key| {
                 key.strip_prefix(&start)?
                     .strip_suffix('}')
                     .map(str::to_owned)
-            }));
-            if next == 0 {
-                break;
-            }
-            cursor = next;
-        }
+            })
+            .collect();
         ids.sort();
         ids.dedup();
         Ok(ids)
     }
 
     fn describe(&self) -> String {
+        let what = match self.connection {
+            Connection::Single(_) => "Redis",
+            Connection::Cluster(_) => "Redis Cluster",
+        };
         format!(
-            "Redis at {} (key prefix {:?})",
+            "{what} at {} (key prefix {:?})",
             self.display_url, self.prefix
         )
     }
+}
+
+impl RedisStore {
+    /// Every key matching `pattern` on one server, or on one `node` of the cluster.
+    async fn scan(
+        &self,
+        pattern: &str,
+        node: Option<SingleNodeRoutingInfo>,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.connection.clone();
+        let mut keys = Vec::new();
+        let mut cursor: u64 = 0;
+        loop {
+            let mut command = redis::cmd("SCAN");
+            command
+                .arg(cursor)
+                .arg("MATCH")
+                .arg(pattern)
+                .arg("COUNT")
+                .arg(500);
+            let (next, batch): (u64, Vec<String>) = match (&conn, &node) {
+                (Connection::Cluster(cluster), Some(node)) => {
+                    route(cluster, command, node.clone()).await?
+                }
+                _ => command.query_async(&mut conn).await.map_err(error)?,
+            };
+            keys.extend(batch);
+            if next == 0 {
+                return Ok(keys);
+            }
+            cursor = next;
+        }
+    }
+}
+
+/// Sends `command` to one node of a cluster.
+async fn route<T: FromRedisValue>(
+    cluster: &ClusterConnection,
+    command: Cmd,
+    node: SingleNodeRoutingInfo,
+) -> Result<T, StoreError> {
+    let value = cluster
+        .clone()
+        .route_command(command, RoutingInfo::SingleNode(node))
+        .await
+        .map_err(error)?;
+    T::from_redis_value(value).map_err(|e| StoreError(format!("redis: {e}")))
+}
+
+/// The masters of a cluster, from its `CLUSTER NODES` table (one line a node: id,
+/// `host:port@bus[,hostname]`, flags, ...), as routes to them.
+fn masters(nodes: &str) -> Vec<SingleNodeRoutingInfo> {
+    nodes
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace().skip(1);
+            let address = fields.next()?;
+            let flags = fields.next()?;
+            let is_serving_master = flags.split(',').any(|f| f == "master")
+                && !flags
+                    .split(',')
+                    .any(|f| matches!(f, "fail" | "noaddr" | "handshake"));
+            let (host, port) = address.split(['@', ',']).next()?.rsplit_once(':')?;
+            let port = port.parse().ok()?;
+            (is_serving_master && !host.is_empty()).then(|| SingleNodeRoutingInfo::ByAddress {
+                host: host.to_owned(),
+                port,
+            })
+        })
+        .collect()
 }
 
 /// Escapes the glob characters of a SCAN MATCH pattern.
@@ -290,5 +462,33 @@ mod tests {
             "redis://:***@localhost:6379/0"
         );
         assert_eq!(mask_password("redis://localhost"), "redis://localhost");
+        assert_eq!(
+            mask_password("redis://:a@h1:7000,redis://:b@h2:7000"),
+            "redis://:***@h1:7000,redis://:***@h2:7000"
+        );
+    }
+
+    #[test]
+    fn the_masters_of_a_cluster_are_read_from_its_node_table() {
+        let nodes = "\
+9a77 127.0.0.1:7103@17103 master - 0 1795 3 connected 10923-16383
+9040 127.0.0.1:7102@17102,node-b master,fail - 0 1795 2 connected 5461-10922
+6877 10.0.0.1:7101@17101,node-a myself,master - 0 1795 1 connected 0-5460
+1234 127.0.0.1:7104@17104 slave 6877 0 1795 1 connected
+";
+        let addresses: Vec<(String, u16)> = masters(nodes)
+            .into_iter()
+            .map(|node| match node {
+                SingleNodeRoutingInfo::ByAddress { host, port } => (host, port),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            addresses,
+            [
+                ("127.0.0.1".to_owned(), 7103),
+                ("10.0.0.1".to_owned(), 7101)
+            ]
+        );
     }
 }

@@ -4,9 +4,10 @@
 //! transaction, so a crash never leaves half a record. Short-lived entries (OAuth nonces)
 //! are kept by [`ExpiringSet`] and its own file.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -156,7 +157,13 @@ pub struct SqliteStore {
     expiring_path: PathBuf,
     /// Opened by the serving process only (it locks its file).
     expiring: tokio::sync::OnceCell<ExpiringSet>,
+    /// Rate-limit windows: key -> (events, when the window ends). In memory: one process
+    /// serves a data directory.
+    windows: Mutex<HashMap<String, (u64, Instant)>>,
 }
+
+/// Past this many windows, the ended ones are dropped as new ones open.
+const MAX_WINDOWS: usize = 10_000;
 
 impl SqliteStore {
     async fn expiring(&self) -> Result<&ExpiringSet, StoreError> {
@@ -201,6 +208,7 @@ impl SqliteStore {
             records,
             expiring_path: dir.join("presspack-expiring.sqlite3"),
             expiring: tokio::sync::OnceCell::new(),
+            windows: Mutex::new(HashMap::new()),
         })
     }
 }
@@ -274,6 +282,27 @@ impl Store for SqliteStore {
         let expires_at = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
         let key = format!("{}:{id}", kind.as_str());
         Ok(self.expiring().await?.claim(key, now, expires_at))
+    }
+
+    async fn count_in_window(
+        &self,
+        kind: Kind,
+        id: &str,
+        window: Duration,
+    ) -> Result<(u64, Duration), StoreError> {
+        let now = Instant::now();
+        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        if windows.len() >= MAX_WINDOWS {
+            windows.retain(|_, (_, ends)| *ends > now);
+        }
+        let entry = windows
+            .entry(format!("{}:{id}", kind.as_str()))
+            .or_insert((0, now + window));
+        if entry.1 <= now {
+            *entry = (0, now + window);
+        }
+        entry.0 += 1;
+        Ok((entry.0, entry.1 - now))
     }
 
     async fn prepare_to_serve(&self) -> Result<(), StoreError> {

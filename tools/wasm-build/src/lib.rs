@@ -1,7 +1,7 @@
-//! Building the engine as a wasm module, one way for both of its users: the host's build
-//! script (the plain module wasmtime runs, features `guest,pdf`) and the npm package's build
-//! (the wasm-bindgen surface, feature `web`). Same settings, so the browser and the server
-//! run the same code compiled the same way.
+//! Building the engine as a wasm module, one way for every user: the host's build script
+//! (the plain module wasmtime runs, features `guest,pdf`, and the browser build its design
+//! canvas serves) and the npm package's build (the wasm-bindgen surface, feature `web`).
+//! Same settings, so the browser and the server run the same code compiled the same way.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -70,6 +70,25 @@ pub fn build_engine(
     Ok(target_dir
         .join(TARGET)
         .join("release/presspack_engine.wasm"))
+}
+
+/// Builds the engine's browser surface (feature `web`) in `target_dir` and writes its
+/// wasm-bindgen ES module into `out_dir`: `presspack_engine.js`, `presspack_engine.d.ts` and
+/// `presspack_engine_bg.wasm`.
+pub fn build_web_bindings(
+    workspace: &Path,
+    target_dir: &Path,
+    out_dir: &Path,
+) -> Result<(), String> {
+    let wasm = build_engine(workspace, target_dir, "web")?;
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&wasm)
+        .web(true)
+        .map_err(|e| e.to_string())?
+        .typescript(true)
+        .out_name("presspack_engine")
+        .generate(out_dir)
+        .map_err(|e| format!("wasm-bindgen: {e}"))
 }
 
 /// Installs the wasm target with rustup if the toolchain lacks it (a fresh machine has only

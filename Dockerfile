@@ -1,0 +1,28 @@
+# Presspack in a container: `docker build -t presspack .` then
+# `docker run -p 8080:8080 -v presspack-data:/var/lib/presspack -e PRESSPACK_BASE_URL=https://print.example.com presspack`
+# (or set PRESSPACK_REDIS_URL to keep the state in Redis). See docs/operations.md.
+
+FROM rust:1.95-bookworm AS build
+WORKDIR /src
+COPY . .
+# rust-toolchain.toml pins the toolchain and names the wasm target the build compiles the engine for.
+RUN rustup show active-toolchain && cargo build --release --locked -p presspack
+
+FROM debian:bookworm-slim
+# The system roots verify https image imports; the server does not start without them.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /var/lib/presspack presspack \
+ && mkdir -p /var/lib/presspack \
+ && chown presspack /var/lib/presspack
+COPY --from=build /src/target/release/presspack /usr/local/bin/presspack
+USER presspack
+WORKDIR /var/lib/presspack
+ENV PRESSPACK_LISTEN=0.0.0.0:8080 \
+    PRESSPACK_DATA_DIR=/var/lib/presspack
+VOLUME /var/lib/presspack
+EXPOSE 8080
+# SIGTERM finishes the requests in flight, then exits.
+STOPSIGNAL SIGTERM
+CMD ["presspack", "serve"]

@@ -1,0 +1,456 @@
+//! The design canvas in real headless Chromium: the `edit` drop-in for an owned pack and the
+//! standalone demo. The preview is drawn by the wasm engine in the page; a test compares its
+//! pixels with the server's renderSide of the same side, types, drags the picture, undoes,
+//! saves and reads the saved pack back.
+
+use std::time::Duration;
+
+use fantoccini::actions::{
+    InputSource, KeyAction, KeyActions, MOUSE_BUTTON_LEFT, MouseActions, PointerAction,
+};
+use fantoccini::key::Key;
+use fantoccini::{Client, Locator};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::browser::{fill, screenshot, sign_up};
+use crate::chromium::browser;
+use crate::every_store;
+use crate::helpers::{StoreKind, TestApp, spawn_app};
+
+every_store!(the_edit_drop_in_designs_and_saves_a_pack);
+
+/// Waits until the canvas has drawn at least `renders` previews; its state as JSON.
+async fn wait_for_renders(browser: &Client, renders: u64) -> Value {
+    for _ in 0..600 {
+        let state = browser
+            .execute(
+                "const d = document.getElementById('designer');
+                 const c = document.querySelector('.designer-preview');
+                 return {ready: d.dataset.ready === 'true', renders: Number(d.dataset.renders ?? 0),
+                         status: document.querySelector('.designer-status, [role=alert]')?.textContent ?? '',
+                         maxSide: Number(c?.dataset.maxSide ?? 0)};",
+                vec![],
+            )
+            .await
+            .unwrap();
+        if state["ready"] == true && state["renders"].as_u64().unwrap() >= renders {
+            return state;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let page = browser.source().await.unwrap_or_default();
+    panic!("the canvas did not draw {renders} previews within 30 s: {page}");
+}
+
+/// Opens the standalone canvas and waits for its first preview; the preview's `maxSide`.
+async fn open_demo(app: &TestApp, browser: &Client) -> u64 {
+    browser
+        .goto(&format!("{}/web-demo/", app.address))
+        .await
+        .unwrap();
+    let state = wait_for_renders(browser, 1).await;
+    state["maxSide"].as_u64().unwrap()
+}
+
+/// The SHA-256 of the preview canvas's RGBA pixels, with its size.
+async fn preview_pixels(browser: &Client) -> (String, u32, u32) {
+    let value = browser
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const c = document.querySelector('.designer-preview');
+             const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+             crypto.subtle.digest('SHA-256', data).then(d => done({
+               sha: [...new Uint8Array(d)].map(b => b.toString(16).padStart(2, '0')).join(''),
+               width: c.width, height: c.height}));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    (
+        value["sha"].as_str().unwrap().to_owned(),
+        value["width"].as_u64().unwrap() as u32,
+        value["height"].as_u64().unwrap() as u32,
+    )
+}
+
+/// The server's renderSide of the side the canvas shows, at the canvas's size: the SHA-256 of
+/// its RGBA pixels and its size.
+async fn server_pixels(app: &TestApp, browser: &Client, max_side: u64) -> (String, u32, u32) {
+    let shown = browser
+        .execute(
+            "const d = window.presspackDesigner;
+             return {side: JSON.stringify(d.side), basket: JSON.stringify(d.pack.imageBasket)};",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let response = app
+        .post(&[
+            ("method", "svc.pack.renderSide"),
+            ("side", shown["side"].as_str().unwrap()),
+            ("imageBasket", shown["basket"].as_str().unwrap()),
+            ("boxType", "bleed"),
+            ("maxSide", &max_side.to_string()),
+        ])
+        .await;
+    assert_eq!(response.content_type, "image/png", "{}", response.body);
+    let decoder = png::Decoder::new(std::io::Cursor::new(response.bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut rgba).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    (
+        hex::encode(Sha256::digest(&rgba[..info.buffer_size()])),
+        info.width,
+        info.height,
+    )
+}
+
+async fn designer_value(browser: &Client, expression: &str) -> Value {
+    browser
+        .execute(
+            &format!("const d = window.presspackDesigner; return {expression};"),
+            vec![],
+        )
+        .await
+        .unwrap()
+}
+
+/// Drags from the point (fx, fy) of the preview (fractions of its size) by (dx, dy) CSS pixels.
+async fn drag(browser: &Client, fx: f64, fy: f64, dx: f64, dy: f64) {
+    let rect = browser
+        .execute(
+            "const r = document.querySelector('.designer-preview').getBoundingClientRect();
+             return {x: r.left, y: r.top, w: r.width, h: r.height};",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let number = |name: &str| rect[name].as_f64().unwrap();
+    let (x, y) = (
+        number("x") + number("w") * fx,
+        number("y") + number("h") * fy,
+    );
+    let mouse = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveTo {
+            duration: None,
+            x: x.round(),
+            y: y.round(),
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveBy {
+            duration: Some(Duration::from_millis(300)),
+            x: dx,
+            y: dy,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    browser.perform_actions(mouse).await.unwrap();
+}
+
+async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let photo = app.upload_fixture("jpeg-q95.jpg", &[]).await;
+    let uri = photo["resourceUri"].as_str().unwrap();
+    let print = &photo["imageItems"][0];
+    let aspect = print["height"].as_f64().unwrap() / print["width"].as_f64().unwrap();
+    // The picture is larger than its box (x 0..32 mm, y 0..59 mm), so it can be moved.
+    let pack = json!({"sides": [
+        {"type": "image", "sideNum": 1, "templateCode": "businesscard_left_image_landscape",
+         "data": [
+            {"type": "imageData", "linkId": "variable_image_back", "resourceUri": uri,
+             "imageBox": {"center": {"x": 16, "y": 29.5}, "width": 80.0 / aspect,
+                          "height": 80, "angle": 0}},
+            {"type": "textData", "linkId": "back_line_1", "text": "Ann Example"}]},
+        {"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape",
+         "data": [{"type": "textData", "linkId": "back_line_1", "text": "On the back"}]}
+    ], "imageBasket": {"items": [photo]}});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let pack_id = created["packId"].as_str().unwrap().to_owned();
+    let edit = created["dropIns"]["edit"].as_str().unwrap().to_owned();
+    let store = kind.name();
+    let (browser, _driver) = browser().await;
+
+    // Sign up from the drop-in; the canvas opens for the new owner.
+    browser.goto(&edit).await.unwrap();
+    sign_up(&browser).await;
+    let state = wait_for_renders(&browser, 1).await;
+    let max_side = state["maxSide"].as_u64().unwrap();
+    assert!(max_side >= 16, "{state}");
+
+    // One engine: the browser's preview is the server's renderSide of the same side.
+    let before = preview_pixels(&browser).await;
+    assert_eq!(before, server_pixels(&app, &browser, max_side).await);
+    screenshot(&browser, &format!("canvas-{store}-1-opened")).await;
+
+    // Typing redraws the preview in the page.
+    let renders = state["renders"].as_u64().unwrap();
+    fill(&browser, "#f-back_line_1-text", "Grace Hopper").await;
+    wait_for_renders(&browser, renders + 1).await;
+    let typed = preview_pixels(&browser).await;
+    assert_ne!(typed.0, before.0, "the preview changed");
+    assert_eq!(typed, server_pixels(&app, &browser, max_side).await);
+    let text = "d.side.data.find(x => x.linkId === 'back_line_1').text";
+    assert_eq!(designer_value(&browser, text).await, "Grace Hopper");
+
+    // Dragging the picture moves its image box (right and down), and the preview.
+    let centre = "d.side.data.find(x => x.linkId === 'variable_image_back').imageBox.center";
+    let start = designer_value(&browser, centre).await;
+    drag(&browser, 0.15, 0.5, 40.0, 25.0).await;
+    let moved = designer_value(&browser, centre).await;
+    assert!(
+        moved["x"].as_f64() > start["x"].as_f64() && moved["y"].as_f64() > start["y"].as_f64(),
+        "{start} -> {moved}"
+    );
+    let dragged = preview_pixels(&browser).await;
+    assert_ne!(dragged.0, typed.0);
+    assert_eq!(dragged, server_pixels(&app, &browser, max_side).await);
+
+    // Undo puts the picture back, redo moves it again (Ctrl+Z, Ctrl+Shift+Z).
+    press(&browser, &[Key::Control], 'z').await;
+    assert_eq!(designer_value(&browser, centre).await, start);
+    press(&browser, &[Key::Control, Key::Shift], 'z').await;
+    assert_eq!(designer_value(&browser, centre).await, moved);
+
+    // The keyboard moves the selected picture too.
+    click_button(&browser, "Move with the keyboard").await;
+    press(&browser, &[], char::from(Key::Left)).await;
+    let nudged = designer_value(&browser, centre).await;
+    assert!(
+        nudged["x"].as_f64() < moved["x"].as_f64(),
+        "{moved} -> {nudged}"
+    );
+    screenshot(&browser, &format!("canvas-{store}-2-edited")).await;
+
+    // Save, and the owner's design (and the store) have the changes.
+    browser
+        .find(Locator::XPath("//button[text()='Save']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        let status = designer_value(&browser, "d.status.textContent").await;
+        if status.as_str().unwrap().starts_with("Saved") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let saved = browser
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 fetch('/packs/{pack_id}/design').then(r => r.json()).then(done);"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let front = &saved["pack"]["sides"][0]["data"];
+    let data = front.as_array().unwrap();
+    let line = data.iter().find(|d| d["linkId"] == "back_line_1").unwrap();
+    assert_eq!(line["text"], "Grace Hopper", "{saved}");
+    let image = data
+        .iter()
+        .find(|d| d["linkId"] == "variable_image_back")
+        .unwrap();
+    assert_eq!(image["imageBox"]["center"], nudged, "{saved}");
+    let stored = presspack::packs::record::load(app.store.as_ref(), &pack_id)
+        .await
+        .unwrap();
+    assert!(stored.record.pack.get().contains("Grace Hopper"));
+    // The key that made the pack cannot read it any more; the customer owns it.
+    app.get_pack(&pack_id).await.error("pack_owned_by_customer");
+
+    // Saving needs the page's CSRF token.
+    let refused = browser
+        .execute_async(
+            &format!(
+                "const done = arguments[arguments.length - 1];
+                 fetch('/packs/{pack_id}/design', {{method: 'POST', body: '{{}}',
+                   headers: {{'content-type': 'application/json'}}}}).then(r => done(r.status));"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(refused, 403);
+}
+
+#[tokio::test]
+async fn the_standalone_demo_previews_a_sample_pack() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let (browser, _driver) = browser().await;
+    let max_side = open_demo(&app, &browser).await;
+    let before = preview_pixels(&browser).await;
+    assert_eq!(before, server_pixels(&app, &browser, max_side).await);
+    assert_eq!(
+        designer_value(&browser, "d.saveButton.disabled").await,
+        true,
+        "the demo saves nothing"
+    );
+
+    // A picture uploaded from the page (uploadImage, no key) fills the front's image box.
+    let renders = designer_value(&browser, "Number(d.root.dataset.renders)")
+        .await
+        .as_u64()
+        .unwrap();
+    let photo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/e2e/images/jpeg-q95.jpg")
+        .canonicalize()
+        .unwrap();
+    browser
+        .find(Locator::Css("#f-variable_image_back-upload"))
+        .await
+        .unwrap()
+        .send_keys(photo.to_str().unwrap())
+        .await
+        .unwrap();
+    let image = "d.side.data.find(x => x.linkId === 'variable_image_back')?.resourceUri ?? null";
+    for _ in 0..600 {
+        if designer_value(&browser, image).await.is_string() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // Placing it draws once the rendition has arrived.
+    wait_for_renders(&browser, renders + 1).await;
+    let pictured = preview_pixels(&browser).await;
+    assert_ne!(pictured.0, before.0);
+    assert_eq!(pictured, server_pixels(&app, &browser, max_side).await);
+
+    // A line too long for its box is a live warning.
+    fill(&browser, "#f-back_line_2-text", &"Wide ".repeat(30)).await;
+    let warnings = browser
+        .find(Locator::Css(".designer-warnings"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(warnings.contains("too wide"), "{warnings}");
+
+    // The back side, a new layout, guides off: each a different preview.
+    click_button(&browser, "Back").await;
+    let back = preview_pixels(&browser).await;
+    assert_ne!(back.0, before.0);
+    browser
+        .find(Locator::Css("#designer-template"))
+        .await
+        .unwrap()
+        .select_by_value("businesscard_full_text_portrait")
+        .await
+        .unwrap();
+    let portrait = preview_pixels(&browser).await;
+    assert!(portrait.2 > portrait.1, "portrait: {portrait:?}");
+    let code = designer_value(&browser, "d.side.templateCode").await;
+    assert_eq!(code, "businesscard_full_text_portrait");
+    screenshot(&browser, "canvas-demo").await;
+}
+
+/// Presses `key` with `modifiers` held, wherever the focus is.
+async fn press(browser: &Client, modifiers: &[Key], key: char) {
+    let mut keys = KeyActions::new("keyboard".into());
+    for modifier in modifiers {
+        keys = keys.then(KeyAction::Down {
+            value: char::from(*modifier),
+        });
+    }
+    keys = keys
+        .then(KeyAction::Down { value: key })
+        .then(KeyAction::Up { value: key });
+    for modifier in modifiers.iter().rev() {
+        keys = keys.then(KeyAction::Up {
+            value: char::from(*modifier),
+        });
+    }
+    browser.perform_actions(keys).await.unwrap();
+}
+
+async fn click_button(browser: &Client, text: &str) {
+    browser
+        .find(Locator::XPath(&format!("//button[text()='{text}']")))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// The keystroke-to-preview benchmark (`bench/canvas.sh`; docs/benchmarks.md): types into a
+/// line of the demo's business card in Chromium and prints how long each keystroke took from
+/// its input event to the updated preview on the canvas, beside the server's renderSide of the
+/// same side at the same size over HTTP (what a preview per keystroke would cost without the
+/// engine in the page). It asserts nothing about time.
+#[tokio::test]
+#[ignore = "a benchmark: run bench/canvas.sh"]
+async fn canvas_keystroke_benchmark() {
+    const KEYSTROKES: usize = 200;
+    let app = spawn_app(StoreKind::Embedded).await;
+    let (browser, _driver) = browser().await;
+    let max_side = open_demo(&app, &browser).await;
+    let field = browser
+        .find(Locator::Css("#f-back_line_2-text"))
+        .await
+        .unwrap();
+    let text: String = "Analytical engines and difference engines "
+        .chars()
+        .cycle()
+        .take(KEYSTROKES)
+        .collect();
+    field.clear().await.unwrap();
+    for chunk in text.as_bytes().chunks(20) {
+        field
+            .send_keys(std::str::from_utf8(chunk).unwrap())
+            .await
+            .unwrap();
+    }
+    let mut timings: Vec<f64> = serde_json::from_value(
+        designer_value(&browser, &format!("d.timings.slice(-{KEYSTROKES})")).await,
+    )
+    .unwrap();
+    assert!(timings.len() >= KEYSTROKES / 2, "{}", timings.len());
+
+    let side = designer_value(&browser, "JSON.stringify(d.side)").await;
+    let mut server = Vec::new();
+    for _ in 0..50 {
+        let started = std::time::Instant::now();
+        let response = app
+            .post(&[
+                ("method", "svc.pack.renderSide"),
+                ("side", side.as_str().unwrap()),
+                ("imageBasket", r#"{"items":[]}"#),
+                ("boxType", "bleed"),
+                ("maxSide", &max_side.to_string()),
+            ])
+            .await;
+        assert_eq!(response.content_type, "image/png");
+        server.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let summary = |values: &mut Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+        (at(0.5), at(0.95), at(1.0))
+    };
+    let (median, p95, max) = summary(&mut timings);
+    let (server_median, server_p95, _) = summary(&mut server);
+    println!(
+        "canvas keystroke -> preview, businesscard side at maxSide {max_side} ({} keystrokes): \
+         median {median:.2} ms, p95 {p95:.2} ms, max {max:.2} ms; frame budget 16 ms: \
+         p95 is {:.2}x of it",
+        timings.len(),
+        p95 / 16.0
+    );
+    println!(
+        "server renderSide round trip, same side and size (50 calls): median {server_median:.2} ms, \
+         p95 {server_p95:.2} ms; the in-page preview's median is {:.2}x of it",
+        median / server_median
+    );
+}

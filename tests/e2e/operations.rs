@@ -1,0 +1,160 @@
+//! What operators watch and rely on: `/healthz`, `/readyz`, `/metrics`, the request id of
+//! every response, and per-key rate limits.
+
+use presspack::auth::keys::Permission;
+
+use crate::every_store;
+use crate::helpers::{ApiResponse, StoreKind, create_key, spawn_app, spawn_app_with};
+
+every_store!(
+    probes_answer_and_metrics_count_requests,
+    request_ids_are_kept_or_made,
+    each_key_has_its_own_rate_limit,
+);
+
+async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let get = |path: &str| app.client.get(format!("{}{path}", app.address)).send();
+    let health = get("/healthz").await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.text().await.unwrap(), "ok\n");
+    let ready = get("/readyz").await.unwrap();
+    assert_eq!(ready.status(), 200);
+    assert_eq!(ready.text().await.unwrap(), "ready\n");
+
+    app.create_pack("businesscard", &[]).await;
+    app.create_pack("businesscard", &[]).await;
+    app.post(&[("method", "svc.pack.nothing")])
+        .await
+        .error("unknown_method");
+    assert_eq!(get("/account/signin").await.unwrap().status(), 200);
+
+    let response = get("/metrics").await.unwrap();
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain; version=0.0.4")
+    );
+    let metrics = response.text().await.unwrap();
+    let value = |series: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {series} in\n{metrics}"))
+            .parse()
+            .unwrap()
+    };
+    let created = r#"presspack_requests_total{endpoint="svc.pack.createPack",outcome="ok"}"#;
+    assert_eq!(value(created), 2.0);
+    let unknown = r#"presspack_requests_total{endpoint="unknown",outcome="unknown_method"}"#;
+    assert_eq!(value(unknown), 1.0);
+    // Pages count by route template and status class; paths with ids never become labels.
+    let page = r#"presspack_requests_total{endpoint="/account/signin",outcome="2xx"}"#;
+    assert_eq!(value(page), 1.0);
+    let count = r#"presspack_request_duration_seconds_count{endpoint="svc.pack.createPack"}"#;
+    assert_eq!(value(count), 2.0);
+    let all =
+        r#"presspack_request_duration_seconds_bucket{endpoint="svc.pack.createPack",le="+Inf"}"#;
+    assert_eq!(value(all), 2.0);
+    assert!(value("presspack_engine_instances") >= 1.0);
+    assert_eq!(value("presspack_engine_instances_busy"), 0.0);
+    assert!(value("presspack_store_errors_total") >= 0.0);
+}
+
+async fn request_ids_are_kept_or_made(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let id_of = |id: Option<&str>| {
+        let mut request = app.client.get(format!("{}/healthz", app.address));
+        if let Some(id) = id {
+            request = request.header("x-request-id", id);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            response.headers()["x-request-id"]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    assert_eq!(id_of(Some("proxy-7f3a.1")).await, "proxy-7f3a.1");
+    let made = id_of(None).await;
+    assert_eq!(made.len(), 24, "{made}");
+    assert!(made.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_ne!(made, id_of(None).await, "each request gets its own");
+    // An id that could forge log lines or is too long is replaced.
+    let odd = id_of(Some("a b\"c")).await;
+    assert_eq!(odd.len(), 24);
+    assert_eq!(id_of(Some(&"x".repeat(65))).await.len(), 24);
+}
+
+fn header(response: &ApiResponse, name: &str) -> String {
+    response
+        .headers
+        .get(name)
+        .unwrap_or_else(|| panic!("no {name} header: {response:?}"))
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+async fn each_key_has_its_own_rate_limit(kind: StoreKind) {
+    let app = spawn_app_with(kind, |config| {
+        config.rate_limit_per_minute = 3;
+        config.base_url = Some("http://presspack.test".into());
+    })
+    .await;
+    let create = [
+        ("method", "svc.pack.createPack"),
+        ("product", "businesscard"),
+    ];
+    for remaining in ["2", "1", "0"] {
+        let response = app.post(&create).await;
+        response.ok();
+        assert_eq!(header(&response, "ratelimit-limit"), "3");
+        assert_eq!(header(&response, "ratelimit-remaining"), remaining);
+        let reset: u64 = header(&response, "ratelimit-reset").parse().unwrap();
+        assert!((1..=60).contains(&reset), "{reset}");
+        assert!(response.headers.get("retry-after").is_none());
+    }
+    // The fourth call in the minute is refused, on any host of the deployment.
+    let over = if kind.is_shared() {
+        app.second_host().await.post(&create).await
+    } else {
+        app.post(&create).await
+    };
+    let message = over.error("rate_limited");
+    assert!(
+        message.contains("more than 3 calls in a minute"),
+        "{message}"
+    );
+    assert_eq!(header(&over, "ratelimit-remaining"), "0");
+    let retry: u64 = header(&over, "retry-after").parse().unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+
+    // Another key has its own window; unsigned calls have none.
+    let other = create_key(&app.store, &Permission::ALL).await;
+    let theirs = app
+        .send(
+            reqwest::Method::POST,
+            &[],
+            &create,
+            Some(&crate::helpers::Credentials::from(&other)),
+        )
+        .await;
+    theirs.ok();
+    assert_eq!(header(&theirs, "ratelimit-remaining"), "2");
+    let measure = [
+        ("method", "svc.text.measure"),
+        ("text", "Ann"),
+        (
+            "font",
+            r#"{"fontFamily": "helvetica", "bold": false, "italic": false}"#,
+        ),
+        ("fontSize", "10"),
+        ("fontSizeUnits", "pt"),
+    ];
+    let unsigned = app.send(reqwest::Method::POST, &[], &measure, None).await;
+    unsigned.ok();
+    assert!(unsigned.headers.get("ratelimit-limit").is_none());
+}
