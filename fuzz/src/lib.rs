@@ -1,7 +1,7 @@
 //! Fuzz targets for Presspack's input parsers, and a small mutation fuzzer that runs them on
-//! the stable toolchain (cargo-fuzz needs nightly, which this project's machines do not
-//! have). Each target takes arbitrary bytes and must never panic: bad input is an error value.
-//! The targets are plain functions, so a cargo-fuzz `fuzz_target!` can wrap them unchanged.
+//! the stable toolchain. Each target takes arbitrary bytes and must never panic: bad input is
+//! an error value. The targets are plain functions; `fuzz/libfuzzer` wraps each in a
+//! cargo-fuzz `fuzz_target!` for coverage-guided runs on nightly.
 //!
 //! Seeds are the project's own fixtures; inputs that once crashed a target are kept under
 //! `fuzz/regressions/<target>/` and replayed by `cargo test` (tests/regressions.rs).
@@ -75,7 +75,7 @@ pub fn workspace() -> PathBuf {
 
 /// The request parameter parser: the bytes as a query string, then as a form body and as a
 /// multipart body (boundary `X`) after it.
-fn params(data: &[u8]) {
+pub fn params(data: &[u8]) {
     let _ = Params::from_query(Some(&String::from_utf8_lossy(data)));
     // The bodies are read into parameters of their own, whatever the query parser said.
     let mut params = Params::from_query(None).expect("no query string is valid");
@@ -95,7 +95,7 @@ fn params(data: &[u8]) {
 }
 
 /// Pack JSON, and what is read back out of it.
-fn pack_json(data: &[u8]) {
+pub fn pack_json(data: &[u8]) {
     let product = Catalogue::builtin()
         .product("businesscard")
         .expect("business cards");
@@ -106,19 +106,19 @@ fn pack_json(data: &[u8]) {
 }
 
 /// Template XML.
-fn template_xml(data: &[u8]) {
+pub fn template_xml(data: &[u8]) {
     let _ = Template::parse(&String::from_utf8_lossy(data));
 }
 
 /// The OAuth `Authorization` header parser.
-fn oauth_header(data: &[u8]) {
+pub fn oauth_header(data: &[u8]) {
     let _ = parse_authorization(&String::from_utf8_lossy(data));
 }
 
 /// Image decoding inside the engine: the upload checks (header facts, limits, decoding,
 /// renditions) and the renderer's decoder. PDF input is left out: hayro can recurse deeply on
 /// hostile files, which in production runs inside the wasm sandbox's limits (docs/fuzzing.md).
-fn image(data: &[u8]) {
+pub fn image(data: &[u8]) {
     if data.starts_with(b"%PDF") {
         return;
     }

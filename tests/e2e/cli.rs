@@ -66,6 +66,20 @@ fn serve_with_redis_names_it_without_the_password() {
 }
 
 #[test]
+#[ignore = "needs a Redis Cluster in PRESSPACK_TEST_REDIS_CLUSTER (tests/redis-cluster.sh)"]
+fn serve_on_a_redis_cluster_names_it() {
+    let seeds = crate::helpers::redis_cluster_urls();
+    let line = start_up_line(&[
+        ("PRESSPACK_REDIS_URL", &seeds),
+        ("PRESSPACK_REDIS_CLUSTER", "true"),
+    ]);
+    assert!(
+        line.contains(&format!("store: Redis Cluster at {seeds}")),
+        "{line}"
+    );
+}
+
+#[test]
 fn a_bad_setting_stops_start_up_naming_it() {
     let cases = [
         ("PRESSPACK_LISTEN", "nowhere"),

@@ -3,6 +3,7 @@
 mod helpers;
 
 mod auth;
+mod bounds;
 mod browser;
 mod canvas;
 mod chromium;
