@@ -36,9 +36,8 @@ rustup target add wasm32-unknown-unknown --toolchain nightly
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 
 # Each run starts from the project's seeds and kept crash inputs, plus what earlier runs found.
-cargo build --release -p presspack-fuzz
 corpus=target/fuzz-corpus
-target/release/presspack-fuzz "${targets[@]}" --seed-corpus "$corpus"
+cargo run --quiet -p presspack-fuzz -- "${targets[@]}" --seed-corpus "$corpus"
 
 crashed=0
 for name in "${targets[@]}"; do
