@@ -189,10 +189,13 @@ pub async fn run(cli: Cli) -> ExitCode {
 }
 
 async fn serve(config: &Config) -> Result<(), String> {
-    let logs = tracing_subscriber::fmt().with_env_filter(
-        tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-    );
+    // Colours only on a terminal: a file or journald would keep the escape codes.
+    let logs = tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        );
     match config.log_format {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),

@@ -115,8 +115,9 @@ fn a_bad_setting_stops_start_up_naming_it() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect to Redis"));
 }
 
-#[test]
-fn serve_logs_each_request_as_json_with_its_id() {
+/// Starts `presspack serve` with `log_format`, makes one request with a request id, and
+/// returns the log line that says it was served.
+fn served_log_line(log_format: &str) -> String {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
     let engine_cache =
@@ -126,7 +127,7 @@ fn serve_logs_each_request_as_json_with_its_id() {
         .env("PRESSPACK_LISTEN", "127.0.0.1:0")
         .env("PRESSPACK_ENGINE_CACHE_DIR", engine_cache)
         .env("PRESSPACK_DATA_DIR", dir.path())
-        .env("PRESSPACK_LOG_FORMAT", "json")
+        .env("PRESSPACK_LOG_FORMAT", log_format)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -146,18 +147,31 @@ fn serve_logs_each_request_as_json_with_its_id() {
     stream.read_to_string(&mut reply).unwrap();
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains("x-request-id: cli-log-test-1"), "{reply}");
-    // Every log line is a JSON object; the request's line carries its id and endpoint.
     let served = lines
         .map(|line| line.unwrap())
-        .map(|line| {
-            serde_json::from_str::<serde_json::Value>(&line)
-                .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
-        })
-        .find(|entry| entry["fields"]["message"] == "served")
+        .find(|line| line.contains("served"))
         .unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
+    served
+}
+
+#[test]
+fn serve_logs_each_request_as_json_with_its_id() {
+    // Every log line is a JSON object; the request's line carries its id and endpoint.
+    let line = served_log_line("json");
+    let served: serde_json::Value =
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    assert_eq!(served["fields"]["message"], "served", "{served}");
     assert_eq!(served["span"]["id"], "cli-log-test-1", "{served}");
     assert_eq!(served["fields"]["endpoint"], "/healthz", "{served}");
     assert_eq!(served["fields"]["status"], 200, "{served}");
+}
+
+#[test]
+fn text_logs_to_a_pipe_are_plain_text_with_the_request_id() {
+    let line = served_log_line("text");
+    assert!(!line.contains('\x1b'), "terminal colour codes in {line:?}");
+    assert!(line.contains("id=cli-log-test-1"), "{line}");
+    assert!(line.contains("endpoint=\"/healthz\""), "{line}");
 }
