@@ -1,7 +1,7 @@
 //! `presspack serve` as an operator starts it: its start-up line, and bad settings.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Lines};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 fn presspack() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_presspack"));
@@ -13,8 +13,8 @@ fn presspack() -> Command {
     command
 }
 
-/// Starts `presspack serve` with `env` and returns the first line it prints.
-fn start_up_line(env: &[(&str, &str)]) -> String {
+/// Starts `presspack serve` with `env`: the process and the lines it prints.
+fn serve(env: &[(&str, &str)]) -> (Child, Lines<BufReader<ChildStdout>>) {
     let mut command = presspack();
     // The compiled engine the other tests share: no start compiles it again, and none
     // writes a cache into the working directory.
@@ -32,10 +32,14 @@ fn start_up_line(env: &[(&str, &str)]) -> String {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    (child, lines)
+}
+
+/// Starts `presspack serve` with `env` and returns the first line it prints.
+fn start_up_line(env: &[(&str, &str)]) -> String {
+    let (mut child, mut lines) = serve(env);
+    let line = lines.next().unwrap().unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
     line
@@ -120,19 +124,10 @@ fn a_bad_setting_stops_start_up_naming_it() {
 fn served_log_line(log_format: &str) -> String {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
-    let engine_cache =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
-    let mut child = presspack()
-        .arg("serve")
-        .env("PRESSPACK_LISTEN", "127.0.0.1:0")
-        .env("PRESSPACK_ENGINE_CACHE_DIR", engine_cache)
-        .env("PRESSPACK_DATA_DIR", dir.path())
-        .env("PRESSPACK_LOG_FORMAT", log_format)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut child, mut lines) = serve(&[
+        ("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap()),
+        ("PRESSPACK_LOG_FORMAT", log_format),
+    ]);
     let start_up = lines.next().unwrap().unwrap();
     let address = start_up
         .strip_prefix("presspack listening on http://")
