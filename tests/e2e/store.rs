@@ -1,9 +1,10 @@
 //! The `Store` trait's contract, run against both implementations.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use presspack::app::open_store;
-use presspack::store::{Kind, SharedStore};
+use presspack::store::{Claim, Kind, SharedStore};
 
 use crate::every_store;
 use crate::helpers::{RedisKeys, StoreKind, test_config};
@@ -12,7 +13,7 @@ every_store!(
     insert_get_replace_delete_list,
     compare_and_swap_loses_no_increment,
     a_second_process_sees_the_same_records,
-    expiring_entries_are_claimed_once_until_they_expire,
+    claims_are_taken_once_until_they_expire_or_are_released,
     the_schedule_gives_what_is_due_earliest_first,
     windows_count_events_until_they_end,
 );
@@ -127,50 +128,75 @@ async fn a_second_process_sees_the_same_records(kind: StoreKind) {
     first.delete(Kind::Design, "shared").await.unwrap();
 }
 
-async fn expiring_entries_are_claimed_once_until_they_expire(kind: StoreKind) {
+async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _config, _keys) = store(kind, dir.path()).await;
-    let long = std::time::Duration::from_secs(60);
-    assert!(
+    let (store, config, _keys) = store(kind, dir.path()).await;
+    let long = Duration::from_secs(60);
+    let claim = |id| Claim {
+        kind: Kind::Nonce,
+        id,
+        ttl: long,
+    };
+    assert!(store.insert(Kind::Design, "owner", b"x").await.unwrap());
+    let (record, claimed) = store
+        .get_and_claim(Kind::Design, "owner", &claim("n1"))
+        .await
+        .unwrap();
+    assert_eq!(record.unwrap().value, b"x", "the record is read as by get");
+    assert!(claimed);
+    let claimed_again = |store: SharedStore, owner: &'static str, claim: Claim<'static>| async move {
         store
-            .insert_expiring(Kind::Nonce, "n1", long)
+            .get_and_claim(Kind::Design, owner, &claim)
             .await
             .unwrap()
-    );
+            .1
+    };
     assert!(
-        !store
-            .insert_expiring(Kind::Nonce, "n1", long)
-            .await
-            .unwrap(),
+        !claimed_again(store.clone(), "owner", claim("n1")).await,
         "claimed"
     );
+    assert!(claimed_again(store.clone(), "owner", claim("n2")).await);
     assert!(
-        store
-            .insert_expiring(Kind::Nonce, "n2", long)
-            .await
-            .unwrap()
+        claimed_again(store.clone(), "missing", claim("n1")).await,
+        "claims belong to their record, which need not exist"
     );
+    let other_kind = Claim {
+        kind: Kind::Pack,
+        ..claim("n1")
+    };
     assert!(
-        store
-            .insert_expiring(Kind::Design, "n1", long)
-            .await
-            .unwrap(),
+        claimed_again(store.clone(), "owner", other_kind).await,
         "kinds are separate"
     );
-    // Time only moves forward: after its lifetime an entry is free again.
-    let short = std::time::Duration::from_millis(200);
-    assert!(
-        store
-            .insert_expiring(Kind::Nonce, "n3", short)
-            .await
-            .unwrap()
+    assert_eq!(
+        store.list(Kind::Design).await.unwrap(),
+        ["owner"],
+        "claims are not records"
     );
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // A released claim is free again, and stays free after a restart; the others stay taken.
+    store
+        .release_claim(Kind::Design, "owner", &claim("n2"))
+        .await
+        .unwrap();
+    drop(store);
+    let store = open_store(&config).await.unwrap();
     assert!(
-        store
-            .insert_expiring(Kind::Nonce, "n3", short)
-            .await
-            .unwrap(),
+        !claimed_again(store.clone(), "owner", claim("n1")).await,
+        "remembered"
+    );
+    assert!(
+        claimed_again(store.clone(), "owner", claim("n2")).await,
+        "released"
+    );
+    // Time only moves forward: after its lifetime a claim is free again.
+    let short = Claim {
+        ttl: Duration::from_millis(200),
+        ..claim("n3")
+    };
+    assert!(claimed_again(store.clone(), "owner", short).await);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        claimed_again(store.clone(), "owner", short).await,
         "expired, so free again"
     );
 }
@@ -209,7 +235,6 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
 }
 
 async fn windows_count_events_until_they_end(kind: StoreKind) {
-    use std::time::Duration;
     let dir = tempfile::tempdir().unwrap();
     let (store, _config, _keys) = store(kind, dir.path()).await;
     let minute = Duration::from_secs(60);

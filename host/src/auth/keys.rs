@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{self, Kind, Store, StoreError};
+use crate::store::{self, Kind, Store, StoreError, Versioned};
 
 /// What a key may do. `create`, `get_template`, `read` and `update` belong to every key
 /// (`read` and `update` only on the key's own packs); the others are granted by the operator.
@@ -241,6 +241,11 @@ pub async fn find(store: &dyn Store, consumer_key: &str) -> Result<Option<ApiKey
     Ok(store::load(store, Kind::ApiKey, consumer_key)
         .await?
         .map(|(key, _)| key))
+}
+
+/// The key in a record read from the store.
+pub fn decode(consumer_key: &str, stored: Versioned) -> Result<ApiKey, StoreError> {
+    store::decode(Kind::ApiKey, consumer_key, stored).map(|(key, _)| key)
 }
 
 pub async fn list(store: &dyn Store) -> Result<Vec<ApiKey>, StoreError> {

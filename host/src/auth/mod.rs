@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::api::{ApiError, ErrorCode, Params};
 use crate::app::AppState;
-use crate::store::Kind;
+use crate::store::{Claim, Kind};
 use keys::{ApiKey, Permission};
 use oauth::Protocol;
 
@@ -112,14 +112,18 @@ fn now() -> u64 {
 
 /// The enabled key with this consumer key.
 async fn find_key(state: &AppState, consumer_key: &str) -> Result<ApiKey, ApiError> {
-    let key = keys::find(state.store.as_ref(), consumer_key)
-        .await?
-        .ok_or_else(|| {
-            error(
-                ErrorCode::UnknownKey,
-                "oauth_consumer_key: no API key has this consumer key",
-            )
-        })?;
+    let stored = keys::find(state.store.as_ref(), consumer_key).await?;
+    enabled_key(stored)
+}
+
+/// The key read for `oauth_consumer_key`, unless there is none or it is disabled.
+fn enabled_key(stored: Option<ApiKey>) -> Result<ApiKey, ApiError> {
+    let key = stored.ok_or_else(|| {
+        error(
+            ErrorCode::UnknownKey,
+            "oauth_consumer_key: no API key has this consumer key",
+        )
+    })?;
     if key.disabled {
         return Err(error(
             ErrorCode::KeyDisabled,
@@ -136,7 +140,53 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
         .transpose()?
         .flatten();
     let protocol = Protocol::read(header, |name| request.params.raw(name).map(str::to_owned))?;
-    let key = find_key(state, &protocol.consumer_key).await?;
+    // The key is read and the nonce claimed in one store round trip; a request that then
+    // fails any check gives its nonce back, so only correctly signed requests use nonces up.
+    // The nonce is remembered until its timestamp has left the window on either side.
+    let window = state.timestamp_window.as_secs();
+    let nonce = format!("{}:{}", protocol.timestamp, protocol.nonce);
+    let claim = Claim {
+        kind: Kind::Nonce,
+        id: &nonce,
+        ttl: Duration::from_secs(2 * window + 1),
+    };
+    let (stored, claimed) = state
+        .store
+        .get_and_claim(Kind::ApiKey, &protocol.consumer_key, &claim)
+        .await?;
+    let checked = stored
+        .map(|stored| keys::decode(&protocol.consumer_key, stored))
+        .transpose()
+        .map_err(ApiError::from)
+        .and_then(enabled_key)
+        .and_then(|key| check_signature(state, request, &protocol, key));
+    match checked {
+        Ok(key) if claimed => Ok(key),
+        Ok(_) => Err(error(
+            ErrorCode::ReusedNonce,
+            "oauth_nonce: already used with this key and timestamp",
+        )),
+        Err(refusal) => {
+            if claimed
+                && let Err(e) = state
+                    .store
+                    .release_claim(Kind::ApiKey, &protocol.consumer_key, &claim)
+                    .await
+            {
+                tracing::warn!(error = %e, "could not give back the nonce of a refused request");
+            }
+            Err(refusal)
+        }
+    }
+}
+
+/// The timestamp window and the signature, checked against the request's key.
+fn check_signature(
+    state: &AppState,
+    request: &SignedRequest<'_>,
+    protocol: &Protocol,
+    key: ApiKey,
+) -> Result<ApiKey, ApiError> {
     let window = state.timestamp_window.as_secs();
     let server_time = now();
     if protocol.timestamp.abs_diff(server_time) > window {
@@ -168,22 +218,6 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
                 "oauth_signature: does not match; sign with the consumer secret and an empty \
                  token secret, over the URI {base_uri}"
             ),
-        ));
-    }
-    // Remember the nonce until its timestamp has left the window on either side.
-    let nonce = format!(
-        "{}:{}:{}",
-        key.consumer_key, protocol.timestamp, protocol.nonce
-    );
-    let ttl = Duration::from_secs(2 * window + 1);
-    if !state
-        .store
-        .insert_expiring(Kind::Nonce, &nonce, ttl)
-        .await?
-    {
-        return Err(error(
-            ErrorCode::ReusedNonce,
-            "oauth_nonce: already used with this key and timestamp",
         ));
     }
     Ok(key)

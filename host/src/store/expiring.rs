@@ -8,35 +8,94 @@
 //! directory stops at start-up with a message saying so (several servers need Redis). The
 //! operator CLI never opens this file.
 //!
-//! A claim is logged within [`LINGER`] of being made; a crash in that time forgets it.
+//! An entry is known by the first 128 bits of the SHA-256 of its key: fixed-size entries, so
+//! a claim allocates nothing (heap blocks handed to the log thread and freed there made the
+//! request threads' allocator slow), and memory per entry is small and independent of the
+//! key. A claim is logged within [`LINGER`] of being made; a crash in that time forgets it.
+//! A release is logged as the entry again with expiry 0: the latest line for an entry wins.
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rusqlite::{Connection, params};
+use sha2::{Digest, Sha256};
 
 use super::StoreError;
 
 /// How long the log thread lets claims gather before writing them in one transaction.
 const LINGER: Duration = Duration::from_millis(5);
 
-/// Expired entries are dropped from memory on one claim in this many.
-const SWEEP_EVERY: u64 = 4096;
+/// The fewest entries at which expired ones are swept from memory.
+const MIN_SWEEP: usize = 4096;
+
+/// An entry's key, hashed.
+type EntryId = [u8; 16];
+
+/// A logged line: an entry and its expiry in Unix milliseconds (0: released).
+type Line = (EntryId, i64);
+
+fn entry_id(key: &str) -> EntryId {
+    let digest = Sha256::digest(key.as_bytes());
+    let mut id = [0; 16];
+    id.copy_from_slice(&digest[..16]);
+    id
+}
 
 pub struct ExpiringSet {
-    /// Unexpired entries: key and expiry, in Unix milliseconds.
+    /// Unexpired entries and their expiry, in Unix milliseconds.
     entries: Mutex<Entries>,
-    log: Option<Sender<(String, i64)>>,
+    log: Arc<Log>,
     thread: Option<JoinHandle<()>>,
 }
 
 struct Entries {
-    map: HashMap<String, i64>,
-    claims: u64,
+    map: HashMap<EntryId, i64>,
+    /// Expired entries are swept when the map reaches this size, which is then set to twice
+    /// what is left: a sweep's cost is spread over as many claims as it visits entries.
+    sweep_at: usize,
+}
+
+/// Lines waiting for the log thread, which is woken when the first one arrives.
+struct Log {
+    pending: Mutex<Pending>,
+    arrived: Condvar,
+}
+
+#[derive(Default)]
+struct Pending {
+    lines: Vec<Line>,
+    closing: bool,
+}
+
+impl Log {
+    fn push(&self, line: Line) {
+        let mut pending = self.pending.lock().expect("log lock");
+        pending.lines.push(line);
+        if pending.lines.len() == 1 {
+            self.arrived.notify_one();
+        }
+    }
+
+    /// The next batch: waits for a first line, then [`LINGER`] for more. `None` once closing
+    /// and drained.
+    fn next_batch(&self, spare: Vec<Line>) -> Option<Vec<Line>> {
+        let mut pending = self.pending.lock().expect("log lock");
+        while pending.lines.is_empty() && !pending.closing {
+            pending = self.arrived.wait(pending).expect("log lock");
+        }
+        if pending.lines.is_empty() {
+            return None;
+        }
+        if !pending.closing {
+            drop(pending);
+            std::thread::sleep(LINGER);
+            pending = self.pending.lock().expect("log lock");
+        }
+        Some(std::mem::replace(&mut pending.lines, spare))
+    }
 }
 
 fn error(e: rusqlite::Error) -> StoreError {
@@ -60,109 +119,220 @@ impl ExpiringSet {
              PRAGMA wal_autocheckpoint=10000;",
         )
         .map_err(in_use)?;
-        // Take the exclusive lock now rather than at the first write. The log is append-only
-        // (rowid order, no index): a batch of claims fills a few pages at the end instead of
-        // dirtying a page per claim, as a keyed table would.
+        // Take the exclusive lock now rather than at the first write. The log is append-only,
+        // one row per batch of lines packed in one blob: a row insert per claim cost more
+        // than the claim itself.
         conn.execute_batch(
             "BEGIN EXCLUSIVE;
-             CREATE TABLE IF NOT EXISTS claims (id TEXT NOT NULL, expires_at INTEGER NOT NULL);
+             CREATE TABLE IF NOT EXISTS batches (entries BLOB NOT NULL);
              COMMIT;",
         )
         .map_err(in_use)?;
-        conn.execute("DELETE FROM claims WHERE expires_at <= ?1", params![now])
-            .map_err(error)?;
-        let map = conn
-            .prepare("SELECT id, max(expires_at) FROM claims GROUP BY id")
-            .and_then(|mut statement| {
-                statement
-                    .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
-                    .collect::<rusqlite::Result<HashMap<String, i64>>>()
-            })
-            .map_err(error)?;
-        let (log, claims) = std::sync::mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("expiring-log".into())
-            .spawn(move || log_thread(conn, claims))
-            .map_err(|e| StoreError(format!("cannot start the expiring-entries log: {e}")))?;
+        let (map, kept) = compact(&conn, now).map_err(error)?;
+        let log = Arc::new(Log {
+            pending: Mutex::new(Pending::default()),
+            arrived: Condvar::new(),
+        });
+        let thread = {
+            let log = log.clone();
+            std::thread::Builder::new()
+                .name("expiring-log".into())
+                .spawn(move || log_thread(conn, &log, kept))
+                .map_err(|e| StoreError(format!("cannot start the expiring-entries log: {e}")))?
+        };
         Ok(ExpiringSet {
-            entries: Mutex::new(Entries { map, claims: 0 }),
-            log: Some(log),
+            entries: Mutex::new(Entries {
+                sweep_at: (2 * map.len()).max(MIN_SWEEP),
+                map,
+            }),
+            log,
             thread: Some(thread),
         })
     }
 
     /// Claims `key` until `expires_at`; `false` if it is claimed and unexpired.
-    pub fn claim(&self, key: String, now: i64, expires_at: i64) -> bool {
+    pub fn claim(&self, key: &str, now: i64, expires_at: i64) -> bool {
+        let id = entry_id(key);
         let mut entries = self.entries.lock().expect("entries lock");
-        if entries.map.get(&key).is_some_and(|&until| until > now) {
+        if entries.map.get(&id).is_some_and(|&until| until > now) {
             return false;
         }
-        entries.claims += 1;
-        if entries.claims.is_multiple_of(SWEEP_EVERY) {
+        if entries.map.len() >= entries.sweep_at {
             entries.map.retain(|_, until| *until > now);
+            entries.sweep_at = (2 * entries.map.len()).max(MIN_SWEEP);
         }
-        entries.map.insert(key.clone(), expires_at);
+        entries.map.insert(id, expires_at);
         drop(entries);
-        if let Some(log) = &self.log {
-            // The thread only stops when this set is dropped.
-            let _ = log.send((key, expires_at));
-        }
+        self.log.push((id, expires_at));
         true
+    }
+
+    /// Frees `key` (claimed or not).
+    pub fn release(&self, key: &str) {
+        let id = entry_id(key);
+        self.entries.lock().expect("entries lock").map.remove(&id);
+        self.log.push((id, 0));
     }
 }
 
 impl Drop for ExpiringSet {
     fn drop(&mut self) {
-        // Closing the channel ends the thread after it has written what is queued; joining
-        // it releases the file lock before a new server on this store starts.
-        self.log.take();
+        // The thread writes what is pending and ends; joining it releases the file lock
+        // before a new server on this store starts.
+        self.log.pending.lock().expect("log lock").closing = true;
+        self.log.arrived.notify_one();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-fn log_thread(conn: Connection, claims: Receiver<(String, i64)>) {
-    // Logged batches, oldest first: the last rowid of each and the latest expiry in it. A
-    // prefix of batches that have all expired is deleted by rowid range.
-    let mut logged: VecDeque<(i64, i64)> = VecDeque::new();
-    while let Ok(first) = claims.recv() {
-        std::thread::sleep(LINGER);
-        let mut batch = vec![first];
-        batch.extend(claims.try_iter());
+/// Reads the log (the latest line of an entry wins: a release follows its claim) and
+/// rewrites it as one batch of the unexpired entries, so no release outlives its claim. The
+/// entries, and the written batch as the log thread tracks it.
+fn compact(
+    conn: &Connection,
+    now: i64,
+) -> rusqlite::Result<(HashMap<EntryId, i64>, Option<Logged>)> {
+    let transaction = conn.unchecked_transaction()?;
+    // The earlier layout (a row per claim, keyed by the key itself) holds nothing a claim
+    // made now would match.
+    transaction.execute("DROP TABLE IF EXISTS claims", [])?;
+    let mut map = HashMap::new();
+    {
+        let mut rows = transaction.prepare("SELECT entries FROM batches ORDER BY rowid")?;
+        for row in rows.query_map([], |row| row.get::<_, Vec<u8>>(0))? {
+            map.extend(unpack(&row?));
+        }
+    }
+    map.retain(|_, expires_at| *expires_at > now);
+    transaction.execute("DELETE FROM batches", [])?;
+    let kept = if map.is_empty() {
+        None
+    } else {
+        let lines: Vec<Line> = map.iter().map(|(id, at)| (*id, *at)).collect();
+        transaction.execute(
+            "INSERT INTO batches (entries) VALUES (?1)",
+            params![pack(&lines)],
+        )?;
+        Some(Logged {
+            rowid: transaction.last_insert_rowid(),
+            latest: map.values().copied().max().unwrap_or(now),
+        })
+    };
+    transaction.commit()?;
+    Ok((map, kept))
+}
+
+/// Lines as one blob: per line, the entry id (16 bytes) and the expiry (i64 LE).
+fn pack(lines: &[Line]) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(lines.len() * 24);
+    for (id, expires_at) in lines {
+        blob.extend_from_slice(id);
+        blob.extend_from_slice(&expires_at.to_le_bytes());
+    }
+    blob
+}
+
+/// The lines of a blob made by [`pack`]; a damaged tail is skipped.
+fn unpack(blob: &[u8]) -> impl Iterator<Item = Line> + '_ {
+    blob.chunks_exact(24).map(|line| {
+        let (id, expires_at) = line.split_at(16);
+        (
+            id.try_into().expect("16 bytes"),
+            i64::from_le_bytes(expires_at.try_into().expect("8 bytes")),
+        )
+    })
+}
+
+/// A batch written to the log: its rowid and the latest expiry in it.
+struct Logged {
+    rowid: i64,
+    latest: i64,
+}
+
+fn log_thread(conn: Connection, log: &Log, kept: Option<Logged>) {
+    // Logged batches, oldest first. A prefix of batches that have all expired is deleted by
+    // rowid range.
+    let mut logged: VecDeque<Logged> = kept.into_iter().collect();
+    let mut spare = Vec::new();
+    while let Some(mut batch) = log.next_batch(spare) {
         let now = super::unix_millis();
         let mut expired_up_to = None;
-        while logged.front().is_some_and(|&(_, latest)| latest <= now) {
-            expired_up_to = logged.pop_front().map(|(rowid, _)| rowid);
+        while logged.front().is_some_and(|batch| batch.latest <= now) {
+            expired_up_to = logged.pop_front().map(|batch| batch.rowid);
         }
         let written = (|| -> rusqlite::Result<i64> {
             let transaction = conn.unchecked_transaction()?;
-            {
-                let mut insert = transaction
-                    .prepare_cached("INSERT INTO claims (id, expires_at) VALUES (?1, ?2)")?;
-                for (key, expires_at) in &batch {
-                    insert.execute(params![key, expires_at])?;
-                }
-                if let Some(rowid) = expired_up_to {
-                    transaction.execute("DELETE FROM claims WHERE rowid <= ?1", params![rowid])?;
-                }
+            transaction
+                .prepare_cached("INSERT INTO batches (entries) VALUES (?1)")?
+                .execute(params![pack(&batch)])?;
+            let rowid = transaction.last_insert_rowid();
+            if let Some(rowid) = expired_up_to {
+                transaction.execute("DELETE FROM batches WHERE rowid <= ?1", params![rowid])?;
             }
-            let last = transaction.last_insert_rowid();
             transaction.commit()?;
-            Ok(last)
+            Ok(rowid)
         })();
         match written {
-            Ok(last) => {
-                let latest = batch
-                    .iter()
-                    .map(|(_, expires_at)| *expires_at)
-                    .max()
-                    .unwrap_or(now);
-                logged.push_back((last, latest));
+            Ok(rowid) => {
+                let latest = batch.iter().map(|(_, at)| *at).max().unwrap_or(now);
+                logged.push_back(Logged { rowid, latest });
             }
             Err(e) => {
                 tracing::error!(error = %e, "cannot log claimed nonces; a restart may forget them")
             }
         }
+        batch.clear();
+        spare = batch;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_lines_read_back_and_a_damaged_tail_is_skipped() {
+        let lines = vec![(entry_id("nonce:apikey:k:1:a"), 5), (entry_id(""), -1)];
+        let blob = pack(&lines);
+        assert_eq!(unpack(&blob).collect::<Vec<_>>(), lines);
+        assert_eq!(
+            unpack(&blob[..blob.len() - 3]).collect::<Vec<_>>(),
+            lines[..1]
+        );
+    }
+
+    #[test]
+    fn a_release_outlives_no_claim_across_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.sqlite3");
+        // Real times: the log thread drops batches by the clock.
+        let t = super::super::unix_millis();
+        let hour = t + 3_600_000;
+        let set = ExpiringSet::open(&path, t).unwrap();
+        assert!(set.claim("a", t, hour));
+        assert!(set.claim("b", t, hour));
+        assert!(set.claim("gone", t, t + 500));
+        set.release("b");
+        drop(set);
+        // Reopened: the compaction keeps claims and drops releases and expired entries.
+        let set = ExpiringSet::open(&path, t + 1000).unwrap();
+        assert!(!set.claim("a", t + 1000, hour), "a is remembered");
+        assert!(set.claim("gone", t + 1000, t + 1500), "gone had expired");
+        drop(set);
+        let set = ExpiringSet::open(&path, t + 1100).unwrap();
+        assert!(
+            !set.claim("a", t + 1100, hour),
+            "a survives a second compaction"
+        );
+        assert!(
+            !set.claim("gone", t + 1100, t + 1500),
+            "claimed again before"
+        );
+        drop(set);
+        let set = ExpiringSet::open(&path, t + 2000).unwrap();
+        assert!(set.claim("gone", t + 2000, t + 2500), "expired again");
+        assert!(set.claim("b", t + 2000, hour), "b was released");
     }
 }

@@ -82,6 +82,14 @@ pub struct Versioned {
 #[error("{0}")]
 pub struct StoreError(pub String);
 
+/// A short-lived entry under a record, for [`Store::get_and_claim`].
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    pub kind: Kind,
+    pub id: &'a str,
+    pub ttl: Duration,
+}
+
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError>;
@@ -99,15 +107,26 @@ pub trait Store: Send + Sync + 'static {
         revision: u64,
     ) -> Result<bool, StoreError>;
 
-    /// Stores a record that vanishes after `ttl`; `false` (and no write) if an unexpired
-    /// record has the key. Expiring records are a separate space from the others and are only
-    /// ever claimed, never read: the use is "seen before?" (OAuth nonces).
-    async fn insert_expiring(
+    /// Reads the record `kind`/`id`, as [`Store::get`], and in the same step claims `claim`
+    /// under it: one round trip on Redis, where the claim shares the record's hash slot.
+    /// `true` if the claim was free (no unexpired claim of its kind and id under this record).
+    /// Claims are a space apart from records, never read, and vanish after their `ttl`: the use
+    /// is "seen before?" (an OAuth nonce under its API key).
+    async fn get_and_claim(
         &self,
         kind: Kind,
         id: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError>;
+        claim: &Claim<'_>,
+    ) -> Result<(Option<Versioned>, bool), StoreError>;
+
+    /// Frees a claim made by [`Store::get_and_claim`] (a request that turned out invalid
+    /// gives its nonce back).
+    async fn release_claim(
+        &self,
+        kind: Kind,
+        id: &str,
+        claim: &Claim<'_>,
+    ) -> Result<(), StoreError>;
 
     /// Counts one more event under `kind`/`id` in a fixed window that opens with its first
     /// event and lasts `window`: the events counted in the window so far, and the time left in
@@ -178,12 +197,22 @@ pub async fn load<T: DeserializeOwned>(
     kind: Kind,
     id: &str,
 ) -> Result<Option<(T, u64)>, StoreError> {
-    let Some(stored) = store.get(kind, id).await? else {
-        return Ok(None);
-    };
+    store
+        .get(kind, id)
+        .await?
+        .map(|stored| decode(kind, id, stored))
+        .transpose()
+}
+
+/// The JSON record `kind`/`id` read from `stored`, with its revision.
+pub fn decode<T: DeserializeOwned>(
+    kind: Kind,
+    id: &str,
+    stored: Versioned,
+) -> Result<(T, u64), StoreError> {
     let record = serde_json::from_slice(&stored.value)
         .map_err(|e| StoreError(format!("stored {} {id} is unreadable: {e}", kind.as_str())))?;
-    Ok(Some((record, stored.revision)))
+    Ok((record, stored.revision))
 }
 
 /// Applies `change` to the JSON record `kind`/`id` and writes it back with compare-and-swap,

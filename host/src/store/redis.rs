@@ -1,7 +1,8 @@
 //! The Redis store, on one Redis server or a Redis Cluster. A record is a hash `{rev, data}`
 //! under `{prefix}{kind}:{<id>}`; the braces are a Redis Cluster hash tag, so everything about
-//! one id lands in one slot. Every command and script touches one key, so none is cross-slot
-//! on a cluster. Inserts and compare-and-swap replaces are Lua scripts, which Redis runs
+//! one id lands in one slot. Every command and script touches one key, and the one pipeline
+//! (a record and a claim under it, which carries the record's tag) stays in one slot, so
+//! nothing is cross-slot on a cluster. Inserts and compare-and-swap replaces are Lua scripts, which Redis runs
 //! atomically.
 //!
 //! Durability is Redis's: run it with `appendonly yes` and `appendfsync always` (or
@@ -16,7 +17,7 @@ use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
 use redis::{AsyncCommands, Cmd, FromRedisValue, Pipeline, RedisFuture, Script, Value};
 
-use super::{Kind, Store, StoreError, Versioned};
+use super::{Claim, Kind, Store, StoreError, Versioned};
 
 const INSERT: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -157,6 +158,18 @@ impl RedisStore {
         format!("{}{}:{{{id}}}", self.prefix, kind.as_str())
     }
 
+    /// A claim under the record `kind`/`id`: the record's hash tag, so both share a slot,
+    /// and the claim's kind first, so listing the record's kind never meets it.
+    fn claim_key(&self, kind: Kind, id: &str, claim: &Claim<'_>) -> String {
+        format!(
+            "{}{}:{{{id}}}:{}:{}",
+            self.prefix,
+            claim.kind.as_str(),
+            kind.as_str(),
+            claim.id
+        )
+    }
+
     /// The sorted set of a kind's schedule (score: due time in milliseconds).
     fn schedule_key(&self, kind: Kind) -> String {
         format!("{}schedule:{}", self.prefix, kind.as_str())
@@ -214,25 +227,52 @@ impl Store for RedisStore {
         Ok(replaced == 1)
     }
 
-    async fn insert_expiring(
+    async fn get_and_claim(
         &self,
         kind: Kind,
         id: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError> {
+        claim: &Claim<'_>,
+    ) -> Result<(Option<Versioned>, bool), StoreError> {
         let mut conn = self.connection.clone();
-        let key = self.key(kind, id);
-        // SET NX PX: one atomic command, expiring by itself, shared by every host process.
-        let set: Option<String> = redis::cmd("SET")
-            .arg(key)
-            .arg(1)
-            .arg("NX")
-            .arg("PX")
-            .arg(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1))
-            .query_async(&mut conn)
+        // One pipeline, one round trip, one slot: HMGET of the record and SET NX PX of the
+        // claim, which expires by itself and is shared by every host process.
+        let ((revision, value), set): ((Option<u64>, Option<Vec<u8>>), Option<String>) =
+            redis::pipe()
+                .cmd("HMGET")
+                .arg(self.key(kind, id))
+                .arg("rev")
+                .arg("data")
+                .cmd("SET")
+                .arg(self.claim_key(kind, id, claim))
+                .arg(1)
+                .arg("NX")
+                .arg("PX")
+                .arg(
+                    u64::try_from(claim.ttl.as_millis())
+                        .unwrap_or(u64::MAX)
+                        .max(1),
+                )
+                .query_async(&mut conn)
+                .await
+                .map_err(error)?;
+        let record = revision
+            .zip(value)
+            .map(|(revision, value)| Versioned { revision, value });
+        Ok((record, set.is_some()))
+    }
+
+    async fn release_claim(
+        &self,
+        kind: Kind,
+        id: &str,
+        claim: &Claim<'_>,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.connection.clone();
+        let _: i64 = conn
+            .del(self.claim_key(kind, id, claim))
             .await
             .map_err(error)?;
-        Ok(set.is_some())
+        Ok(())
     }
 
     async fn count_in_window(

@@ -13,7 +13,17 @@ use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::expiring::ExpiringSet;
-use super::{Kind, Store, StoreError, Versioned, unix_millis};
+use super::{Claim, Kind, Store, StoreError, Versioned, unix_millis};
+
+/// The key of a claim under the record `kind`/`id` in the [`ExpiringSet`].
+fn claim_key(kind: Kind, id: &str, claim: &Claim<'_>) -> String {
+    format!(
+        "{}:{}:{id}:{}",
+        claim.kind.as_str(),
+        kind.as_str(),
+        claim.id
+    )
+}
 
 /// How long a write waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -272,16 +282,31 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn insert_expiring(
+    async fn get_and_claim(
         &self,
         kind: Kind,
         id: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError> {
+        claim: &Claim<'_>,
+    ) -> Result<(Option<Versioned>, bool), StoreError> {
+        let record = self.get(kind, id).await?;
         let now = unix_millis();
-        let expires_at = now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
-        let key = format!("{}:{id}", kind.as_str());
-        Ok(self.expiring().await?.claim(key, now, expires_at))
+        let expires_at =
+            now.saturating_add(i64::try_from(claim.ttl.as_millis()).unwrap_or(i64::MAX));
+        let claimed = self
+            .expiring()
+            .await?
+            .claim(&claim_key(kind, id, claim), now, expires_at);
+        Ok((record, claimed))
+    }
+
+    async fn release_claim(
+        &self,
+        kind: Kind,
+        id: &str,
+        claim: &Claim<'_>,
+    ) -> Result<(), StoreError> {
+        self.expiring().await?.release(&claim_key(kind, id, claim));
+        Ok(())
     }
 
     async fn count_in_window(
