@@ -92,6 +92,16 @@ pub struct RedisStore {
     count: Script,
 }
 
+/// A record's `rev` and `data` fields as `HMGET` gives them.
+type RecordFields = (Option<u64>, Option<Vec<u8>>);
+
+/// The record, if both fields are there.
+fn versioned((revision, value): RecordFields) -> Option<Versioned> {
+    revision
+        .zip(value)
+        .map(|(revision, value)| Versioned { revision, value })
+}
+
 fn error(e: redis::RedisError) -> StoreError {
     StoreError(format!("redis: {e}"))
 }
@@ -158,6 +168,13 @@ impl RedisStore {
         format!("{}{}:{{{id}}}", self.prefix, kind.as_str())
     }
 
+    /// Reads a record's revision and data (`HMGET`), for [`versioned`].
+    fn read_record(&self, kind: Kind, id: &str) -> Cmd {
+        let mut command = redis::cmd("HMGET");
+        command.arg(self.key(kind, id)).arg("rev").arg("data");
+        command
+    }
+
     /// A claim under the record `kind`/`id`: the record's hash tag, so both share a slot,
     /// and the claim's kind first, so listing the record's kind never meets it.
     fn claim_key(&self, kind: Kind, id: &str, claim: &Claim<'_>) -> String {
@@ -184,16 +201,12 @@ impl RedisStore {
 impl Store for RedisStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError> {
         let mut conn = self.connection.clone();
-        let (revision, value): (Option<u64>, Option<Vec<u8>>) = redis::cmd("HMGET")
-            .arg(self.key(kind, id))
-            .arg("rev")
-            .arg("data")
+        let fields = self
+            .read_record(kind, id)
             .query_async(&mut conn)
             .await
             .map_err(error)?;
-        Ok(revision
-            .zip(value)
-            .map(|(revision, value)| Versioned { revision, value }))
+        Ok(versioned(fields))
     }
 
     async fn insert(&self, kind: Kind, id: &str, value: &[u8]) -> Result<bool, StoreError> {
@@ -236,29 +249,22 @@ impl Store for RedisStore {
         let mut conn = self.connection.clone();
         // One pipeline, one round trip, one slot: HMGET of the record and SET NX PX of the
         // claim, which expires by itself and is shared by every host process.
-        let ((revision, value), set): ((Option<u64>, Option<Vec<u8>>), Option<String>) =
-            redis::pipe()
-                .cmd("HMGET")
-                .arg(self.key(kind, id))
-                .arg("rev")
-                .arg("data")
-                .cmd("SET")
-                .arg(self.claim_key(kind, id, claim))
-                .arg(1)
-                .arg("NX")
-                .arg("PX")
-                .arg(
-                    u64::try_from(claim.ttl.as_millis())
-                        .unwrap_or(u64::MAX)
-                        .max(1),
-                )
-                .query_async(&mut conn)
-                .await
-                .map_err(error)?;
-        let record = revision
-            .zip(value)
-            .map(|(revision, value)| Versioned { revision, value });
-        Ok((record, set.is_some()))
+        let (fields, set): (RecordFields, Option<String>) = redis::pipe()
+            .add_command(self.read_record(kind, id))
+            .cmd("SET")
+            .arg(self.claim_key(kind, id, claim))
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(
+                u64::try_from(claim.ttl.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+            )
+            .query_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok((versioned(fields), set.is_some()))
     }
 
     async fn release_claim(
