@@ -1,6 +1,7 @@
-//! The engine's benchmarks (docs/benchmarks.md): a text-only business card side laid out,
-//! drawn and encoded at 1024 px natively and by the wasm module under wasmtime (the same
-//! bytes-level call for both), and measuring a 40-character line. Run with
+//! The engine's benchmarks (docs/benchmarks.md): a text-only business card side and one with
+//! a photo at 1024 px, laid out and drawn, and rendered to PNG (drawn, then encoded natively
+//! as the host does), natively and by the wasm module under wasmtime (the same bytes-level
+//! call for both); and measuring a 40-character line. Run with
 //! `cargo bench -p presspack-bench --bench engine`.
 
 use std::path::Path;
@@ -10,12 +11,30 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use presspack::engine_host::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
 use presspack::fonts::Fonts;
-use presspack_engine::render::{BoxType, Engine, MeasureRequest};
+use presspack_engine::render::{BoxType, Engine, ImageInput, MeasureRequest};
 use presspack_engine::text::FontBook;
-use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
+use presspack_engine::wire::{Op, RenderHeaderInput, read_drawn, render_frame};
 use serde_json::json;
 
-const TEMPLATE: &str = include_str!("../../host/templates/businesscard_full_text_landscape.xml");
+const TEXT_TEMPLATE: &str =
+    include_str!("../../host/templates/businesscard_full_text_landscape.xml");
+const PHOTO_TEMPLATE: &str =
+    include_str!("../../host/templates/businesscard_full_image_landscape.xml");
+/// The photo the HTTP benchmark uploads (900 x 600 JPEG, its own print rendition).
+const PHOTO: &[u8] = include_bytes!("../../engine/tests/scenes/images/photo.jpg");
+
+fn frame(side: serde_json::Value, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
+    render_frame(
+        &RenderHeaderInput {
+            side,
+            overlays: vec![],
+            box_type: BoxType::Bleed,
+            max_side: 1024,
+            partial: false,
+        },
+        images,
+    )
+}
 
 /// A filled-in details side: eleven lines of a real card.
 fn text_side_frame() -> Vec<u8> {
@@ -37,16 +56,28 @@ fn text_side_frame() -> Vec<u8> {
         .enumerate()
         .map(|(i, text)| json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text}))
         .collect();
-    render_frame(
-        &RenderHeaderInput {
-            side: json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data}),
-            overlays: vec![],
-            box_type: BoxType::Bleed,
-            max_side: 1024,
-            partial: false,
-        },
+    frame(
+        json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data}),
         &[],
     )
+}
+
+/// A full-bleed photo side, as the HTTP benchmark renders it.
+fn photo_side_frame() -> Vec<u8> {
+    let uri = "http://www.example.com/photo.jpg";
+    let side = json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
+        "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": uri,
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 90, "height": 60, "angle": 0}}]});
+    let photo = ImageInput {
+        bytes: PHOTO,
+        enhance: false,
+    };
+    frame(side, &[(uri, photo)])
+}
+
+/// A `Draw` answer encoded as the host encodes it.
+fn png(drawn: &[u8]) -> Vec<u8> {
+    read_drawn(drawn).unwrap().1.encode_png().unwrap()
 }
 
 fn measure_request() -> MeasureRequest {
@@ -64,7 +95,9 @@ fn measure_request() -> MeasureRequest {
 fn engine_benches(c: &mut Criterion) {
     assert_eq!(measure_request().text.chars().count(), 40);
     let mut native = Engine::new(FontBook::builtin());
-    native.call(Op::AddTemplate, TEMPLATE.as_bytes()).unwrap();
+    for template in [TEXT_TEMPLATE, PHOTO_TEMPLATE] {
+        native.call(Op::AddTemplate, template.as_bytes()).unwrap();
+    }
     let fonts = Fonts::load(None).unwrap();
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-engine-cache");
     let wasm = EngineHost::start(
@@ -72,7 +105,7 @@ fn engine_benches(c: &mut Criterion) {
         Some(&cache),
         EngineSetup {
             init_frame: Arc::new(fonts.init_frame()),
-            templates: Arc::new(vec![TEMPLATE.to_owned()]),
+            templates: Arc::new(vec![TEXT_TEMPLATE.to_owned(), PHOTO_TEMPLATE.to_owned()]),
         },
         EngineLimits {
             instances: 1,
@@ -82,20 +115,36 @@ fn engine_benches(c: &mut Criterion) {
     .unwrap();
     eprintln!("wasm module size: {} bytes", ENGINE_WASM.len());
 
-    let frame = text_side_frame();
-    // Both builds must be drawing the same thing for the comparison to mean anything.
-    assert_eq!(
-        native.call(Op::Render, &frame).unwrap(),
-        wasm.call_blocking(Op::Render, &frame).unwrap()
-    );
-    let mut group = c.benchmark_group("text-only businesscard side, 1024 px");
-    group.bench_function("native", |b| {
-        b.iter(|| native.call(Op::Render, &frame).unwrap())
-    });
-    group.bench_function("wasmtime", |b| {
-        b.iter(|| wasm.call_blocking(Op::Render, &frame).unwrap())
-    });
-    group.finish();
+    for (side, frame) in [
+        ("text-only businesscard side", text_side_frame()),
+        ("businesscard side with a photo", photo_side_frame()),
+    ] {
+        // Both builds must be drawing the same pixels for the comparison to mean anything.
+        assert_eq!(
+            native.call(Op::Draw, &frame).unwrap(),
+            wasm.call_blocking(Op::Draw, &frame).unwrap()
+        );
+        let mut group = c.benchmark_group(format!("{side}, 1024 px, lay out and draw"));
+        group.bench_function("native", |b| {
+            b.iter(|| native.call(Op::Draw, &frame).unwrap())
+        });
+        // The pixels stay in the module's memory, where the server encodes them.
+        group.bench_function("wasmtime", |b| {
+            b.iter(|| {
+                wasm.call_blocking_with(Op::Draw, &frame, |drawn| drawn.len())
+                    .unwrap()
+            })
+        });
+        group.finish();
+        let mut group = c.benchmark_group(format!("{side}, 1024 px, render to PNG"));
+        group.bench_function("native", |b| {
+            b.iter(|| png(&native.call(Op::Draw, &frame).unwrap()))
+        });
+        group.bench_function("wasmtime", |b| {
+            b.iter(|| wasm.call_blocking_with(Op::Draw, &frame, png).unwrap())
+        });
+        group.finish();
+    }
 
     let request = measure_request();
     let mut group = c.benchmark_group("measure a 40-character line");

@@ -69,24 +69,6 @@ pub struct RenderRequest {
     pub partial: bool,
 }
 
-#[derive(Debug, Clone)]
-pub struct Rendered {
-    pub png: Vec<u8>,
-    pub width: u32,
-    pub height: u32,
-    pub report: LayoutReport,
-}
-
-/// A side drawn as straight-alpha RGBA rows (a browser's `ImageData`), the pixels the PNG of
-/// [`Rendered`] encodes.
-#[derive(Debug, Clone)]
-pub struct RenderedPixels {
-    pub rgba: Vec<u8>,
-    pub width: u32,
-    pub height: u32,
-    pub report: LayoutReport,
-}
-
 /// A text to measure (`svc.text.measure`), sizes in millimetres.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -284,39 +266,10 @@ impl Engine {
             .ok_or_else(|| EngineError::UnknownTemplate(code.to_owned()))
     }
 
-    /// Draws a side and its overlays as PNG. `images` holds every image the sides draw, by
-    /// resource URI; only those drawn are decoded.
-    pub fn render(
-        &self,
-        request: &RenderRequest,
-        images: &HashMap<String, ImageInput<'_>>,
-    ) -> Result<Rendered, EngineError> {
-        let (canvas, report) = self.draw(request, images)?;
-        Ok(Rendered {
-            png: canvas.encode_png().map_err(EngineError::Raster)?,
-            width: canvas.width(),
-            height: canvas.height(),
-            report,
-        })
-    }
-
-    /// Draws a side and its overlays as RGBA pixels: the same pixels [`Engine::render`]
-    /// encodes, for a browser canvas.
-    pub fn render_pixels(
-        &self,
-        request: &RenderRequest,
-        images: &HashMap<String, ImageInput<'_>>,
-    ) -> Result<RenderedPixels, EngineError> {
-        let (canvas, report) = self.draw(request, images)?;
-        Ok(RenderedPixels {
-            rgba: canvas.rgba(),
-            width: canvas.width(),
-            height: canvas.height(),
-            report,
-        })
-    }
-
-    fn draw(
+    /// Draws a side and its overlays; what their layout reported. `images` holds every
+    /// image the sides draw, by resource URI; only those drawn are decoded. The canvas's
+    /// [`Canvas::pixels`] give the image: encoded as PNG, or as RGBA rows for a browser.
+    pub fn draw(
         &self,
         request: &RenderRequest,
         images: &HashMap<String, ImageInput<'_>>,

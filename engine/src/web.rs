@@ -225,15 +225,16 @@ impl WebEngine {
     /// Renders a side: `{png, width, height, report}`.
     pub fn render(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
         let (request, images) = render_input(request, images)?;
-        let rendered = self
+        let (canvas, report) = self
             .engine
-            .render(&request, &image_inputs(&images))
+            .draw(&request, &image_inputs(&images))
             .map_err(js_error)?;
+        let pixels = canvas.pixels();
         to_js(&RenderOutput {
-            png: serde_bytes::ByteBuf::from(rendered.png),
-            width: rendered.width,
-            height: rendered.height,
-            report: rendered.report,
+            png: serde_bytes::ByteBuf::from(pixels.encode_png().map_err(js_error)?),
+            width: pixels.width(),
+            height: pixels.height(),
+            report,
         })
     }
 
@@ -242,15 +243,16 @@ impl WebEngine {
     #[wasm_bindgen(js_name = renderPixels)]
     pub fn render_pixels(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
         let (request, images) = render_input(request, images)?;
-        let rendered = self
+        let (canvas, report) = self
             .engine
-            .render_pixels(&request, &image_inputs(&images))
+            .draw(&request, &image_inputs(&images))
             .map_err(js_error)?;
+        let pixels = canvas.pixels();
         to_js(&PixelsOutput {
-            pixels: serde_bytes::ByteBuf::from(rendered.rgba),
-            width: rendered.width,
-            height: rendered.height,
-            report: rendered.report,
+            pixels: serde_bytes::ByteBuf::from(pixels.rgba()),
+            width: pixels.width(),
+            height: pixels.height(),
+            report,
         })
     }
 

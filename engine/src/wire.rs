@@ -7,9 +7,10 @@
 //! - `Init`: header `{"catalogue": <font catalogue JSON>, "faces": [{"name", "offset", "length"}]}`
 //!   with the font files as blobs -> empty output. Must come first.
 //! - `AddTemplate`: template XML -> `{"code": "..."}`.
-//! - `Render`: header `{"side": Side, "overlays": [Side], "boxType", "maxSide", "partial",
+//! - `Draw`: header `{"side": Side, "overlays": [Side], "boxType", "maxSide", "partial",
 //!   "images": [{"resourceUri", "offset", "length"}]}` with encoded images as blobs -> frame
-//!   with header `{"width", "height", "report"}` and the PNG as its blob section.
+//!   with header `{"width", "height", "report"}` and the premultiplied RGBA rows as its blob
+//!   section ([`read_drawn`] reads them; the caller encodes the PNG, natively).
 //! - `Measure`: [`MeasureRequest`] JSON -> [`Measurement`] JSON.
 //! - `Report`: a Side JSON -> its [`LayoutReport`] JSON (layout only, nothing drawn): text
 //!   overflow and font substitution for the pack warnings PVT001 and PVT002.
@@ -30,6 +31,7 @@ use serde_json::Value;
 use crate::ingest::{IngestReport, IngestRequest, Ingested, ingest};
 use crate::layout::LayoutReport;
 use crate::model::{FromJson, Side, Template};
+use crate::raster::Pixels;
 use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 
@@ -41,7 +43,7 @@ pub const MAX_FRAME_BYTES: usize = 256 * 1024 * 1024;
 pub enum Op {
     Init = 1,
     AddTemplate = 2,
-    Render = 3,
+    Draw = 3,
     Measure = 4,
     Report = 5,
     Ingest = 6,
@@ -52,7 +54,7 @@ impl Op {
         match value {
             1 => Some(Op::Init),
             2 => Some(Op::AddTemplate),
-            3 => Some(Op::Render),
+            3 => Some(Op::Draw),
             4 => Some(Op::Measure),
             5 => Some(Op::Report),
             6 => Some(Op::Ingest),
@@ -110,12 +112,7 @@ impl FrameBuilder {
     }
 
     pub fn finish<H: Serialize>(self, header: &H) -> Vec<u8> {
-        let header = serde_json::to_vec(header).expect("frame headers serialise");
-        let mut frame = Vec::with_capacity(4 + header.len() + self.blobs.len());
-        frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        frame.extend_from_slice(&header);
-        frame.extend_from_slice(&self.blobs);
-        frame
+        frame_of(header, &self.blobs)
     }
 }
 
@@ -123,6 +120,16 @@ impl Default for FrameBuilder {
     fn default() -> Self {
         FrameBuilder::new()
     }
+}
+
+/// A frame of a header and a blob section, copied once (a drawn image is megabytes).
+pub fn frame_of<H: Serialize>(header: &H, blobs: &[u8]) -> Vec<u8> {
+    let header = serde_json::to_vec(header).expect("frame headers serialise");
+    let mut frame = Vec::with_capacity(4 + header.len() + blobs.len());
+    frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    frame.extend_from_slice(&header);
+    frame.extend_from_slice(blobs);
+    frame
 }
 
 /// A frame split into its header and blob section.
@@ -203,7 +210,7 @@ pub struct ImageBlob {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct RenderedHeader {
+pub struct DrawnHeader {
     pub width: u32,
     pub height: u32,
     pub report: LayoutReport,
@@ -213,6 +220,15 @@ pub struct RenderedHeader {
 pub struct IngestedHeader {
     pub report: IngestReport,
     pub blobs: Vec<BlobRef>,
+}
+
+/// Reads a `Draw` answer: its header and its pixels, checked against the header's size.
+pub fn read_drawn(bytes: &[u8]) -> Result<(DrawnHeader, Pixels<'_>), EngineError> {
+    let frame = Frame::read(bytes)?;
+    let header: DrawnHeader = frame.header()?;
+    let pixels =
+        Pixels::new(header.width, header.height, frame.blobs()).map_err(EngineError::Raster)?;
+    Ok((header, pixels))
 }
 
 /// Builds the `Ingest` frame for an image file.
@@ -277,7 +293,7 @@ pub fn engine_from_init(bytes: &[u8]) -> Result<Engine, EngineError> {
     ))
 }
 
-/// Builds the `Render` frame for a request and the images it may draw, by resource URI.
+/// Builds the `Draw` frame for a request and the images it may draw, by resource URI.
 pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
     let mut frame = FrameBuilder::new();
     let images = images
@@ -348,7 +364,7 @@ impl Engine {
                 let code = self.add_template(template)?;
                 Ok(serde_json::to_vec(&AddedTemplate { code }).expect("serialises"))
             }
-            Op::Render => {
+            Op::Draw => {
                 let frame = Frame::read(input)?;
                 let header: RenderHeader = frame.header()?;
                 let request = header.request.into_request()?;
@@ -363,14 +379,14 @@ impl Engine {
                         Ok((image.resource_uri.clone(), input))
                     })
                     .collect::<Result<HashMap<_, _>, EngineError>>()?;
-                let rendered = self.render(&request, &images)?;
-                let mut out = FrameBuilder::new();
-                out.blob(&rendered.png);
-                Ok(out.finish(&RenderedHeader {
-                    width: rendered.width,
-                    height: rendered.height,
-                    report: rendered.report,
-                }))
+                let (canvas, report) = self.draw(&request, &images)?;
+                let pixels = canvas.pixels();
+                let header = DrawnHeader {
+                    width: pixels.width(),
+                    height: pixels.height(),
+                    report,
+                };
+                Ok(frame_of(&header, pixels.premultiplied()))
             }
             Op::Report => {
                 let value: Value = serde_json::from_slice(input)

@@ -6,7 +6,7 @@ mod scenes;
 
 use presspack_engine::render::Engine;
 use presspack_engine::text::FontBook;
-use presspack_engine::wire::{Op, RenderedHeader};
+use presspack_engine::wire::{DrawnHeader, Op};
 
 fn engine() -> Engine {
     let mut engine = Engine::new(FontBook::builtin());
@@ -22,9 +22,9 @@ fn every_scene_matches_its_reference() {
     let mut failures = Vec::new();
     for case in scenes::cases() {
         let output = engine
-            .call(Op::Render, &case.render_frame())
+            .call(Op::Draw, &case.render_frame())
             .unwrap_or_else(|e| panic!("{}: {e}", case.name));
-        if let Err(why) = scenes::check_reference(&case.name, scenes::png_of(&output)) {
+        if let Err(why) = scenes::check_reference(&case.name, &scenes::png_of(&output)) {
             failures.push(why);
         }
     }
@@ -35,9 +35,9 @@ fn every_scene_matches_its_reference() {
 fn output_size_follows_max_side_and_the_box_aspect() {
     let mut engine = engine();
     for case in scenes::cases() {
-        let output = engine.call(Op::Render, &case.render_frame()).unwrap();
+        let output = engine.call(Op::Draw, &case.render_frame()).unwrap();
         let header_len = u32::from_le_bytes(output[..4].try_into().unwrap()) as usize;
-        let header: RenderedHeader = serde_json::from_slice(&output[4..4 + header_len]).unwrap();
+        let header: DrawnHeader = serde_json::from_slice(&output[4..4 + header_len]).unwrap();
         assert_eq!(
             header.width.max(header.height),
             case.render.max_side,
@@ -58,7 +58,7 @@ fn output_size_follows_max_side_and_the_box_aspect() {
 fn rendering_twice_gives_the_same_bytes() {
     let mut engine = engine();
     let case = &scenes::cases()[1];
-    let first = engine.call(Op::Render, &case.render_frame()).unwrap();
-    let second = engine.call(Op::Render, &case.render_frame()).unwrap();
+    let first = engine.call(Op::Draw, &case.render_frame()).unwrap();
+    let second = engine.call(Op::Draw, &case.render_frame()).unwrap();
     assert_eq!(first, second);
 }

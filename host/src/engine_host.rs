@@ -165,6 +165,18 @@ impl EngineHost {
         op: Op,
         input: Vec<u8>,
     ) -> Result<Vec<u8>, EngineCallError> {
+        self.call_with(op, input, <[u8]>::to_vec).await
+    }
+
+    /// [`EngineHost::call`], with `read` given the output where it lies in the instance's
+    /// memory: a drawn side is megabytes, which the caller then need not copy out first.
+    /// The instance stays taken while `read` runs.
+    pub async fn call_with<T: Send + 'static>(
+        self: &Arc<Self>,
+        op: Op,
+        input: Vec<u8>,
+        read: impl FnOnce(&[u8]) -> T + Send + 'static,
+    ) -> Result<T, EngineCallError> {
         let _admitted = self
             .admission
             .try_acquire()
@@ -174,20 +186,30 @@ impl EngineHost {
             .acquire()
             .await
             .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
-        if matches!(op, Op::Render | Op::Ingest) {
+        if matches!(op, Op::Draw | Op::Ingest) {
             let host = Arc::clone(self);
-            tokio::task::spawn_blocking(move || host.call_blocking(op, &input))
+            tokio::task::spawn_blocking(move || host.call_blocking_with(op, &input, read))
                 .await
                 .map_err(|e| EngineCallError::Trapped(e.to_string()))?
         } else {
             // Measurements and layout reports take microseconds: handing them to a blocking
             // thread would cost more than running them here.
-            self.call_blocking(op, &input)
+            self.call_blocking_with(op, &input, read)
         }
     }
 
     /// Runs one call on the calling thread; at most `instances` may run at once.
     pub fn call_blocking(&self, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineCallError> {
+        self.call_blocking_with(op, input, <[u8]>::to_vec)
+    }
+
+    /// [`EngineHost::call_blocking`], with `read` given the output in place.
+    pub fn call_blocking_with<T>(
+        &self,
+        op: Op,
+        input: &[u8],
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, EngineCallError> {
         let guest = self.idle.lock().expect("pool lock").pop();
         let mut guest = match guest {
             Some(guest) => guest,
@@ -197,7 +219,7 @@ impl EngineHost {
             Op::Ingest => self.limits.ingest_timeout,
             _ => self.limits.call_timeout,
         };
-        let result = self.run(&mut guest, op, input, timeout);
+        let result = self.run(&mut guest, op, input, timeout, read);
         let broken = matches!(
             result,
             Err(EngineCallError::Trapped(_) | EngineCallError::Timeout(_))
@@ -245,22 +267,37 @@ impl EngineHost {
             store,
         };
         let setup_failed = |e: EngineCallError| EngineCallError::Setup(e.to_string());
-        self.run(&mut guest, Op::Init, &self.setup.init_frame, SETUP_TIMEOUT)
-            .map_err(setup_failed)?;
+        let ignore = |_: &[u8]| ();
+        self.run(
+            &mut guest,
+            Op::Init,
+            &self.setup.init_frame,
+            SETUP_TIMEOUT,
+            ignore,
+        )
+        .map_err(setup_failed)?;
         for xml in self.setup.templates.iter() {
-            self.run(&mut guest, Op::AddTemplate, xml.as_bytes(), SETUP_TIMEOUT)
-                .map_err(setup_failed)?;
+            self.run(
+                &mut guest,
+                Op::AddTemplate,
+                xml.as_bytes(),
+                SETUP_TIMEOUT,
+                ignore,
+            )
+            .map_err(setup_failed)?;
         }
         Ok(guest)
     }
 
-    fn run(
+    /// One call on `guest`; a successful output goes to `read` where it lies.
+    fn run<T>(
         &self,
         guest: &mut Guest,
         op: Op,
         input: &[u8],
         timeout: Duration,
-    ) -> Result<Vec<u8>, EngineCallError> {
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, EngineCallError> {
         let trap = |e: wasmtime::Error| match e.downcast_ref::<wasmtime::Trap>() {
             Some(wasmtime::Trap::Interrupt) => EngineCallError::Timeout(timeout),
             _ => EngineCallError::Trapped(format!("{e:#}")),
@@ -283,14 +320,13 @@ impl EngineHost {
             .memory
             .data(&guest.store)
             .get(out_ptr..out_ptr + out_len)
-            .ok_or_else(|| EngineCallError::Trapped("output outside the engine's memory".into()))?
-            .to_vec();
+            .ok_or_else(|| EngineCallError::Trapped("output outside the engine's memory".into()))?;
         match status {
-            0 => Ok(output),
+            0 => Ok(read(output)),
             1 => Err(EngineCallError::Refused(
-                serde_json::from_slice(&output).unwrap_or_else(|_| Failure {
+                serde_json::from_slice(output).unwrap_or_else(|_| Failure {
                     code: "engine_error".into(),
-                    message: String::from_utf8_lossy(&output).into_owned(),
+                    message: String::from_utf8_lossy(output).into_owned(),
                     reason: None,
                 }),
             )),
@@ -397,7 +433,7 @@ mod tests {
             let mut guest = host.idle.lock().unwrap().pop().unwrap();
             let result = guest
                 .call
-                .call(&mut guest.store, (Op::Render as u32, 0xFFFF_0000, 64));
+                .call(&mut guest.store, (Op::Draw as u32, 0xFFFF_0000, 64));
             assert!(result.is_err(), "reading outside memory traps");
             result
         };
@@ -413,9 +449,9 @@ mod tests {
             ..one_instance()
         });
         // A 4096 px card needs a 45 MB canvas plus the engine's own memory.
-        let error = host.call_blocking(Op::Render, &render(4096)).unwrap_err();
+        let error = host.call_blocking(Op::Draw, &render(4096)).unwrap_err();
         assert!(matches!(error, EngineCallError::Trapped(_)), "{error}");
-        assert!(host.call_blocking(Op::Render, &render(256)).is_ok());
+        assert!(host.call_blocking(Op::Draw, &render(256)).is_ok());
         assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
     }
 
@@ -426,7 +462,7 @@ mod tests {
             ..one_instance()
         });
         // Far more work than 5 ms allows (a 4096 px card takes hundreds of milliseconds).
-        let error = host.call_blocking(Op::Render, &render(4096)).unwrap_err();
+        let error = host.call_blocking(Op::Draw, &render(4096)).unwrap_err();
         assert!(matches!(error, EngineCallError::Timeout(_)), "{error}");
         assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
     }

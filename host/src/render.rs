@@ -6,8 +6,8 @@ use std::time::Duration;
 use presspack_engine::images::{PlanError, plan_images};
 use presspack_engine::model::{ImageBasket, Pack, Side};
 use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
-use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS, RenderRequest};
-use presspack_engine::wire::{Op, RenderHeaderInput, render_frame};
+use presspack_engine::render::{BoxType, EngineError, ImageInput, MAX_OVERLAYS, RenderRequest};
+use presspack_engine::wire::{Op, RenderHeaderInput, read_drawn, render_frame};
 
 use crate::api::{ApiError, Call, ErrorCode, Reply};
 use crate::app::AppState;
@@ -166,14 +166,19 @@ async fn draw(state: &AppState, params: &RenderParams) -> Result<Vec<u8>, ApiErr
             (image.uri.as_str(), input)
         })
         .collect();
-    let output = state
+    // The sandbox draws (it reads the untrusted templates, texts and images); its pixels are
+    // encoded natively, where they lie in its memory: encoding is plain arithmetic on a
+    // bounded buffer, and twice as fast as in wasm.
+    let encode = |drawn: &[u8]| {
+        let (_, pixels) = read_drawn(drawn)?;
+        pixels.encode_png().map_err(EngineError::Raster)
+    };
+    state
         .engine
-        .call(Op::Render, render_frame(&header, &refs))
+        .call_with(Op::Draw, render_frame(&header, &refs), encode)
         .await
-        .map_err(engine_error)?;
-    let frame = presspack_engine::wire::Frame::read(&output)
-        .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
-    Ok(frame.blobs().to_vec())
+        .map_err(engine_error)?
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the drawn side: {e}")))
 }
 
 /// An image a render draws: the URI the side uses, the bytes of the rendition chosen, and

@@ -45,15 +45,15 @@ fn every_scene_renders_to_the_same_bytes_natively_and_under_wasmtime() {
     let mut native = native();
     for case in scenes::cases() {
         let frame = case.render_frame();
-        let from_wasm = host.call_blocking(Op::Render, &frame).unwrap();
-        let from_native = native.call(Op::Render, &frame).unwrap();
+        let from_wasm = host.call_blocking(Op::Draw, &frame).unwrap();
+        let from_native = native.call(Op::Draw, &frame).unwrap();
         assert!(
             from_wasm == from_native,
             "{}: wasm and native output differ",
             case.name
         );
         // And both are the reference image.
-        scenes::check_reference(&case.name, scenes::png_of(&from_wasm)).unwrap();
+        scenes::check_reference(&case.name, &scenes::png_of(&from_wasm)).unwrap();
     }
 }
 

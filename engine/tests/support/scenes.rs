@@ -75,9 +75,10 @@ pub fn templates() -> Vec<String> {
 }
 
 /// The PNG of a `Render` call's output frame.
-pub fn png_of(output: &[u8]) -> &[u8] {
-    let header_len = u32::from_le_bytes(output[..4].try_into().unwrap()) as usize;
-    &output[4 + header_len..]
+/// The PNG of a `Draw` answer, encoded as the host encodes it.
+pub fn png_of(output: &[u8]) -> Vec<u8> {
+    let (_, pixels) = presspack_engine::wire::read_drawn(output).unwrap();
+    pixels.encode_png().unwrap()
 }
 
 fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
