@@ -123,7 +123,7 @@ impl Default for FrameBuilder {
 }
 
 /// A frame of a header and a blob section, copied once (a drawn image is megabytes).
-pub fn frame_of<H: Serialize>(header: &H, blobs: &[u8]) -> Vec<u8> {
+fn frame_of<H: Serialize>(header: &H, blobs: &[u8]) -> Vec<u8> {
     let header = serde_json::to_vec(header).expect("frame headers serialise");
     let mut frame = Vec::with_capacity(4 + header.len() + blobs.len());
     frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
