@@ -6,7 +6,7 @@ mod scenes;
 
 use presspack_engine::render::Engine;
 use presspack_engine::text::FontBook;
-use presspack_engine::wire::{DrawnHeader, Op};
+use presspack_engine::wire::{Op, read_drawn};
 
 fn engine() -> Engine {
     let mut engine = Engine::new(FontBook::builtin());
@@ -36,8 +36,7 @@ fn output_size_follows_max_side_and_the_box_aspect() {
     let mut engine = engine();
     for case in scenes::cases() {
         let output = engine.call(Op::Draw, &case.render_frame()).unwrap();
-        let header_len = u32::from_le_bytes(output[..4].try_into().unwrap()) as usize;
-        let header: DrawnHeader = serde_json::from_slice(&output[4..4 + header_len]).unwrap();
+        let (header, _) = read_drawn(&output).unwrap();
         assert_eq!(
             header.width.max(header.height),
             case.render.max_side,

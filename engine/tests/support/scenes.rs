@@ -31,7 +31,7 @@ pub struct SceneCase {
 }
 
 impl SceneCase {
-    /// The engine's `Render` call for this scene.
+    /// The engine's `Draw` call for this scene.
     pub fn render_frame(&self) -> Vec<u8> {
         let images: Vec<(String, Vec<u8>)> = self
             .images
@@ -74,7 +74,6 @@ pub fn templates() -> Vec<String> {
         .collect()
 }
 
-/// The PNG of a `Render` call's output frame.
 /// The PNG of a `Draw` answer, encoded as the host encodes it.
 pub fn png_of(output: &[u8]) -> Vec<u8> {
     let (_, pixels) = presspack_engine::wire::read_drawn(output).unwrap();
