@@ -6,9 +6,10 @@
 //! second and latency percentiles, each throughput also as a ratio of the baseline.
 //!
 //! Presspack calls are signed (OAuth 1.0a HMAC-SHA1, a fresh nonce per request) as partners
-//! send them. To measure what signing costs, the same store is also served by a Presspack
-//! built with `Application::build_for_benchmark`, which trusts `oauth_consumer_key` without
-//! verifying: "getPack, unverified" is the same work minus the signature check.
+//! send them. To measure what signing costs, this binary serves the same store twice, the
+//! same way: with `Application::build` (verifying) and with
+//! `Application::build_for_benchmark`, which trusts `oauth_consumer_key` without verifying:
+//! "getPack, unverified" is the same work minus the signature check.
 //!
 //! Run it with `bench/run.sh` (which builds in release mode first).
 
@@ -35,13 +36,32 @@ struct Args {
     /// Serve a trivial axum handler (the benchmark runs itself with this).
     #[arg(long, hide = true)]
     trivial_server: bool,
-    /// Serve Presspack without signature verification, configured by PRESSPACK_* variables
-    /// (the benchmark runs itself with this).
+    /// Serve Presspack, configured by PRESSPACK_* variables, verifying signatures or trusting
+    /// the consumer key (the benchmark runs itself with this).
     #[arg(long, hide = true)]
-    unverified_server: bool,
+    server: Option<Verification>,
     /// Run only the baseline and getPack signed and unverified (what signing costs).
     #[arg(long)]
     signing_only: bool,
+}
+
+/// How a benchmark server treats signatures.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Verification {
+    Verified,
+    Unverified,
+}
+
+/// Rounds of the signing comparison. One phase of load differs from the next by 10-20% on
+/// this machine; a median of rounds that alternate the two servers is steadier.
+const SIGNING_ROUNDS: usize = 3;
+
+/// One round's signed over unverified getPack: server CPU per request at an equal rate and
+/// flat out, and throughput flat out.
+struct SigningCost {
+    paced_cpu: f64,
+    flat_cpu: f64,
+    throughput: f64,
 }
 
 fn with_env(mut command: Command, env: &[(String, String)]) -> Command {
@@ -338,15 +358,17 @@ async fn trivial_server() {
     axum::serve(listener, app).await.unwrap();
 }
 
-async fn unverified_server() {
+/// Presspack as `presspack serve` starts it (configuration, logging), verifying signatures
+/// or, for the baseline of what verification costs, trusting the consumer key.
+async fn bench_server(verification: Verification) {
     let config = Config::from_env(None).expect("configuration");
-    let app = Application::build_for_benchmark(&config)
-        .await
-        .expect("server starts");
-    println!(
-        "unverified presspack listening on http://{}",
-        app.local_addr()
-    );
+    presspack::cli::init_logs(config.log_format);
+    let app = match verification {
+        Verification::Verified => Application::build(&config).await,
+        Verification::Unverified => Application::build_for_benchmark(&config).await,
+    }
+    .expect("server starts");
+    println!("presspack listening on http://{}", app.local_addr());
     app.run_until(std::future::pending()).await.unwrap();
 }
 
@@ -356,8 +378,8 @@ async fn main() {
     if args.trivial_server {
         return trivial_server().await;
     }
-    if args.unverified_server {
-        return unverified_server().await;
+    if let Some(verification) = args.server {
+        return bench_server(verification).await;
     }
     let (seconds, concurrency) = (args.seconds, args.concurrency);
     let pack = sample_pack();
@@ -464,24 +486,16 @@ async fn main() {
             params: params(&[("method", "svc.pack.getPack"), ("packId", &pack_id)]),
             signer: signer.clone(),
         };
-        if *store == "embedded" && !args.signing_only {
-            render_cases(&endpoint, &signer, concurrency, seconds, &side, &baseline).await;
-        }
-        let signed = load(&get, concurrency, seconds, Some(&side)).await;
-        row(
-            &format!("getPack, signed, {store} store"),
-            &signed,
-            &baseline,
-        );
-        // Half what the signed server managed: both servers below saturation.
-        let equal_rate = (signed.requests_per_second / 2.0).round();
-        let signed_paced = load_at(&get, concurrency, seconds, Some(&side), Some(equal_rate)).await;
-        row(
-            &format!("getPack, signed, {store} store, at {equal_rate} requests/s"),
-            &signed_paced,
-            &baseline,
-        );
         if !args.signing_only {
+            if *store == "embedded" {
+                render_cases(&endpoint, &signer, concurrency, seconds, &side, &baseline).await;
+            }
+            let signed = load(&get, concurrency, seconds, Some(&side)).await;
+            row(
+                &format!("getPack, signed, {store} store, presspack serve"),
+                &signed,
+                &baseline,
+            );
             let created = load(&create, concurrency, seconds, Some(&side)).await;
             row(
                 &format!("createPack, signed, {store} store"),
@@ -491,55 +505,92 @@ async fn main() {
         }
         drop(server);
 
-        let unverified = start(with_env(myself("--unverified-server"), env));
-        let get_unverified = Request {
-            post: false,
-            endpoint: format!("{}/api/service/", unverified.address),
+        // What verification costs: one binary, started the same way, serves getPack verifying
+        // and then trusting the consumer key, so that the two differ in verification only.
+        // Rounds alternate the two; each round's ratios are kept and their medians reported.
+        let signed_get = Request {
+            params: params(&[("method", "svc.pack.getPack"), ("packId", &pack_id)]),
+            ..get
+        };
+        let unverified_get = Request {
             params: params(&[
                 ("method", "svc.pack.getPack"),
                 ("packId", &pack_id),
                 ("oauth_consumer_key", &key.consumer_key),
             ]),
             signer: None,
+            ..signed_get.clone()
         };
-        let side = ServerSide {
-            pid: unverified.child.id(),
-            redis_url,
-        };
-        let plain = load(&get_unverified, concurrency, seconds, Some(&side)).await;
-        row(
-            &format!("getPack, unverified, {store} store"),
-            &plain,
-            &baseline,
-        );
-        let plain_paced = load_at(
-            &get_unverified,
-            concurrency,
-            seconds,
-            Some(&side),
-            Some(equal_rate),
-        )
-        .await;
-        row(
-            &format!("getPack, unverified, {store} store, at {equal_rate} requests/s"),
-            &plain_paced,
-            &baseline,
-        );
-        let cpu = |f: &Figures| f.server_cpu_per_request.unwrap_or_default().as_secs_f64();
-        signing_costs.push((
-            store,
-            cpu(&signed) / cpu(&plain),
-            plain.requests_per_second / signed.requests_per_second,
-            cpu(&signed_paced) / cpu(&plain_paced),
-            equal_rate,
-        ));
+        let mut equal_rate = None;
+        let mut rounds = Vec::new();
+        for round in 1..=SIGNING_ROUNDS {
+            let mut measured = Vec::new();
+            for (verification, request, name) in [
+                (Verification::Verified, &signed_get, "signed"),
+                (Verification::Unverified, &unverified_get, "unverified"),
+            ] {
+                let server = start(with_env(
+                    myself(&format!(
+                        "--server={}",
+                        clap::ValueEnum::to_possible_value(&verification)
+                            .expect("every variant is a value")
+                            .get_name()
+                    )),
+                    env,
+                ));
+                let request = Request {
+                    endpoint: format!("{}/api/service/", server.address),
+                    ..request.clone()
+                };
+                let side = ServerSide {
+                    pid: server.child.id(),
+                    redis_url: redis_url.clone(),
+                };
+                let flat = load(&request, concurrency, seconds, Some(&side)).await;
+                row(
+                    &format!("getPack, {name}, {store} store, round {round}"),
+                    &flat,
+                    &baseline,
+                );
+                // Half what the signed server first managed: both servers below saturation.
+                let rate = *equal_rate.get_or_insert((flat.requests_per_second / 2.0).round());
+                let paced = load_at(&request, concurrency, seconds, Some(&side), Some(rate)).await;
+                row(
+                    &format!("getPack, {name}, {store} store, round {round}, at {rate} requests/s"),
+                    &paced,
+                    &baseline,
+                );
+                measured.push((flat, paced));
+            }
+            let cpu = |f: &Figures| f.server_cpu_per_request.unwrap_or_default().as_secs_f64();
+            let [(signed, signed_paced), (plain, plain_paced)] = &measured[..] else {
+                unreachable!("two servers a round")
+            };
+            rounds.push(SigningCost {
+                paced_cpu: cpu(signed_paced) / cpu(plain_paced),
+                flat_cpu: cpu(signed) / cpu(plain),
+                throughput: plain.requests_per_second / signed.requests_per_second,
+            });
+        }
+        signing_costs.push((store, equal_rate.unwrap_or_default(), rounds));
     }
     println!();
-    for (store, cpu, throughput, paced_cpu, rate) in signing_costs {
+    for (store, rate, rounds) in signing_costs {
+        // The median, then each round's figure in the order run.
+        let median = |ratio: fn(&SigningCost) -> f64| {
+            let each: Vec<f64> = rounds.iter().map(ratio).collect();
+            let mut sorted = each.clone();
+            sorted.sort_by(f64::total_cmp);
+            let each: Vec<String> = each.iter().map(|r| format!("{r:.2}")).collect();
+            format!("{:.2}x ({})", sorted[sorted.len() / 2], each.join(", "))
+        };
         println!(
-            "signed getPack costs {paced_cpu:.2}x the server CPU of an unverified one at the \
-             same {rate} requests/s; flat out {cpu:.2}x by CPU and {throughput:.2}x by \
-             throughput ({store} store; target: at most 1.3x)"
+            "signed getPack costs {} the server CPU of an unverified one at the same {rate} \
+             requests/s; flat out {} by CPU and {} by throughput ({store} store; medians of \
+             {SIGNING_ROUNDS} rounds, each round's in brackets; target: at most 1.3x)",
+            median(|c| c.paced_cpu),
+            median(|c| c.flat_cpu),
+            median(|c| c.throughput),
         );
     }
     clean_redis(&args.redis_url, &prefix);

@@ -188,7 +188,8 @@ pub async fn run(cli: Cli) -> ExitCode {
     }
 }
 
-async fn serve(config: &Config) -> Result<(), String> {
+/// Installs the server's log output: `RUST_LOG` filtering (default `info`), text or JSON.
+pub fn init_logs(format: LogFormat) {
     // Colours only on a terminal: a file or journald would keep the escape codes.
     let logs = tracing_subscriber::fmt()
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()))
@@ -196,10 +197,14 @@ async fn serve(config: &Config) -> Result<(), String> {
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         );
-    match config.log_format {
+    match format {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
     }
+}
+
+async fn serve(config: &Config) -> Result<(), String> {
+    init_logs(config.log_format);
     let app = Application::build(config)
         .await
         .map_err(|e| e.to_string())?;

@@ -49,6 +49,35 @@ pub struct SignedRequest<'a> {
 }
 
 impl SignedRequest<'_> {
+    /// The protocol parameters, from the `Authorization` header or else the request's.
+    pub fn protocol(&self) -> Result<Protocol<'_>, ApiError> {
+        let header = self
+            .authorization
+            .map(oauth::parse_authorization)
+            .transpose()?
+            .flatten();
+        Protocol::read(header, |name| self.params.raw(name))
+    }
+
+    /// Whether `protocol`'s signature is the HMAC, by `secret`, of this request's base string
+    /// with the URI `base_url` followed by the path.
+    pub fn signature_matches(&self, base_url: &str, protocol: &Protocol<'_>, secret: &str) -> bool {
+        let parameters = self.params.signed_pairs().chain(
+            protocol
+                .header_parameters
+                .iter()
+                .map(|(n, v)| (n.as_ref(), v.as_ref())),
+        );
+        oauth::verify(
+            protocol.signature_method,
+            secret,
+            &protocol.signature,
+            |out: &mut dyn FnMut(&[u8])| {
+                oauth::write_base_string(out, self.http_method, &[base_url, self.path], parameters);
+            },
+        )
+    }
+
     fn is_signed(&self) -> bool {
         self.authorization
             .is_some_and(|h| h.get(..6).is_some_and(|s| s.eq_ignore_ascii_case("OAuth ")))
@@ -134,12 +163,7 @@ fn enabled_key(stored: Option<ApiKey>) -> Result<ApiKey, ApiError> {
 }
 
 async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey, ApiError> {
-    let header = request
-        .authorization
-        .map(oauth::parse_authorization)
-        .transpose()?
-        .flatten();
-    let protocol = Protocol::read(header, |name| request.params.raw(name).map(str::to_owned))?;
+    let protocol = request.protocol()?;
     // The key is read and the nonce claimed in one store round trip; a request that then
     // fails any check gives its nonce back, so only correctly signed requests use nonces up.
     // The nonce is remembered until its timestamp has left the window on either side.
@@ -184,7 +208,7 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
 fn check_signature(
     state: &AppState,
     request: &SignedRequest<'_>,
-    protocol: &Protocol,
+    protocol: &Protocol<'_>,
     key: ApiKey,
 ) -> Result<ApiKey, ApiError> {
     let window = state.timestamp_window.as_secs();
@@ -198,25 +222,13 @@ fn check_signature(
             ),
         ));
     }
-    let base_uri = format!("{}{}", state.base_url, request.path);
-    let parameters = request.params.signed_pairs().chain(
-        protocol
-            .header_parameters
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str())),
-    );
-    let base = oauth::base_string(request.http_method, &base_uri, parameters);
-    if !oauth::verify(
-        protocol.signature_method,
-        &key.secret,
-        &base,
-        &protocol.signature,
-    ) {
+    if !request.signature_matches(&state.base_url, protocol, &key.secret) {
         return Err(error(
             ErrorCode::InvalidSignature,
             format!(
                 "oauth_signature: does not match; sign with the consumer secret and an empty \
-                 token secret, over the URI {base_uri}"
+                 token secret, over the URI {}{}",
+                state.base_url, request.path
             ),
         ));
     }

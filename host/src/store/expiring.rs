@@ -37,8 +37,17 @@ type EntryId = [u8; 16];
 /// A logged line: an entry and its expiry in Unix milliseconds (0: released).
 type Line = (EntryId, i64);
 
-fn entry_id(key: &str) -> EntryId {
-    let digest = Sha256::digest(key.as_bytes());
+/// An entry's id: the hash of its key, whose parts are joined by `:` (hashed part by part,
+/// so the key is never put together).
+fn entry_id(key: &[&str]) -> EntryId {
+    let mut hasher = Sha256::new();
+    for (i, part) in key.iter().enumerate() {
+        if i > 0 {
+            hasher.update(b":");
+        }
+        hasher.update(part.as_bytes());
+    }
+    let digest = hasher.finalize();
     let mut id = [0; 16];
     id.copy_from_slice(&digest[..16]);
     id
@@ -151,24 +160,26 @@ impl ExpiringSet {
     }
 
     /// Claims `key` until `expires_at`; `false` if it is claimed and unexpired.
-    pub fn claim(&self, key: &str, now: i64, expires_at: i64) -> bool {
+    pub fn claim(&self, key: &[&str], now: i64, expires_at: i64) -> bool {
         let id = entry_id(key);
         let mut entries = self.entries.lock().expect("entries lock");
-        if entries.map.get(&id).is_some_and(|&until| until > now) {
-            return false;
-        }
         if entries.map.len() >= entries.sweep_at {
             entries.map.retain(|_, until| *until > now);
             entries.sweep_at = (2 * entries.map.len()).max(MIN_SWEEP);
         }
-        entries.map.insert(id, expires_at);
+        // One lookup: a new entry starts out expired.
+        let until = entries.map.entry(id).or_insert(0);
+        if *until > now {
+            return false;
+        }
+        *until = expires_at;
         drop(entries);
         self.log.push((id, expires_at));
         true
     }
 
     /// Frees `key` (claimed or not).
-    pub fn release(&self, key: &str) {
+    pub fn release(&self, key: &[&str]) {
         let id = entry_id(key);
         self.entries.lock().expect("entries lock").map.remove(&id);
         self.log.push((id, 0));
@@ -292,9 +303,20 @@ fn log_thread(conn: Connection, log: &Log, kept: Option<Logged>) {
 mod tests {
     use super::*;
 
+    /// Hashed part by part, a key has the id of its parts joined: entries logged before
+    /// keys came in parts are still found.
+    #[test]
+    fn a_key_in_parts_is_the_joined_key() {
+        let digest = Sha256::digest(b"nonce:apikey:k:1:a");
+        assert_eq!(entry_id(&["nonce", "apikey", "k", "1:a"]), digest[..16]);
+    }
+
     #[test]
     fn packed_lines_read_back_and_a_damaged_tail_is_skipped() {
-        let lines = vec![(entry_id("nonce:apikey:k:1:a"), 5), (entry_id(""), -1)];
+        let lines = vec![
+            (entry_id(&["nonce", "apikey", "k", "1:a"]), 5),
+            (entry_id(&[""]), -1),
+        ];
         let blob = pack(&lines);
         assert_eq!(unpack(&blob).collect::<Vec<_>>(), lines);
         assert_eq!(
@@ -311,28 +333,28 @@ mod tests {
         let t = super::super::unix_millis();
         let hour = t + 3_600_000;
         let set = ExpiringSet::open(&path, t).unwrap();
-        assert!(set.claim("a", t, hour));
-        assert!(set.claim("b", t, hour));
-        assert!(set.claim("gone", t, t + 500));
-        set.release("b");
+        assert!(set.claim(&["a"], t, hour));
+        assert!(set.claim(&["b"], t, hour));
+        assert!(set.claim(&["gone"], t, t + 500));
+        set.release(&["b"]);
         drop(set);
         // Reopened: the compaction keeps claims and drops releases and expired entries.
         let set = ExpiringSet::open(&path, t + 1000).unwrap();
-        assert!(!set.claim("a", t + 1000, hour), "a is remembered");
-        assert!(set.claim("gone", t + 1000, t + 1500), "gone had expired");
+        assert!(!set.claim(&["a"], t + 1000, hour), "a is remembered");
+        assert!(set.claim(&["gone"], t + 1000, t + 1500), "gone had expired");
         drop(set);
         let set = ExpiringSet::open(&path, t + 1100).unwrap();
         assert!(
-            !set.claim("a", t + 1100, hour),
+            !set.claim(&["a"], t + 1100, hour),
             "a survives a second compaction"
         );
         assert!(
-            !set.claim("gone", t + 1100, t + 1500),
+            !set.claim(&["gone"], t + 1100, t + 1500),
             "claimed again before"
         );
         drop(set);
         let set = ExpiringSet::open(&path, t + 2000).unwrap();
-        assert!(set.claim("gone", t + 2000, t + 2500), "expired again");
-        assert!(set.claim("b", t + 2000, hour), "b was released");
+        assert!(set.claim(&["gone"], t + 2000, t + 2500), "expired again");
+        assert!(set.claim(&["b"], t + 2000, hour), "b was released");
     }
 }

@@ -16,13 +16,9 @@ use super::expiring::ExpiringSet;
 use super::{Claim, Kind, Store, StoreError, Versioned, unix_millis};
 
 /// The key of a claim under the record `kind`/`id` in the [`ExpiringSet`].
-fn claim_key(kind: Kind, id: &str, claim: &Claim<'_>) -> String {
-    format!(
-        "{}:{}:{id}:{}",
-        claim.kind.as_str(),
-        kind.as_str(),
-        claim.id
-    )
+/// A claim's key in the expiring set, in parts: `{claim kind}:{kind}:{id}:{claim id}`.
+fn claim_key<'a>(kind: Kind, id: &'a str, claim: &Claim<'a>) -> [&'a str; 4] {
+    [claim.kind.as_str(), kind.as_str(), id, claim.id]
 }
 
 /// How long a write waits for another process's write lock before failing.
