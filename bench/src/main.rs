@@ -508,10 +508,7 @@ async fn main() {
         // What verification costs: one binary, started the same way, serves getPack verifying
         // and then trusting the consumer key, so that the two differ in verification only.
         // Rounds alternate the two; each round's ratios are kept and their medians reported.
-        let signed_get = Request {
-            params: params(&[("method", "svc.pack.getPack"), ("packId", &pack_id)]),
-            ..get
-        };
+        let signed_get = get;
         let unverified_get = Request {
             params: params(&[
                 ("method", "svc.pack.getPack"),
