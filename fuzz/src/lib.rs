@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use axum::body::Body;
+use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, header};
-use presspack::api::Params;
+use presspack::api::{BodyEncoding, Params};
 use presspack::auth::oauth::parse_authorization;
 use presspack_engine::ingest::{IngestRequest, ingest};
 use presspack_engine::model::{Catalogue, Pack, Side, Template};
@@ -88,8 +88,8 @@ pub fn params(data: &[u8]) {
     ] {
         let mut headers = HeaderMap::new();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-        let body = Body::from(data.to_vec());
-        let _ = runtime.block_on(params.add_body(&headers, body, 1 << 20));
+        let encoding = BodyEncoding::of(&headers).expect("a supported content type");
+        let _ = runtime.block_on(params.add_body(encoding, Bytes::copy_from_slice(data)));
     }
     let _ = params.json::<Side>("side", presspack::api::ErrorCode::InvalidSide);
 }

@@ -15,10 +15,12 @@ use tokio::net::TcpListener;
 
 use crate::auth::SignatureCheck;
 use crate::cart::prices::PriceList;
+use crate::client::TrustedProxies;
 use crate::config::Config;
 use crate::customers::PasswordHashing;
-use crate::customers::sessions::{CookiePolicy, SignInLimiter};
+use crate::customers::sessions::{CookiePolicy, SignInLimits};
 use crate::orders::{InvoicePayment, PaymentProvider};
+use crate::secrets::SecretKey;
 use crate::store::{DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError};
 use crate::webhooks::Webhooks;
 
@@ -46,7 +48,13 @@ pub struct AppState {
     pub payment: Box<dyn PaymentProvider>,
     pub cookies: CookiePolicy,
     pub passwords: PasswordHashing,
-    pub sign_ins: SignInLimiter,
+    pub sign_in_limits: SignInLimits,
+    /// The deployment's MAC key (CSRF tokens, device cookies, image ids).
+    pub secret_key: SecretKey,
+    /// Proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
+    /// Limits on calls without an API key, per client address.
+    pub unsigned_limits: crate::auth::rate::UnsignedLimits,
     pub webhooks: Webhooks,
     pub metrics: crate::observe::Metrics,
 }
@@ -100,6 +108,9 @@ pub enum StartupError {
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    /// `/metrics` on its own listener, when the configuration gives one.
+    metrics: Option<(TcpListener, Router)>,
+    limits: crate::serve::ServerLimits,
     state: Arc<AppState>,
 }
 
@@ -120,6 +131,7 @@ impl Application {
     ) -> Result<Application, StartupError> {
         let store = open_store(config).await?;
         store.prepare_to_serve().await?;
+        let secret_key = SecretKey::load_or_create(store.as_ref()).await?;
         let blobs = open_blobs(config).await?;
         let images = crate::images::ImageService::new(&config.images, config.engine_memory_bytes)?;
         let listener =
@@ -157,7 +169,10 @@ impl Application {
             prices,
             payment: Box::new(InvoicePayment),
             passwords: PasswordHashing::new(config.engine_instances.max(2)),
-            sign_ins: SignInLimiter::default(),
+            sign_in_limits: SignInLimits::default(),
+            secret_key,
+            trusted_proxies: config.trusted_proxies.clone(),
+            unsigned_limits: config.unsigned_limits,
             webhooks,
             max_body_bytes: config.max_body_bytes,
             rate_limit_per_minute: config.rate_limit_per_minute,
@@ -169,14 +184,27 @@ impl Application {
             metrics: crate::observe::Metrics::default(),
         });
         let service = get(crate::api::service).post(crate::api::service);
-        let router = Router::new()
+        let metrics_route = Router::new().route("/metrics", get(crate::observe::metrics));
+        let mut router = Router::new()
             .route("/api/service/", service.clone())
             .route("/api/service", service)
             .merge(customer_pages())
             .merge(canvas_routes())
-            .route("/metrics", get(crate::observe::metrics))
             .route("/healthz", get(crate::observe::healthz))
-            .route("/readyz", get(crate::observe::readyz))
+            .route("/readyz", get(crate::observe::readyz));
+        let metrics = match config.metrics_listen {
+            Some(address) => {
+                let listener = TcpListener::bind(address)
+                    .await
+                    .map_err(|source| StartupError::Listen { address, source })?;
+                Some((listener, metrics_route.with_state(Arc::clone(&state))))
+            }
+            None => {
+                router = router.merge(metrics_route);
+                None
+            }
+        };
+        let router = router
             .layer(axum::middleware::from_fn_with_state(
                 Arc::clone(&state),
                 crate::observe::observe,
@@ -185,8 +213,17 @@ impl Application {
         Ok(Application {
             listener,
             router,
+            metrics,
+            limits: config.server,
             state,
         })
+    }
+
+    /// Where `/metrics` is served when it has its own listener.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics
+            .as_ref()
+            .and_then(|(listener, _)| listener.local_addr().ok())
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -210,19 +247,34 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
+        let sweeper = tokio::spawn(crate::images::retention::run_sweeper(
+            Arc::clone(&self.state.store),
+            Arc::clone(&self.state.blobs),
+            stopped.clone(),
+        ));
         let worker = tokio::spawn(crate::webhooks::run_worker(
             Arc::clone(&self.state),
             stopped,
         ));
-        let service = self
-            .router
-            .into_make_service_with_connect_info::<SocketAddr>();
-        let served = axum::serve(self.listener, service)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let metrics = self.metrics.map(|(listener, router)| {
+            let mut stopped = stop.subscribe();
+            tokio::spawn(crate::serve::serve(
+                listener,
+                router,
+                self.limits,
+                async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                },
+            ))
+        });
+        let served = crate::serve::serve(self.listener, self.router, self.limits, shutdown).await;
         // Let a webhook attempt under way finish (each is time-limited), then stop.
         let _ = stop.send(true);
         let _ = worker.await;
+        let _ = sweeper.await;
+        if let Some(metrics) = metrics {
+            let _ = metrics.await;
+        }
         served
     }
 }
@@ -242,7 +294,10 @@ fn customer_pages() -> Router<Arc<AppState>> {
         )
         .route("/account/signout", post(customers::pages::sign_out))
         .route("/packs/{pack_id}/finish", post(dropins::pages::finish))
-        .route("/dropins/{pack_id}/{name}", get(dropins::pages::open))
+        .route(
+            "/dropins/{pack_id}/{name}",
+            get(dropins::pages::open).post(dropins::pages::continue_with),
+        )
         .route(
             "/packs/{pack_id}/sides/{index}",
             get(dropins::pages::side_image),

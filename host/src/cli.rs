@@ -45,6 +45,20 @@ enum Command {
     /// The order-confirmation webhook queue.
     #[command(subcommand)]
     Webhooks(WebhookCommand),
+    /// The image store.
+    #[command(subcommand)]
+    Images(ImageCommand),
+}
+
+#[derive(Subcommand)]
+enum ImageCommand {
+    /// Delete the images no pack or design refers to whose retention time has passed (a
+    /// running server does this every 10 minutes too).
+    Sweep {
+        /// Most images to look at.
+        #[arg(long, default_value_t = 100_000)]
+        limit: usize,
+    },
 }
 
 #[derive(Subcommand)]
@@ -176,6 +190,20 @@ pub async fn run(cli: Cli) -> ExitCode {
                 let store = open_store(&config).await.map_err(|e| e.to_string())?;
                 list_webhooks(store, json).await
             }
+            Command::Images(ImageCommand::Sweep { limit }) => {
+                let store = open_store(&config).await.map_err(|e| e.to_string())?;
+                let blobs = crate::app::open_blobs(&config)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let swept = crate::images::retention::sweep(store.as_ref(), &blobs, limit)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                println!(
+                    "deleted {} unused images ({} bytes)",
+                    swept.images, swept.bytes
+                );
+                Ok(())
+            }
         }
     }
     .await;
@@ -260,6 +288,9 @@ async fn design_command(store: SharedStore, command: DesignCommand) -> Result<()
                 &pack,
                 spec.as_deref(),
             )?;
+            crate::images::retention::pin_images(store, design.pack.get())
+                .await
+                .map_err(|e| e.to_string())?;
             if !designs::add(store, &design)
                 .await
                 .map_err(|e| e.to_string())?

@@ -8,6 +8,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+pub use crate::auth::rate::UnsignedLimits;
+pub use crate::client::TrustedProxies;
+pub use crate::serve::ServerLimits;
+
 #[derive(Debug, Clone)]
 pub struct Config {
     /// Address the HTTP server binds to.
@@ -54,6 +58,14 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Calls one API key may make per minute (over every host on Redis); 0: no limit.
     pub rate_limit_per_minute: u64,
+    /// Time limits of connections: headers, body pace, shutdown drain.
+    pub server: ServerLimits,
+    /// Where `/metrics` is served instead of the public listener; `None`: on the public one.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Proxies (addresses or networks) whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
+    /// Limits on calls without an API key, per client address.
+    pub unsigned_limits: UnsignedLimits,
 }
 
 /// Log lines for people (`text`) or for log collectors (`json`, one object per line).
@@ -82,6 +94,8 @@ pub struct ImageSettings {
     pub import_timeout: Duration,
     /// Hosts importImage may fetch from even though they resolve to non-public addresses.
     pub import_allow_hosts: Vec<String>,
+    /// How long an image nothing refers to is kept after its last upload.
+    pub retention: Duration,
     /// Fixed addresses for host names (like curl's --resolve), still checked unless allowed.
     pub import_resolve: Vec<(String, IpAddr)>,
 }
@@ -90,7 +104,9 @@ impl Default for ImageSettings {
     fn default() -> Self {
         ImageSettings {
             max_upload_bytes: 50 * 1000 * 1000,
-            max_pixels: 100_000_000,
+            // As pict-rs (40 MP) and imgproxy's default order: a photo from any camera, not a
+            // decompression bomb.
+            max_pixels: 40_000_000,
             max_side: 20_000,
             min_jpeg_quality: 75,
             concurrent_uploads: 4,
@@ -98,6 +114,7 @@ impl Default for ImageSettings {
             import_timeout: Duration::from_secs(20),
             import_allow_hosts: Vec::new(),
             import_resolve: Vec::new(),
+            retention: Duration::from_secs(7 * 24 * 60 * 60),
         }
     }
 }
@@ -128,6 +145,10 @@ impl Default for Config {
             webhook_retry_delays: crate::webhooks::DEFAULT_RETRY_DELAYS.to_vec(),
             log_format: LogFormat::Text,
             rate_limit_per_minute: 1200,
+            server: ServerLimits::default(),
+            metrics_listen: None,
+            trusted_proxies: TrustedProxies::default(),
+            unsigned_limits: UnsignedLimits::default(),
         }
     }
 }
@@ -178,6 +199,15 @@ struct ConfigFile {
     webhook_retry_delays_ms: Option<String>,
     log_format: Option<String>,
     rate_limit_per_minute: Option<u64>,
+    header_timeout_ms: Option<u64>,
+    min_body_bytes_per_second: Option<u64>,
+    shutdown_drain_ms: Option<u64>,
+    metrics_listen: Option<String>,
+    /// Comma-separated addresses or networks.
+    trusted_proxies: Option<String>,
+    unsigned_rate_limit_per_minute: Option<u64>,
+    unsigned_upload_bytes_per_hour: Option<u64>,
+    image_retention_hours: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -373,6 +403,79 @@ impl Config {
                 0..=1_000_000,
                 "a number of calls per minute (0: no limit)",
             )?;
+        }
+        if let Some(s) = setting(
+            "header_timeout_ms",
+            file_values.header_timeout_ms.map(|n| n.to_string()),
+        ) {
+            config.server.header_timeout =
+                Duration::from_millis(number(s, 100..=600_000, "a number of milliseconds")?);
+        }
+        if let Some(s) = setting(
+            "min_body_bytes_per_second",
+            file_values.min_body_bytes_per_second.map(|n| n.to_string()),
+        ) {
+            config.server.min_body_rate =
+                number(s, 0..=1024 * 1024 * 1024, "a number of bytes a second")?;
+        }
+        if let Some(s) = setting(
+            "shutdown_drain_ms",
+            file_values.shutdown_drain_ms.map(|n| n.to_string()),
+        ) {
+            config.server.drain_timeout =
+                Duration::from_millis(number(s, 0..=3_600_000, "a number of milliseconds")?);
+        }
+        if let Some(s) = setting("metrics_listen", file_values.metrics_listen) {
+            config.metrics_listen =
+                Some(s.value.parse().map_err(|_| {
+                    s.invalid("expected an address and port such as 127.0.0.1:9090")
+                })?);
+        }
+        if let Some(s) = setting("trusted_proxies", file_values.trusted_proxies) {
+            config.trusted_proxies = TrustedProxies(
+                s.value
+                    .split(',')
+                    .filter(|entry| !entry.trim().is_empty())
+                    .map(|entry| {
+                        crate::client::Network::parse(entry).ok_or_else(|| {
+                            s.invalid(
+                                "expected comma-separated addresses or networks such as 10.0.0.0/8",
+                            )
+                        })
+                    })
+                    .collect::<Result<_, _>>()?,
+            );
+        }
+        if let Some(s) = setting(
+            "unsigned_rate_limit_per_minute",
+            file_values
+                .unsigned_rate_limit_per_minute
+                .map(|n| n.to_string()),
+        ) {
+            config.unsigned_limits.calls_per_minute = number(
+                s,
+                0..=1_000_000,
+                "a number of calls per minute (0: no limit)",
+            )?;
+        }
+        if let Some(s) = setting(
+            "unsigned_upload_bytes_per_hour",
+            file_values
+                .unsigned_upload_bytes_per_hour
+                .map(|n| n.to_string()),
+        ) {
+            config.unsigned_limits.upload_bytes_per_hour = number(
+                s,
+                0..=1_000_000_000_000,
+                "a number of bytes per hour (0: no limit)",
+            )?;
+        }
+        if let Some(s) = setting(
+            "image_retention_hours",
+            file_values.image_retention_hours.map(|n| n.to_string()),
+        ) {
+            config.images.retention =
+                Duration::from_secs(number(s, 1..=100_000, "a number of hours")? * 60 * 60);
         }
         if let Some(s) = setting(
             "engine_waiting_calls",

@@ -186,16 +186,46 @@ impl EngineHost {
             .acquire()
             .await
             .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
-        if matches!(op, Op::Draw | Op::Ingest) {
+        if matches!(op, Op::Draw | Op::Ingest | Op::Report) {
             let host = Arc::clone(self);
             tokio::task::spawn_blocking(move || host.call_blocking_with(op, &input, read))
                 .await
                 .map_err(|e| EngineCallError::Trapped(e.to_string()))?
         } else {
-            // Measurements and layout reports take microseconds: handing them to a blocking
-            // thread would cost more than running them here.
+            // A measurement takes microseconds: handing it to a blocking thread would cost
+            // more than running it here.
             self.call_blocking_with(op, &input, read)
         }
+    }
+
+    /// Runs `op` on each input in turn, on one instance taken once, off the async threads:
+    /// a pack's layout reports (one a side, up to hundreds) without one hand-over each.
+    pub async fn call_each(
+        self: &Arc<Self>,
+        op: Op,
+        inputs: Vec<Vec<u8>>,
+    ) -> Result<Vec<Result<Vec<u8>, EngineCallError>>, EngineCallError> {
+        if inputs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let _admitted = self
+            .admission
+            .try_acquire()
+            .map_err(|_| EngineCallError::Busy(self.limits.waiting_calls))?;
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
+        let host = Arc::clone(self);
+        tokio::task::spawn_blocking(move || {
+            inputs
+                .iter()
+                .map(|input| host.call_blocking(op, input))
+                .collect()
+        })
+        .await
+        .map_err(|e| EngineCallError::Trapped(e.to_string()))
     }
 
     /// Runs one call on the calling thread; at most `instances` may run at once.

@@ -81,8 +81,8 @@ impl Metrics {
         latency.sum += seconds;
     }
 
-    /// The Prometheus text exposition of every metric.
-    fn render(&self, state: &AppState) -> String {
+    /// The Prometheus text exposition of every metric; `blob_bytes` if it could be read.
+    fn render(&self, state: &AppState, blob_bytes: Option<u64>) -> String {
         let mut out = String::new();
         out.push_str("# HELP presspack_requests_total Requests served, by endpoint (API method or page route) and outcome (ok, an API error code, or an HTTP status class).\n# TYPE presspack_requests_total counter\n");
         for ((endpoint, outcome), count) in self
@@ -124,6 +124,12 @@ impl Metrics {
              # HELP presspack_store_errors_total Store operations that failed.\n# TYPE presspack_store_errors_total counter\npresspack_store_errors_total {}\n",
             STORE_ERRORS.load(Ordering::Relaxed)
         );
+        if let Some(bytes) = blob_bytes {
+            let _ = write!(
+                out,
+                "# HELP presspack_blob_bytes Bytes held by the blob store (image files and renditions).\n# TYPE presspack_blob_bytes gauge\npresspack_blob_bytes {bytes}\n"
+            );
+        }
         out
     }
 }
@@ -186,6 +192,11 @@ pub async fn observe(State(state): State<Arc<AppState>>, request: Request, next:
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID, value);
     }
+    // Every reply is what its Content-Type says, never sniffed into something else.
+    response.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     response
 }
 
@@ -204,12 +215,21 @@ fn intern(route: &str) -> &'static str {
 
 /// `GET /metrics`: Prometheus text format.
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let blob_bytes =
+        match tokio::time::timeout(Duration::from_secs(2), state.blobs.stored_bytes()).await {
+            Ok(Ok(bytes)) => Some(bytes),
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "metrics: cannot read the blob store's size");
+                None
+            }
+            Err(_) => None,
+        };
     (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
         )],
-        state.metrics.render(&state),
+        state.metrics.render(&state, blob_bytes),
     )
         .into_response()
 }

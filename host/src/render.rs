@@ -18,10 +18,21 @@ use crate::store::Kind;
 /// How long a renderSideUrl URL works.
 pub const RENDERED_SIDE_TTL: Duration = Duration::from_secs(3 * 60 * 60);
 
-/// Maps an engine failure to the API's error: what the engine refused names the problem,
-/// anything else is the engine's fault.
+/// Maps an engine failure to the API's error: what the engine refused names the problem; a
+/// trap or a timeout is logged in full (with the request's id) and answered without the
+/// engine's internals. The engine is deterministic, so an input that made it fail will again:
+/// the answer says so rather than "try again".
 pub fn engine_error(error: EngineCallError) -> ApiError {
     match error {
+        EngineCallError::Refused(failure) if failure.code == "engine_error" => {
+            // An answer the host could not read: internal text, not a message for clients.
+            tracing::error!(message = %failure.message, "unreadable engine refusal");
+            ApiError::new(
+                ErrorCode::EngineFailure,
+                "this input is not supported: the engine refused it without a readable reason \
+                 (logged under this reply's X-Request-Id)",
+            )
+        }
         EngineCallError::Refused(failure) => {
             let code = match failure.code.as_str() {
                 "unknown_template" => ErrorCode::UnknownTemplate,
@@ -41,11 +52,32 @@ pub fn engine_error(error: EngineCallError) -> ApiError {
                 "every render engine instance is busy and {waiting} calls are already waiting; retry shortly"
             ),
         ),
-        other => {
-            tracing::error!(error = %other, "engine call failed");
+        EngineCallError::Timeout(limit) => {
+            tracing::error!(error = %error, "engine call ran out of time");
             ApiError::new(
                 ErrorCode::EngineFailure,
-                format!("{other}; the request was not completed, try again"),
+                format!(
+                    "this input is not supported: the engine could not finish it within {} ms; \
+                     make it smaller or simpler (the failure is logged under this reply's \
+                     X-Request-Id)",
+                    limit.as_millis()
+                ),
+            )
+        }
+        EngineCallError::Trapped(_) => {
+            tracing::error!(error = %error, "engine call failed");
+            ApiError::new(
+                ErrorCode::EngineFailure,
+                "this input is not supported: the engine failed on it (its memory limit, or a \
+                 fault); make it smaller or simpler (the failure is logged under this reply's \
+                 X-Request-Id)",
+            )
+        }
+        EngineCallError::Setup(_) => {
+            tracing::error!(error = %error, "engine unavailable");
+            ApiError::new(
+                ErrorCode::EngineFailure,
+                "the render engine is not available just now; try again shortly",
             )
         }
     }

@@ -6,7 +6,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
-use crate::api::ApiError;
+use crate::api::{ApiError, ErrorCode};
 use crate::customers::Customer;
 use crate::customers::sessions::Visitor;
 use crate::store::StoreError;
@@ -241,20 +241,44 @@ impl From<StoreError> for PageError {
         crate::observe::count_store_error();
         PageError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "Something went wrong",
+            "Please try again",
             "We could not reach our records just now. Please try again in a moment.",
         )
     }
 }
 
+impl PageError {
+    /// A failure that means "there is no such thing" as the page `not_found` says, while a
+    /// store outage or a busy engine stays what it is (a page saying to try again).
+    pub fn unless_not_found(error: ApiError, not_found: impl FnOnce() -> PageError) -> PageError {
+        match error.code {
+            ErrorCode::StoreUnavailable
+            | ErrorCode::ServerBusy
+            | ErrorCode::Internal
+            | ErrorCode::EngineFailure => error.into(),
+            _ => not_found(),
+        }
+    }
+}
+
 impl From<ApiError> for PageError {
     fn from(error: ApiError) -> Self {
-        tracing::error!(message = %error.message, "request failed on a customer page");
-        PageError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Something went wrong",
-            "We could not finish that just now. Please try again in a moment.",
-        )
+        match error.code {
+            // Counted and logged where the store error became an `ApiError`.
+            ErrorCode::StoreUnavailable | ErrorCode::ServerBusy => PageError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Please try again",
+                "We could not reach our records just now. Please try again in a moment.",
+            ),
+            _ => {
+                tracing::error!(message = %error.message, "request failed on a customer page");
+                PageError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Something went wrong",
+                    "We could not finish that just now. Please try again in a moment.",
+                )
+            }
+        }
     }
 }
 

@@ -321,24 +321,25 @@ async fn deliver_if_due(state: &AppState, id: &str) -> Result<(), StoreError> {
             delivery.next_attempt_at = now + 1000;
             return save(store, &delivery).await;
         }
-        OrderState::Never => {
-            // Give up at once: no retry can make an abandoned order placed.
-            delivery.attempts = state.webhooks.retry_delays.len() as u32;
-            Err("the order was never placed (its checkout did not complete)".to_owned())
-        }
+        OrderState::Never => Err(Failed {
+            // No retry can make an abandoned order placed.
+            reason: "the order was never placed (its checkout did not complete)".to_owned(),
+            retry: false,
+        }),
     };
     delivery.attempts += 1;
     delivery.leased_until = 0;
     let now = unix_millis();
     let retry = match &outcome {
         Ok(()) => None,
-        Err(error) => {
+        Err(failed) => {
+            let error = &failed.reason;
             tracing::info!(webhook = %id, attempt = delivery.attempts, %error, "webhook attempt failed");
             delivery.last_error = Some(error.clone());
-            state
-                .webhooks
-                .retry_delays
+            let delays = &state.webhooks.retry_delays;
+            delays
                 .get(delivery.attempts as usize - 1)
+                .filter(|_| failed.retry)
         }
     };
     match (outcome, retry) {
@@ -397,8 +398,29 @@ async fn order_state(store: &dyn Store, delivery: &Delivery) -> Result<OrderStat
     })
 }
 
+/// A failed attempt: why, and whether a later one could succeed.
+struct Failed {
+    reason: String,
+    retry: bool,
+}
+
+impl From<String> for Failed {
+    fn from(reason: String) -> Self {
+        Failed {
+            reason,
+            retry: true,
+        }
+    }
+}
+
+impl From<&str> for Failed {
+    fn from(reason: &str) -> Self {
+        reason.to_owned().into()
+    }
+}
+
 /// One attempt: `Ok` on a 2xx answer.
-async fn attempt(state: &AppState, delivery: &Delivery) -> Result<(), String> {
+async fn attempt(state: &AppState, delivery: &Delivery) -> Result<(), Failed> {
     let key = keys::find(state.store.as_ref(), &delivery.consumer_key)
         .await
         .map_err(|e| e.to_string())?
@@ -420,11 +442,18 @@ async fn attempt(state: &AppState, delivery: &Delivery) -> Result<(), String> {
         .fetcher
         .post(&delivery.url, headers, delivery.body.clone().into_bytes())
         .await
-        .map_err(|e| e.to_string().trim_start_matches("imageUrl: ").to_owned())?;
+        .map_err(|e| Failed {
+            // A URL the policy refuses stays refused: no retry can deliver it.
+            retry: !e.is_refusal(),
+            reason: match e.refused_address() {
+                Some(address) => format!("the callback URL reaches {address}, which is not public"),
+                None => e.to_string().trim_start_matches("imageUrl: ").to_owned(),
+            },
+        })?;
     if status.is_success() {
         Ok(())
     } else {
-        Err(format!("the callback URL answered HTTP {status}"))
+        Err(format!("the callback URL answered HTTP {status}").into())
     }
 }
 

@@ -326,21 +326,25 @@ async fn a_key_reads_and_updates_only_its_own_packs_until_a_customer_owns_them(k
 async fn each_signature_failure_is_a_distinct_error(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let params = [("method", "svc.pack.createPack"), ("product", "minicard")];
+    // A wrong signature gets one answer whether the key is unknown, disabled or fine: the
+    // answers do not tell which consumer keys exist.
     let unknown = Credentials {
         key: "0".repeat(32),
         secret: "x".into(),
     };
-    app.send(Method::POST, &[], &params, Some(&unknown))
-        .await
-        .error("unknown_key");
     let wrong = Credentials {
         key: app.key.consumer_key.clone(),
         secret: "wrong".into(),
     };
+    let for_unknown = app
+        .send(Method::POST, &[], &params, Some(&unknown))
+        .await
+        .error("invalid_signature");
     let message = app
         .send(Method::POST, &[], &params, Some(&wrong))
         .await
         .error("invalid_signature");
+    assert_eq!(for_unknown, message);
     assert!(
         message.contains(&app.public_endpoint()),
         "names the signed URI: {message}"
@@ -352,6 +356,12 @@ async fn each_signature_failure_is_a_distinct_error(kind: StoreKind) {
     keys::set_disabled(app.store.as_ref(), &app.key.consumer_key, true)
         .await
         .unwrap();
+    let for_disabled = app
+        .send(Method::POST, &[], &params, Some(&wrong))
+        .await
+        .error("invalid_signature");
+    assert_eq!(for_disabled, message);
+    // Only the key's holder, signing correctly, learns that it is disabled.
     app.post(&params).await.error("key_disabled");
     keys::set_disabled(app.store.as_ref(), &app.key.consumer_key, false)
         .await

@@ -155,6 +155,12 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     screenshot(&browser, &format!("{store}-1-drop-in-sign-up")).await;
     sign_up(&browser).await;
 
+    // Back on the drop-in, signed in: following the link took nothing; a button does.
+    assert!(text(&browser).await.contains("Continue with this pack"));
+    app.get_pack(&pack_id).await.ok();
+    screenshot(&browser, &format!("{store}-1b-continue")).await;
+    click(&browser, "form[action^='/dropins/'] button").await;
+
     // Back on finish, as the owner: the API key has lost the pack.
     assert!(path(&browser).await.ends_with("/finish"));
     assert!(text(&browser).await.contains("Choose your paper"));

@@ -13,7 +13,7 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::browser::{fill, screenshot, sign_up};
+use crate::browser::{click, fill, screenshot, sign_up};
 use crate::chromium::browser;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app};
@@ -180,6 +180,7 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
     // Sign up from the drop-in; the canvas opens for the new owner.
     browser.goto(&edit).await.unwrap();
     sign_up(&browser).await;
+    click(&browser, "form[action^='/dropins/'] button").await;
     let state = wait_for_renders(&browser, 1).await;
     let max_side = state["maxSide"].as_u64().unwrap();
     assert!(max_side >= 16, "{state}");

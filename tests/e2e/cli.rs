@@ -36,6 +36,20 @@ fn serve(env: &[(&str, &str)]) -> (Child, Lines<BufReader<ChildStdout>>) {
     (child, lines)
 }
 
+/// Starts `presspack serve` with `env`: the process and the address it listens on. What it
+/// prints after its first line is read and dropped, so its output never fills the pipe.
+pub fn serve_at(env: &[(&str, &str)]) -> (Child, String) {
+    let (child, mut lines) = serve(env);
+    let line = lines.next().unwrap().unwrap();
+    let address = line
+        .strip_prefix("presspack listening on http://")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("not a start-up line: {line}"))
+        .to_owned();
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, address)
+}
+
 /// Starts `presspack serve` with `env` and returns the first line it prints.
 fn start_up_line(env: &[(&str, &str)]) -> String {
     let (mut child, mut lines) = serve(env);

@@ -77,7 +77,8 @@ async fn opening_a_drop_in_takes_ownership_and_the_key_loses_access(kind: StoreK
     );
     app.get_pack(&pack_id).await.ok();
 
-    // Signing up from it comes back to it, as the pack's owner.
+    // Signing up from it comes back to it, asking to continue with the pack: following the
+    // link alone changes nothing (another site can make a browser follow a link).
     let form = page;
     let page = shopper
         .post(
@@ -91,6 +92,16 @@ async fn opening_a_drop_in_takes_ownership_and_the_key_loses_access(kind: StoreK
             ],
         )
         .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.path.ends_with("/finish"), "{}", page.path);
+    assert!(
+        page.body.contains("Continue with this pack"),
+        "{}",
+        page.body
+    );
+    app.get_pack(&pack_id).await.ok();
+    // The button makes the customer the pack's owner.
+    let page = shopper.open_drop_in(&finish).await;
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.path.ends_with("/finish"), "{}", page.path);
     assert!(page.body.contains("Add to cart"));
@@ -172,7 +183,10 @@ async fn drop_in_tokens_are_secret_and_checked(kind: StoreKind) {
     }
     // A refused link took nothing.
     app.get_pack(&first_id).await.ok();
-    assert_eq!(shopper.get(&local(&first["edit"])).await.status, 200);
+    assert_eq!(
+        shopper.open_drop_in(&local(&first["edit"])).await.status,
+        200
+    );
     app.get_pack(&first_id)
         .await
         .error("pack_owned_by_customer");
@@ -243,7 +257,7 @@ async fn add_to_cart_checks_its_parameters_and_returns_the_cart_drop_ins(kind: S
     // The cart drop-in puts the pack in the customer's cart with the partner's quantity.
     let shopper = Shopper::new(&app);
     shopper.sign_up(&unique_email()).await;
-    let cart = shopper.get(&local(&body["dropIns"]["cart"])).await;
+    let cart = shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     assert_eq!(cart.path, "/cart");
     assert!(cart.body.contains("Launch cards"), "{}", cart.body);
     assert!(cart.body.contains(r#"value="3""#), "{}", cart.body);
@@ -261,7 +275,7 @@ async fn the_cart_renames_requantifies_removes_and_checks_out(kind: StoreKind) {
     let (first, first_drop_ins) = new_pack(&app, &[("friendlyName", "First")]).await;
     let (second, second_drop_ins) = new_pack(&app, &[("friendlyName", "Second")]).await;
     for drop_ins in [&first_drop_ins, &second_drop_ins] {
-        let finish = shopper.get(&local(&drop_ins["finish"])).await;
+        let finish = shopper.open_drop_in(&local(&drop_ins["finish"])).await;
         let token = finish.hidden("token").unwrap();
         let pack_id = finish.path.split('/').nth(2).unwrap().to_owned();
         let cart = shopper
@@ -281,7 +295,9 @@ async fn the_cart_renames_requantifies_removes_and_checks_out(kind: StoreKind) {
         assert_eq!(cart.path, "/cart", "{}", cart.body);
     }
     // A combination the catalogue does not offer is explained on the form.
-    let finish = shopper.get(&local(&first_drop_ins["finish"])).await;
+    let finish = shopper
+        .open_drop_in(&local(&first_drop_ins["finish"]))
+        .await;
     let token = finish.hidden("token").unwrap();
     let refused = shopper
         .post(
@@ -453,7 +469,7 @@ async fn a_customer_orders_one_trial_pack_only(kind: StoreKind) {
 
     let (first, _) = trial_pack(&app, "businesscard").await;
     let body = add_to_cart(&app, &first, "1").await;
-    shopper.get(&local(&body["dropIns"]["cart"])).await;
+    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     let confirmation = shopper.check_out().await;
     assert!(
         confirmation.path.ends_with("/confirmation"),
@@ -464,7 +480,9 @@ async fn a_customer_orders_one_trial_pack_only(kind: StoreKind) {
     // A second trial pack is refused at checkout, clearly.
     let (second, _) = trial_pack(&app, "minicard").await;
     let body = add_to_cart(&app, &second, "1").await;
-    shopper.get(&local(&body["dropIns"]["checkout"])).await;
+    shopper
+        .open_drop_in(&local(&body["dropIns"]["checkout"]))
+        .await;
     let refused = shopper.check_out().await;
     assert_eq!(refused.status, 409, "{}", refused.body);
     assert!(
@@ -476,7 +494,7 @@ async fn a_customer_orders_one_trial_pack_only(kind: StoreKind) {
     // Non-trial packs still order, once the trial pack is out of the cart.
     let (regular, _) = new_pack(&app, &[("friendlyName", "Regular")]).await;
     let body = add_to_cart(&app, &regular, "2").await;
-    let cart = shopper.get(&local(&body["dropIns"]["cart"])).await;
+    let cart = shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     let cart = shopper
         .post(
             &cart,
@@ -497,7 +515,7 @@ async fn a_customer_orders_one_trial_pack_only(kind: StoreKind) {
     other.sign_up(&unique_email()).await;
     let (third, _) = trial_pack(&app, "businesscard").await;
     let body = add_to_cart(&app, &third, "2").await;
-    other.get(&local(&body["dropIns"]["cart"])).await;
+    other.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     let refused = other.check_out().await;
     assert_eq!(refused.status, 400);
     assert!(refused.body.contains("one trial pack"), "{}", refused.body);
@@ -528,11 +546,11 @@ async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
         .ok();
     let pack = body["packId"].as_str().unwrap().to_owned();
     let body = add_to_cart(&app, &pack, "1").await;
-    shopper.get(&local(&body["dropIns"]["cart"])).await;
+    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     // A regular pack too, so that the losers still have something to order.
     let (regular, _) = new_pack(&app, &[]).await;
     let body = add_to_cart(&app, &regular, "1").await;
-    shopper.get(&local(&body["dropIns"]["cart"])).await;
+    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
 
     let attempts: Vec<_> = (0..4).map(|_| shopper.check_out()).collect();
     let pages = futures_util::future::join_all(attempts).await;
@@ -634,7 +652,7 @@ async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
     shopper.sign_up(&email).await;
     let (pack, _) = new_pack(&app, &[]).await;
     let body = add_to_cart(&app, &pack, "1").await;
-    shopper.get(&local(&body["dropIns"]["cart"])).await;
+    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     for (path, fields) in [
         (
             "/checkout",
@@ -677,7 +695,7 @@ async fn customers_cannot_reach_each_others_packs_carts_or_orders(kind: StoreKin
     ann.sign_up(&unique_email()).await;
     let (pack, _) = new_pack(&app, &[("friendlyName", "Ann's private cards")]).await;
     let body = add_to_cart(&app, &pack, "1").await;
-    ann.get(&local(&body["dropIns"]["cart"])).await;
+    ann.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     let confirmation = ann.check_out().await;
     let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
 
@@ -746,7 +764,7 @@ async fn failed_sign_ins_are_limited(kind: StoreKind) {
         )
         .await;
     assert_eq!(page.status, 429, "{}", page.body);
-    assert!(page.body.contains("Too many failed sign-ins"));
+    assert!(page.body.contains("Too many sign-in attempts"));
     // An unknown address says the same as a wrong password.
     let form = shopper.get("/account/signin").await;
     let page = shopper
@@ -786,7 +804,7 @@ async fn webhooks_are_retried_with_one_id_and_survive_a_restart(kind: StoreKind)
     let (untracked, _) = new_pack(&app, &[]).await;
     for id in [&pack, &untracked] {
         let body = add_to_cart(&app, id, "1").await;
-        shopper.get(&local(&body["dropIns"]["cart"])).await;
+        shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     }
     let confirmation = shopper.check_out().await;
     let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
@@ -830,7 +848,7 @@ async fn a_cart_holds_a_bounded_number_of_packs(kind: StoreKind) {
     for _ in 0..=limit {
         let (pack, _) = new_pack(&app, &[]).await;
         let body = add_to_cart(&app, &pack, "1").await;
-        let page = shopper.get(&local(&body["dropIns"]["cart"])).await;
+        let page = shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
         last = format!("{} {}", page.status, page.body);
     }
     assert!(last.starts_with("409"), "{last}");

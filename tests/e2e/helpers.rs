@@ -110,6 +110,8 @@ impl From<&ApiKey> for Credentials {
 
 pub struct TestApp {
     pub address: String,
+    /// Where `/metrics` is served, when the configuration gives it a listener of its own.
+    pub metrics_address: Option<String>,
     pub client: reqwest::Client,
     pub config: Config,
     /// The store, as a second handle (the operator's view).
@@ -160,6 +162,7 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     let key = create_key(&store, &Permission::ALL).await;
     let mut app = TestApp {
         address: String::new(),
+        metrics_address: None,
         client: reqwest::Client::new(),
         _keys: RedisKeys::of(&config),
         config,
@@ -263,6 +266,7 @@ impl TestApp {
             .await
             .expect("server starts");
         self.address = format!("http://{}", app.local_addr());
+        self.metrics_address = app.metrics_addr().map(|address| address.to_string());
         let (stop, stopped) = oneshot::channel::<()>();
         let handle = tokio::spawn(app.run_until(async {
             let _ = stopped.await;
@@ -280,6 +284,7 @@ impl TestApp {
         let store = open_store(&config).await.expect("store opens");
         let mut app = TestApp {
             address: String::new(),
+            metrics_address: None,
             client: reqwest::Client::new(),
             _keys: RedisKeys::of(&config),
             config,

@@ -2,6 +2,7 @@
 
 mod helpers;
 
+mod attacks;
 mod auth;
 mod bounds;
 mod browser;

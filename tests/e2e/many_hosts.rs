@@ -95,7 +95,7 @@ async fn two_hosts_on_one_redis_serve_one_client(kind: StoreKind) {
         .await;
     shopper.address.clone_from(&second.address);
     let cart = shopper
-        .get(&on(&second, added["dropIns"]["cart"].as_str().unwrap()))
+        .open_drop_in(&on(&second, added["dropIns"]["cart"].as_str().unwrap()))
         .await;
     assert_eq!((cart.status, cart.path.as_str()), (200, "/cart"));
     shopper.address.clone_from(&first.address);

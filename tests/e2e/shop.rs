@@ -20,6 +20,17 @@ pub struct Page {
 }
 
 impl Page {
+    /// The drop-in's "continue with this pack" form: its action and the pack's token.
+    pub fn continue_form(&self) -> Option<(String, String)> {
+        let marker = "method=\"post\" action=\"/dropins/";
+        let start = self.body.find(marker)? + marker.len() - "/dropins/".len();
+        let end = self.body[start..].find('"')?;
+        Some((
+            self.body[start..start + end].to_owned(),
+            self.hidden("token")?,
+        ))
+    }
+
     /// The value of the first hidden `name` input, such as the CSRF token.
     pub fn hidden(&self, name: &str) -> Option<String> {
         let marker = format!("name=\"{name}\" value=\"");
@@ -32,16 +43,54 @@ impl Page {
 pub struct Shopper {
     pub client: reqwest::Client,
     pub address: String,
+    jar: Arc<reqwest::cookie::Jar>,
 }
 
 impl Shopper {
     pub fn new(app: &TestApp) -> Shopper {
+        Shopper::with_headers(app, reqwest::header::HeaderMap::new())
+    }
+
+    /// A shopper whose requests come through a proxy that says they are from `address`
+    /// (`X-Forwarded-For`; the app must trust 127.0.0.1 as a proxy).
+    pub fn from_address(app: &TestApp, address: &str) -> Shopper {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("x-forwarded-for", address.parse().unwrap());
+        Shopper::with_headers(app, headers)
+    }
+
+    fn with_headers(app: &TestApp, headers: reqwest::header::HeaderMap) -> Shopper {
+        let jar = Arc::new(reqwest::cookie::Jar::default());
         Shopper {
             client: reqwest::Client::builder()
-                .cookie_store(true)
+                .cookie_provider(Arc::clone(&jar))
+                .default_headers(headers)
                 .build()
                 .unwrap(),
             address: app.address.clone(),
+            jar,
+        }
+    }
+
+    /// The value of one of the shopper's cookies for the app.
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        let url = self.address.parse().unwrap();
+        let cookies = reqwest::cookie::CookieStore::cookies(&*self.jar, &url)?;
+        cookies
+            .to_str()
+            .ok()?
+            .split("; ")
+            .find_map(|pair| pair.strip_prefix(&format!("{name}=")))
+            .map(str::to_owned)
+    }
+
+    /// Opens a drop-in as a signed-in customer does: the link, then the button that
+    /// continues with the pack (takes it, or puts it in the cart) if the page offers one.
+    pub async fn open_drop_in(&self, path: &str) -> Page {
+        let page = self.get(path).await;
+        match page.continue_form() {
+            Some((action, token)) => self.post(&page, &action, &[("token", &token)]).await,
+            None => page,
         }
     }
 
@@ -109,10 +158,14 @@ impl Shopper {
     /// Checks out with a delivery address; the confirmation page (or the refusal).
     pub async fn check_out(&self) -> Page {
         let form = self.get("/checkout").await;
+        let checkout = form.hidden("checkout").unwrap_or_default();
+        let cart = form.hidden("cart").unwrap_or_default();
         self.post(
             &form,
             "/checkout",
             &[
+                ("checkout", &checkout),
+                ("cart", &cart),
                 ("name", "Ann Example"),
                 ("line1", "1 Print Street"),
                 ("city", "London"),

@@ -240,22 +240,22 @@ async fn windows_count_events_until_they_end(kind: StoreKind) {
     let minute = Duration::from_secs(60);
     for expected in 1..=3 {
         let (count, left) = store
-            .count_in_window(Kind::RateLimit, "key-a", minute)
+            .count_in_window(Kind::RateLimit, "key-a", minute, 1)
             .await
             .unwrap();
         assert_eq!(count, expected);
         assert!(left <= minute && left > Duration::from_secs(30), "{left:?}");
     }
     // Ids and kinds count apart.
-    let other = store.count_in_window(Kind::RateLimit, "key-b", minute);
+    let other = store.count_in_window(Kind::RateLimit, "key-b", minute, 1);
     assert_eq!(other.await.unwrap().0, 1);
-    let kind_apart = store.count_in_window(Kind::Nonce, "key-a", minute);
+    let kind_apart = store.count_in_window(Kind::Nonce, "key-a", minute, 1);
     assert_eq!(kind_apart.await.unwrap().0, 1);
     // A new window starts once the old one has ended.
     let short = Duration::from_millis(200);
     assert_eq!(
         store
-            .count_in_window(Kind::RateLimit, "key-c", short)
+            .count_in_window(Kind::RateLimit, "key-c", short, 1)
             .await
             .unwrap()
             .0,
@@ -263,7 +263,7 @@ async fn windows_count_events_until_they_end(kind: StoreKind) {
     );
     tokio::time::sleep(short * 2).await;
     let (count, _) = store
-        .count_in_window(Kind::RateLimit, "key-c", short)
+        .count_in_window(Kind::RateLimit, "key-c", short, 1)
         .await
         .unwrap();
     assert_eq!(count, 1);

@@ -16,6 +16,7 @@ pub enum ErrorCode {
     RequestTooLarge,
     UnsupportedContentType,
     ConflictingParameters,
+    RequestTooSlow,
     UnknownProduct,
     PackNotFound,
     InvalidPack,
@@ -52,7 +53,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 40] = [
+    pub const ALL: [ErrorCode; 41] = [
         ErrorCode::UnknownMethod,
         ErrorCode::MissingParameter,
         ErrorCode::InvalidParameter,
@@ -61,6 +62,7 @@ impl ErrorCode {
         ErrorCode::RequestTooLarge,
         ErrorCode::UnsupportedContentType,
         ErrorCode::ConflictingParameters,
+        ErrorCode::RequestTooSlow,
         ErrorCode::UnknownProduct,
         ErrorCode::PackNotFound,
         ErrorCode::InvalidPack,
@@ -106,6 +108,7 @@ impl ErrorCode {
             ErrorCode::RequestTooLarge => (105, "request_too_large"),
             ErrorCode::UnsupportedContentType => (106, "unsupported_content_type"),
             ErrorCode::ConflictingParameters => (107, "conflicting_parameters"),
+            ErrorCode::RequestTooSlow => (108, "request_too_slow"),
             ErrorCode::UnknownProduct => (200, "unknown_product"),
             ErrorCode::PackNotFound => (201, "pack_not_found"),
             ErrorCode::InvalidPack => (202, "invalid_pack"),

@@ -9,13 +9,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use serde::Serialize;
+use std::net::SocketAddr;
+use tokio::sync::SemaphorePermit;
 
 pub use error::{ApiError, ErrorCode};
-pub use params::{Params, truncate};
+pub use params::{BodyEncoding, Params, truncate};
 
 use crate::app::AppState;
 use crate::auth::keys::{ApiKey, Permission};
@@ -58,6 +62,8 @@ impl Reply {
 pub struct Call<'a> {
     pub params: &'a Params,
     pub key: Option<ApiKey>,
+    /// The caller's network address (see `client`), for per-address limits.
+    pub client: Option<std::net::IpAddr>,
 }
 
 type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, ApiError>> + Send + 'a>>;
@@ -153,12 +159,13 @@ fn find_operation(params: &Params) -> Result<&'static Operation, ApiError> {
 async fn dispatch(
     state: &AppState,
     request: &SignedRequest<'_>,
+    client: Option<std::net::IpAddr>,
 ) -> (Result<Reply, ApiError>, Option<RateState>) {
     let operation = match find_operation(request.params) {
         Ok(operation) => operation,
         Err(error) => return (Err(error), None),
     };
-    // Only image operations may send more than the usual body (see `service`).
+    // Only image operations may send more than the usual body (see `read_body`).
     if request.params.body_len() > state.max_body_bytes && !images::takes_image(operation.name) {
         return (Err(body_too_large(state.max_body_bytes)), None);
     }
@@ -166,12 +173,13 @@ async fn dispatch(
         Ok(key) => key,
         Err(error) => return (Err(error), None),
     };
-    let rate = match &key {
-        Some(key) => match rate::count_call(state, key).await {
-            Ok(rate) => rate,
-            Err(error) => return (Err(error), None),
-        },
-        None => None,
+    let counted = match &key {
+        Some(key) => rate::count_call(state, key).await,
+        None => rate::count_unsigned_call(state, client).await,
+    };
+    let rate = match counted {
+        Ok(rate) => rate,
+        Err(error) => return (Err(error), None),
     };
     if let Some(rate) = rate.filter(RateState::exceeded) {
         return (Err(rate.error()), Some(rate));
@@ -179,6 +187,7 @@ async fn dispatch(
     let call = Call {
         params: request.params,
         key,
+        client,
     };
     ((operation.handler)(state, &call).await, rate)
 }
@@ -188,6 +197,10 @@ struct ResponseFormat {
     errors_as_ok: bool,
     content_type: Option<HeaderValue>,
 }
+
+/// The policy of every API reply: a reply is data, never a page; nothing in it may run,
+/// load or be framed, whatever a browser makes of it.
+const API_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
 
 impl ResponseFormat {
     /// Reads `errorsAsOK` and `responseContentType`. A bad value is reported as an error,
@@ -203,6 +216,12 @@ impl ResponseFormat {
         };
         (format, errors_as_ok.err().or(content_type.err()))
     }
+
+    /// The format of a request whose parameters could not be read.
+    const DEFAULT: ResponseFormat = ResponseFormat {
+        errors_as_ok: false,
+        content_type: None,
+    };
 
     fn respond(&self, result: Result<Reply, ApiError>) -> Response {
         let (status, default_type, body, max_age) = match result {
@@ -235,6 +254,14 @@ impl ResponseFormat {
             [
                 (header::CONTENT_TYPE, content_type),
                 (header::CACHE_CONTROL, cache_control),
+                (
+                    header::CONTENT_SECURITY_POLICY,
+                    HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
+                ),
+                (
+                    header::X_CONTENT_TYPE_OPTIONS,
+                    HeaderValue::from_static("nosniff"),
+                ),
             ],
             body,
         )
@@ -242,7 +269,24 @@ impl ResponseFormat {
     }
 }
 
-/// A syntactically valid media type (RFC 9110 section 8.3.1), safe to send as a header.
+/// The media types `responseContentType` may name: types a browser shows as data or
+/// downloads, never runs. HTML, XHTML, SVG, scripts and the like would turn a reply that
+/// echoes a parameter into a page running the caller's script on this origin. XML stays:
+/// only getTemplate answers XML, from the operator's templates, and the policy forbids
+/// scripts in any case.
+const RESPONSE_TYPES: [&str; 8] = [
+    "application/json",
+    "text/plain",
+    "application/xml",
+    "text/xml",
+    "text/csv",
+    "application/octet-stream",
+    "image/png",
+    "image/jpeg",
+];
+
+/// A syntactically valid media type (RFC 9110 section 8.3.1) of [`RESPONSE_TYPES`], safe to
+/// send as a header.
 fn media_type(value: &str) -> Result<HeaderValue, ApiError> {
     let invalid = || {
         ApiError::invalid(
@@ -276,6 +320,20 @@ fn media_type(value: &str) -> Result<HeaderValue, ApiError> {
     if !(valid_essence && valid_parameters) {
         return Err(invalid());
     }
+    if !RESPONSE_TYPES
+        .iter()
+        .any(|allowed| essence.eq_ignore_ascii_case(allowed))
+    {
+        return Err(ApiError::invalid(
+            "responseContentType",
+            format!(
+                "{:?} is not allowed: a browser could run such a reply as a page or script; \
+                 use one of {}",
+                truncate(essence),
+                RESPONSE_TYPES.join(", ")
+            ),
+        ));
+    }
     HeaderValue::from_str(value).map_err(|_| invalid())
 }
 
@@ -286,16 +344,87 @@ fn body_too_large(limit: usize) -> ApiError {
     )
 }
 
-/// Whether the request says its body is larger than the usual limit (or does not say).
-fn declares_large_body(headers: &axum::http::HeaderMap, limit: usize) -> bool {
-    match headers.get(header::CONTENT_LENGTH) {
-        Some(length) => length
-            .to_str()
-            .ok()
-            .and_then(|l| l.parse::<u64>().ok())
-            .is_none_or(|length| length > limit as u64),
-        None => headers.contains_key(header::TRANSFER_ENCODING),
+/// The length a request declares for its body, if it declares one it can keep to.
+fn declared_length(headers: &axum::http::HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// Whether a request may be an image operation, as far as its query string and the start of
+/// its body tell: a large body is read on only for one.
+fn may_take_image(params: &Params, start: &[u8]) -> bool {
+    if let Some(method) = params.get("method") {
+        return images::takes_image(method);
     }
+    // A form body naming its method early says what it is; a multipart one is read on (its
+    // parts come whole, and uploadImage is the multipart operation).
+    start
+        .split(|&b| b == b'&')
+        .find_map(|pair| pair.strip_prefix(b"method="))
+        .is_none_or(|method| {
+            std::str::from_utf8(method).is_ok_and(|m| images::takes_image(m.trim()))
+        })
+}
+
+/// Reads a request body. Up to the usual limit it is read at once; a larger one only by a
+/// request that may be an image operation, while it holds one of the few upload permits
+/// (taken only once the usual limit has arrived, so a slow or stalled client never holds
+/// one for long: the server's pacing fails such a body, which frees the permit).
+async fn read_body<'s>(
+    state: &'s AppState,
+    params: &Params,
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+) -> Result<(Bytes, Option<SemaphorePermit<'s>>), ApiError> {
+    let usual = state.max_body_bytes;
+    let largest = state.images.max_body_bytes().max(usual);
+    let declared = declared_length(headers);
+    if declared.is_some_and(|length| length > largest as u64) {
+        return Err(body_too_large(largest));
+    }
+    if declared.is_some_and(|length| length > usual as u64)
+        && params
+            .get("method")
+            .is_some_and(|method| !images::takes_image(method))
+    {
+        return Err(body_too_large(usual));
+    }
+    let failed = |error: axum::Error| match crate::serve::too_slow(&error) {
+        Some(min_rate) => ApiError::new(
+            ErrorCode::RequestTooSlow,
+            format!(
+                "the request body arrived slower than {min_rate} bytes a second; send it at \
+                 least that fast"
+            ),
+        ),
+        None => ApiError::new(
+            ErrorCode::RequestTooLarge,
+            format!("the request body could not be read: {error}"),
+        ),
+    };
+    let mut stream = body.into_data_stream();
+    let mut read = Vec::with_capacity(declared.map_or(0, |l| l.min(usual as u64) as usize));
+    let mut permit = None;
+    let mut limit = usual;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(failed)?;
+        if read.len() + chunk.len() > limit {
+            if permit.is_some() || !may_take_image(params, &read) {
+                return Err(body_too_large(limit));
+            }
+            permit = Some(state.images.upload_permit().await?);
+            limit = largest;
+            if read.len() + chunk.len() > limit {
+                return Err(body_too_large(limit));
+            }
+        }
+        read.extend_from_slice(&chunk);
+    }
+    Ok((Bytes::from(read), permit))
 }
 
 fn exception_body(error: &ApiError) -> Vec<u8> {
@@ -311,31 +440,21 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
     let (parts, body) = request.into_parts();
     let mut params = match Params::from_query(parts.uri.query()) {
         Ok(params) => params,
-        Err(error) => {
-            let format = ResponseFormat {
-                errors_as_ok: false,
-                content_type: None,
-            };
-            return format.respond(Err(error));
-        }
+        Err(error) => return ResponseFormat::DEFAULT.respond(Err(error)),
     };
-    // Image uploads and imports may be large: such bodies are read only while holding one of
-    // a few permits, so memory stays bounded however many arrive at once. A query string
-    // naming another method needs no permit: its body may not be large.
-    let mut upload_permit = None;
-    let mut body_limit = state.max_body_bytes;
-    let may_take_image = params.get("method").is_none_or(images::takes_image);
-    if may_take_image && declares_large_body(&parts.headers, state.max_body_bytes) {
-        match state.images.upload_permit().await {
-            Ok(permit) => upload_permit = Some(permit),
-            Err(error) => {
-                let format = ResponseFormat::read(&params).0;
-                return format.respond(Err(error));
-            }
+    // The permit of a large body is held until the call is answered: what it read and what
+    // the engine makes of it stay bounded however many arrive at once.
+    let (body_read, _upload_permit) = match read_body(&state, &params, &parts.headers, body).await {
+        Ok((bytes, permit)) if bytes.is_empty() => (Ok(()), permit),
+        Ok((bytes, permit)) => {
+            let added = match BodyEncoding::of(&parts.headers) {
+                Ok(encoding) => params.add_body(encoding, bytes).await,
+                Err(error) => Err(error),
+            };
+            (added, permit)
         }
-        body_limit = state.images.max_body_bytes();
-    }
-    let body_read = params.add_body(&parts.headers, body, body_limit).await;
+        Err(error) => (Err(error), None),
+    };
     let (format, format_error) = ResponseFormat::read(&params);
     let (result, rate) = match body_read.err().or(format_error) {
         Some(error) => (Err(error), None),
@@ -349,10 +468,13 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
                     .and_then(|v| v.to_str().ok()),
                 params: &params,
             };
-            dispatch(&state, &signed).await
+            let client = parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|info| state.trusted_proxies.client(info.0.ip(), &parts.headers));
+            dispatch(&state, &signed, client).await
         }
     };
-    drop(upload_permit);
     let outcome = match &result {
         Ok(_) => "ok",
         Err(error) => {

@@ -1,11 +1,17 @@
-//! Request parameters: the query string and the body (form-encoded or multipart) merged into
-//! one map, the body winning on conflict (wire-formats section 1), with typed accessors that
-//! turn every problem into an error naming the parameter.
+//! Request parameters: the query string and the body, with typed accessors that turn every
+//! problem into an error naming the parameter.
+//!
+//! What a handler reads is exactly what an OAuth signature covers (RFC 5849 section
+//! 3.4.1.3): the query string and a form-encoded body, the body winning when both name a
+//! parameter (wire-formats section 1). A multipart body (uploadImage, which is unsigned) adds
+//! its text parts, but a part never replaces a query parameter or carries an `oauth_*` one;
+//! a signed call cannot have a multipart body at all (`auth::authorize` refuses it).
 
 use std::collections::HashMap;
 
-use axum::body::Body;
+use axum::body::Bytes;
 use axum::http::{HeaderMap, header};
+use percent_encoding::percent_decode;
 use presspack_engine::model::{FromJson, ModelError};
 
 use super::{ApiError, ErrorCode};
@@ -15,14 +21,71 @@ const MAX_PARAMETERS: usize = 256;
 
 #[derive(Debug, Default)]
 pub struct Params {
+    /// Every parameter's value by name: the signed pairs (the last of a name wins) and, for a
+    /// multipart body, its text parts.
     values: HashMap<String, String>,
     /// The query and form-body pairs in arrival order, duplicates kept: what an OAuth
-    /// signature covers (multipart parts are not signed).
+    /// signature covers.
     signed: Vec<(String, String)>,
     /// Multipart file parts (and any `imageFile` part), by part name.
-    files: HashMap<String, bytes::Bytes>,
+    files: HashMap<String, Bytes>,
+    /// Whether the body was multipart: such a call's parameters are not all signed.
+    multipart: bool,
     /// Size of the request body.
     body_len: usize,
+}
+
+/// How a body's parameters are encoded.
+pub enum BodyEncoding {
+    Form,
+    Multipart { boundary: String },
+}
+
+impl BodyEncoding {
+    /// The encoding a `Content-Type` names (form-encoded when there is none).
+    pub fn of(headers: &HeaderMap) -> Result<BodyEncoding, ApiError> {
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .map(|v| {
+                v.to_str().map_err(|_| {
+                    ApiError::new(
+                        ErrorCode::UnsupportedContentType,
+                        "Content-Type is not a valid media type",
+                    )
+                })
+            })
+            .transpose()?
+            .unwrap_or("application/x-www-form-urlencoded");
+        let mime: mime::Mime = content_type.parse().map_err(|_| {
+            ApiError::new(
+                ErrorCode::UnsupportedContentType,
+                format!(
+                    "Content-Type {:?} is not a valid media type",
+                    truncate(content_type)
+                ),
+            )
+        })?;
+        match (mime.type_(), mime.subtype()) {
+            (mime::APPLICATION, mime::WWW_FORM_URLENCODED) => Ok(BodyEncoding::Form),
+            (mime::MULTIPART, mime::FORM_DATA) => {
+                let boundary = multer::parse_boundary(content_type).map_err(|e| {
+                    ApiError::new(
+                        ErrorCode::UnsupportedContentType,
+                        format!("Content-Type: {e}"),
+                    )
+                })?;
+                Ok(BodyEncoding::Multipart { boundary })
+            }
+            _ => Err(ApiError::new(
+                ErrorCode::UnsupportedContentType,
+                format!(
+                    "Content-Type {:?} is not accepted; send \
+                     application/x-www-form-urlencoded or multipart/form-data",
+                    truncate(content_type)
+                ),
+            )),
+        }
+    }
 }
 
 impl Params {
@@ -33,77 +96,62 @@ impl Params {
         Ok(params)
     }
 
-    /// Adds the body's parameters, read up to `limit` bytes, replacing same-named ones.
-    pub async fn add_body(
-        &mut self,
-        headers: &HeaderMap,
-        body: Body,
-        limit: usize,
-    ) -> Result<(), ApiError> {
-        let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
-            ApiError::new(
-                ErrorCode::RequestTooLarge,
-                format!("the request body is larger than {limit} bytes or could not be read"),
-            )
-        })?;
-        self.body_len = bytes.len();
-        if bytes.is_empty() {
+    /// Adds the parameters of a body read whole, encoded as `encoding` says.
+    pub async fn add_body(&mut self, encoding: BodyEncoding, body: Bytes) -> Result<(), ApiError> {
+        self.body_len = body.len();
+        if body.is_empty() {
             return Ok(());
         }
-        let content_type = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("application/x-www-form-urlencoded");
-        let mime: mime::Mime = content_type.parse().map_err(|_| {
-            ApiError::new(
-                ErrorCode::UnsupportedContentType,
-                format!("Content-Type {content_type:?} is not a valid media type"),
-            )
-        })?;
-        match (mime.type_(), mime.subtype()) {
-            (mime::APPLICATION, mime::WWW_FORM_URLENCODED) => self.extend_signed(&bytes),
-            (mime::MULTIPART, mime::FORM_DATA) => {
-                let boundary = multer::parse_boundary(content_type).map_err(|e| {
-                    ApiError::new(
-                        ErrorCode::UnsupportedContentType,
-                        format!("Content-Type: {e}"),
-                    )
-                })?;
-                self.add_multipart(bytes, boundary).await
-            }
-            _ => Err(ApiError::new(
-                ErrorCode::UnsupportedContentType,
-                format!(
-                    "Content-Type {content_type:?} is not accepted; send \
-                     application/x-www-form-urlencoded or multipart/form-data"
-                ),
-            )),
+        match encoding {
+            BodyEncoding::Form => self.extend_signed(&body),
+            BodyEncoding::Multipart { boundary } => self.add_multipart(body, boundary).await,
         }
     }
 
-    async fn add_multipart(
-        &mut self,
-        body: bytes::Bytes,
-        boundary: String,
-    ) -> Result<(), ApiError> {
+    async fn add_multipart(&mut self, body: Bytes, boundary: String) -> Result<(), ApiError> {
+        self.multipart = true;
         let stream = futures_util::stream::once(async move { Ok::<_, std::io::Error>(body) });
         let mut multipart = multer::Multipart::new(stream, boundary);
         let malformed =
             |e: multer::Error| ApiError::invalid("multipart body", format!("cannot be read: {e}"));
+        let mut parts = 0;
         while let Some(field) = multipart.next_field().await.map_err(malformed)? {
-            if self.values.len() + self.signed.len() + self.files.len() >= MAX_PARAMETERS {
+            parts += 1;
+            if self.signed.len() + parts > MAX_PARAMETERS {
                 return Err(too_many());
             }
             let Some(name) = field.name().map(str::to_owned) else {
                 continue;
             };
+            if name.starts_with("oauth_") {
+                return Err(ApiError::new(
+                    ErrorCode::InvalidOauthParameters,
+                    format!(
+                        "{}: OAuth parameters cannot travel in a multipart part, which no \
+                         signature covers; multipart is for uploadImage, which is unsigned",
+                        truncate(&name)
+                    ),
+                ));
+            }
             // Files are bytes, not text; `imageFile` is one even without a file name.
             if field.file_name().is_some() || name == "imageFile" {
                 let bytes = field.bytes().await.map_err(malformed)?;
                 self.files.insert(name, bytes);
                 continue;
             }
-            let value = field.text().await.map_err(malformed)?;
+            let bytes = field.bytes().await.map_err(malformed)?;
+            let value = String::from_utf8(bytes.into())
+                .map_err(|_| ApiError::invalid(&truncate(&name), "is not valid UTF-8"))?;
+            if self.values.contains_key(&name) {
+                return Err(ApiError::new(
+                    ErrorCode::ConflictingParameters,
+                    format!(
+                        "{}: given more than once (in the query string or an earlier part); \
+                         send it once",
+                        truncate(&name)
+                    ),
+                ));
+            }
             self.values.insert(name, value);
         }
         Ok(())
@@ -111,10 +159,18 @@ impl Params {
 
     /// Adds form-encoded pairs (`+` is a space), which a signature covers.
     fn extend_signed(&mut self, encoded: &[u8]) -> Result<(), ApiError> {
-        for (name, value) in form_urlencoded::parse(encoded).into_owned() {
+        for pair in encoded.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
             if self.signed.len() >= MAX_PARAMETERS {
                 return Err(too_many());
             }
+            let (name, value) = match pair.iter().position(|&b| b == b'=') {
+                Some(at) => (&pair[..at], &pair[at + 1..]),
+                None => (pair, &b""[..]),
+            };
+            let name = decode_form(name)
+                .map_err(|_| ApiError::invalid("a parameter name", "is not valid UTF-8"))?;
+            let value = decode_form(value)
+                .map_err(|_| ApiError::invalid(&truncate(&name), "is not valid UTF-8"))?;
             self.values.insert(name.clone(), value.clone());
             self.signed.push((name, value));
         }
@@ -131,8 +187,28 @@ impl Params {
         self.values.keys().any(|name| name.starts_with("oauth_"))
     }
 
+    /// An OAuth protocol parameter sent more than once, if any: each must come from exactly
+    /// one place.
+    pub fn repeated_oauth_parameter(&self) -> Option<&str> {
+        let mut seen = Vec::new();
+        for (name, _) in &self.signed {
+            if name.starts_with("oauth_") {
+                if seen.contains(&name) {
+                    return Some(name);
+                }
+                seen.push(name);
+            }
+        }
+        None
+    }
+
+    /// Whether the body was multipart (its parts are not signed).
+    pub fn is_multipart(&self) -> bool {
+        self.multipart
+    }
+
     /// A multipart file part's bytes.
-    pub fn file(&self, name: &str) -> Option<&bytes::Bytes> {
+    pub fn file(&self, name: &str) -> Option<&Bytes> {
         self.files.get(name)
     }
 
@@ -192,6 +268,16 @@ impl Params {
     }
 }
 
+/// A form-encoded name or value decoded: `+` is a space, `%XX` a byte; the bytes must be
+/// UTF-8 (a lossy decoding would hand handlers text the client never sent).
+fn decode_form(encoded: &[u8]) -> Result<String, std::string::FromUtf8Error> {
+    let spaced: Vec<u8> = encoded
+        .iter()
+        .map(|&b| if b == b'+' { b' ' } else { b })
+        .collect();
+    String::from_utf8(percent_decode(&spaced).collect())
+}
+
 fn too_many() -> ApiError {
     ApiError::new(
         ErrorCode::RequestTooLarge,
@@ -204,5 +290,36 @@ pub fn truncate(value: &str) -> String {
     match value.char_indices().nth(40) {
         Some((end, _)) => format!("{}...", &value[..end]),
         None => value.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_decoding_matches_the_url_standard_and_refuses_bad_utf8() {
+        let params = Params::from_query(Some("a=b+c&%C3%A9=%E2%9C%93&&flag&a=2")).unwrap();
+        assert_eq!(params.raw("a"), Some("2"), "the last of a name wins");
+        assert_eq!(params.raw("é"), Some("✓"));
+        assert_eq!(params.raw("flag"), Some(""));
+        assert_eq!(params.signed_pairs().count(), 4);
+        let error = Params::from_query(Some("text=%FF%FE")).unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidParameter);
+        assert!(error.message.starts_with("text: "), "{}", error.message);
+        let error = Params::from_query(Some("%C3=x")).unwrap_err();
+        assert!(
+            error.message.starts_with("a parameter name"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn a_repeated_oauth_parameter_is_found() {
+        let params = Params::from_query(Some("oauth_nonce=a&method=x&oauth_nonce=b")).unwrap();
+        assert_eq!(params.repeated_oauth_parameter(), Some("oauth_nonce"));
+        let params = Params::from_query(Some("oauth_nonce=a&method=x&method=y")).unwrap();
+        assert_eq!(params.repeated_oauth_parameter(), None);
     }
 }

@@ -25,7 +25,8 @@ pub enum AuthRule {
     Optional(Permission),
     /// The call must not be signed (uploadImage).
     NotAllowed,
-    /// No key needed; signatures are not looked at.
+    /// No key needed and no signature refused; a valid one counts the call against its key
+    /// (rather than the client's address).
     Open,
 }
 
@@ -51,6 +52,12 @@ pub struct SignedRequest<'a> {
 impl SignedRequest<'_> {
     /// The protocol parameters, from the `Authorization` header or else the request's.
     pub fn protocol(&self) -> Result<Protocol<'_>, ApiError> {
+        if let Some(name) = self.params.repeated_oauth_parameter() {
+            return Err(error(
+                ErrorCode::InvalidOauthParameters,
+                format!("{name}: given more than once; send each OAuth parameter once"),
+            ));
+        }
         let header = self
             .authorization
             .map(oauth::parse_authorization)
@@ -96,6 +103,9 @@ pub async fn authorize(
     request: &SignedRequest<'_>,
 ) -> Result<Option<ApiKey>, ApiError> {
     let (permission, required) = match rule {
+        AuthRule::Open if request.is_signed() && !request.params.is_multipart() => {
+            return Ok(signed_key(state, request).await.ok());
+        }
         AuthRule::Open => return Ok(None),
         AuthRule::NotAllowed if request.is_signed() => {
             return Err(error(
@@ -117,13 +127,17 @@ pub async fn authorize(
             Ok(None)
         };
     }
-    let key = match state.signature_check {
-        SignatureCheck::Verify => verify(state, request).await?,
-        SignatureCheck::TrustConsumerKey => {
-            let named = request.params.raw("oauth_consumer_key").unwrap_or_default();
-            find_key(state, named).await?
-        }
-    };
+    // A signature covers the query and a form-encoded body, never multipart parts: what
+    // the handler would read is not what was signed.
+    if request.params.is_multipart() {
+        return Err(error(
+            ErrorCode::UnsupportedContentType,
+            "a signed call cannot have a multipart body, which its signature does not cover; \
+             send the parameters form-encoded (application/x-www-form-urlencoded) or in the \
+             query string (multipart is for uploadImage, which is unsigned)",
+        ));
+    }
+    let key = signed_key(state, request).await?;
     if !key.has(permission) {
         return Err(error(
             ErrorCode::PermissionDenied,
@@ -133,34 +147,46 @@ pub async fn authorize(
     Ok(Some(key))
 }
 
+/// The key that signed `request`, checked as the server is configured to.
+async fn signed_key(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey, ApiError> {
+    match state.signature_check {
+        SignatureCheck::Verify => verify(state, request).await,
+        SignatureCheck::TrustConsumerKey => {
+            let named = request.params.raw("oauth_consumer_key").unwrap_or_default();
+            find_key(state, named).await
+        }
+    }
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
 }
 
-/// The enabled key with this consumer key.
+/// The enabled key with this consumer key (the benchmark's unverified calls).
 async fn find_key(state: &AppState, consumer_key: &str) -> Result<ApiKey, ApiError> {
-    let stored = keys::find(state.store.as_ref(), consumer_key).await?;
-    enabled_key(stored)
-}
-
-/// The key read for `oauth_consumer_key`, unless there is none or it is disabled.
-fn enabled_key(stored: Option<ApiKey>) -> Result<ApiKey, ApiError> {
-    let key = stored.ok_or_else(|| {
-        error(
+    match keys::find(state.store.as_ref(), consumer_key).await? {
+        Some(key) if !key.disabled => Ok(key),
+        Some(_) => Err(key_disabled()),
+        None => Err(error(
             ErrorCode::UnknownKey,
             "oauth_consumer_key: no API key has this consumer key",
-        )
-    })?;
-    if key.disabled {
-        return Err(error(
-            ErrorCode::KeyDisabled,
-            "oauth_consumer_key: this API key is disabled",
-        ));
+        )),
     }
-    Ok(key)
 }
+
+fn key_disabled() -> ApiError {
+    error(
+        ErrorCode::KeyDisabled,
+        "oauth_consumer_key: this API key is disabled",
+    )
+}
+
+/// What an unknown consumer key is checked against: a request naming one costs what a
+/// known key's does and gets the same answer as a wrong signature, so answers and timings
+/// do not tell which consumer keys exist.
+const DECOY_SECRET: &str = "a consumer secret no key has";
 
 async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey, ApiError> {
     let protocol = request.protocol()?;
@@ -178,12 +204,20 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
         .store
         .get_and_claim(Kind::ApiKey, &protocol.consumer_key, &claim)
         .await?;
-    let checked = stored
-        .map(|stored| keys::decode(&protocol.consumer_key, stored))
-        .transpose()
-        .map_err(ApiError::from)
-        .and_then(enabled_key)
-        .and_then(|key| check_signature(state, request, &protocol, key));
+    let checked = match stored {
+        Some(stored) => keys::decode(&protocol.consumer_key, stored)
+            .map_err(ApiError::from)
+            .and_then(|key| {
+                check_signature(state, request, &protocol, &key.secret)?;
+                // Only the key's holder, who signed correctly, learns it is disabled.
+                if key.disabled {
+                    return Err(key_disabled());
+                }
+                Ok(key)
+            }),
+        None => check_signature(state, request, &protocol, DECOY_SECRET)
+            .and(Err(invalid_signature(state, request))),
+    };
     match checked {
         Ok(key) if claimed => Ok(key),
         Ok(_) => Err(error(
@@ -204,13 +238,24 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
     }
 }
 
-/// The timestamp window and the signature, checked against the request's key.
+fn invalid_signature(state: &AppState, request: &SignedRequest<'_>) -> ApiError {
+    error(
+        ErrorCode::InvalidSignature,
+        format!(
+            "oauth_signature: does not match; sign with the consumer secret and an empty \
+             token secret, over the URI {}{}",
+            state.base_url, request.path
+        ),
+    )
+}
+
+/// The timestamp window and the signature, checked against `secret`.
 fn check_signature(
     state: &AppState,
     request: &SignedRequest<'_>,
     protocol: &Protocol<'_>,
-    key: ApiKey,
-) -> Result<ApiKey, ApiError> {
+    secret: &str,
+) -> Result<(), ApiError> {
     let window = state.timestamp_window.as_secs();
     let server_time = now();
     if protocol.timestamp.abs_diff(server_time) > window {
@@ -222,15 +267,8 @@ fn check_signature(
             ),
         ));
     }
-    if !request.signature_matches(&state.base_url, protocol, &key.secret) {
-        return Err(error(
-            ErrorCode::InvalidSignature,
-            format!(
-                "oauth_signature: does not match; sign with the consumer secret and an empty \
-                 token secret, over the URI {}{}",
-                state.base_url, request.path
-            ),
-        ));
+    if !request.signature_matches(&state.base_url, protocol, secret) {
+        return Err(invalid_signature(state, request));
     }
-    Ok(key)
+    Ok(())
 }

@@ -1,22 +1,49 @@
-//! Per-key rate limits: every signed call counts against its key's window of a minute (in the
-//! store, so every host of a deployment shares it). Answers carry `RateLimit-Limit`,
-//! `RateLimit-Remaining` and `RateLimit-Reset`; a call over the limit fails with
-//! `rate_limited` and `Retry-After`.
+//! Rate limits, in the store so every host of a deployment shares them: every signed call
+//! counts against its key's window of a minute, every call without a key against its client
+//! address's, and unsigned uploads' bytes against the address's hourly budget. Answers carry
+//! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a call over a limit fails
+//! with `rate_limited` and `Retry-After`, before any costly work.
 
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue};
 
+use std::net::IpAddr;
+
 use crate::api::{ApiError, ErrorCode};
 use crate::app::AppState;
 use crate::auth::keys::ApiKey;
+use crate::client::limit_key;
 use crate::store::Kind;
 
 pub const WINDOW: Duration = Duration::from_secs(60);
 
+/// The window of the upload byte budget.
+pub const BYTES_WINDOW: Duration = Duration::from_secs(60 * 60);
+
+/// Limits on what callers without an API key may do, per client address.
+#[derive(Debug, Clone, Copy)]
+pub struct UnsignedLimits {
+    /// Calls per minute; 0: no limit.
+    pub calls_per_minute: u64,
+    /// Bytes of uploaded image files per hour; 0: no limit.
+    pub upload_bytes_per_hour: u64,
+}
+
+impl Default for UnsignedLimits {
+    fn default() -> Self {
+        UnsignedLimits {
+            calls_per_minute: 1200,
+            upload_bytes_per_hour: 250_000_000,
+        }
+    }
+}
+
 /// Where a key stands in its window after a call.
 #[derive(Debug, Clone, Copy)]
 pub struct RateState {
+    /// Who is limited, for the message: "this key", "this address".
+    who: &'static str,
     limit: u64,
     /// Calls counted in the window, this one included.
     used: u64,
@@ -37,7 +64,8 @@ impl RateState {
         ApiError::new(
             ErrorCode::RateLimited,
             format!(
-                "this key made more than {} calls in a minute; try again in {} s",
+                "{} made more than {} calls in a minute; try again in {} s",
+                self.who,
                 self.limit,
                 self.reset_seconds()
             ),
@@ -65,11 +93,71 @@ pub async fn count_call(state: &AppState, key: &ApiKey) -> Result<Option<RateSta
     }
     let (used, reset) = state
         .store
-        .count_in_window(Kind::RateLimit, &key.consumer_key, WINDOW)
+        .count_in_window(Kind::RateLimit, &key.consumer_key, WINDOW, 1)
         .await?;
     Ok(Some(RateState {
+        who: "this key",
         limit: state.rate_limit_per_minute,
         used,
         reset,
     }))
+}
+
+/// Counts a call without a key from `client`; `None` when the limit is off.
+pub async fn count_unsigned_call(
+    state: &AppState,
+    client: Option<IpAddr>,
+) -> Result<Option<RateState>, ApiError> {
+    let limit = state.unsigned_limits.calls_per_minute;
+    let Some(client) = client.filter(|_| limit > 0) else {
+        return Ok(None);
+    };
+    let (used, reset) = state
+        .store
+        .count_in_window(
+            Kind::RateLimit,
+            &format!("address:{}", limit_key(client)),
+            WINDOW,
+            1,
+        )
+        .await?;
+    Ok(Some(RateState {
+        who: "this address",
+        limit,
+        used,
+        reset,
+    }))
+}
+
+/// Counts `bytes` of an unsigned upload from `client` against its hourly budget, before the
+/// file is looked at.
+pub async fn count_upload_bytes(
+    state: &AppState,
+    client: Option<IpAddr>,
+    bytes: usize,
+) -> Result<(), ApiError> {
+    let budget = state.unsigned_limits.upload_bytes_per_hour;
+    let Some(client) = client.filter(|_| budget > 0) else {
+        return Ok(());
+    };
+    let (used, reset) = state
+        .store
+        .count_in_window(
+            Kind::RateLimit,
+            &format!("address-bytes:{}", limit_key(client)),
+            BYTES_WINDOW,
+            bytes as u64,
+        )
+        .await?;
+    if used > budget {
+        return Err(ApiError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "imageFile: this address uploaded more than {budget} bytes in an hour; try \
+                 again in {} s, or import images with a signed importImage",
+                reset.as_secs().max(1)
+            ),
+        ));
+    }
+    Ok(())
 }

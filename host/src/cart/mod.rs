@@ -138,15 +138,18 @@ impl PricedLine {
 }
 
 /// The customer's cart with every pack loaded and priced. Packs that are gone or no longer
-/// the customer's are left out.
+/// the customer's are left out; any other failure (the store is down) fails the whole cart,
+/// never a line of it.
 pub async fn priced_lines(
     state: &AppState,
     customer: &Customer,
 ) -> Result<Vec<PricedLine>, ApiError> {
     let mut lines = Vec::with_capacity(customer.cart.len());
     for line in &customer.cart {
-        let Ok(stored) = record::load(state.store.as_ref(), &line.pack_id).await else {
-            continue;
+        let stored = match record::load(state.store.as_ref(), &line.pack_id).await {
+            Ok(stored) => stored,
+            Err(error) if error.code == ErrorCode::PackNotFound => continue,
+            Err(error) => return Err(error),
         };
         if stored.record.owner.as_deref() != Some(customer.id.as_str()) {
             continue;

@@ -43,6 +43,18 @@ pub struct Customer {
     /// The order in which this customer bought a trial pack; from then no other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial_order: Option<String>,
+    /// The latest checkouts started, by the key of their checkout form: one form gives at
+    /// most one order however often it is sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkouts: Vec<Checkout>,
+}
+
+/// A checkout form that was sent: the order it places (or placed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkout {
+    pub key: String,
+    pub order_number: String,
 }
 
 /// A pack in a customer's cart. The pack's name is the pack's own `friendlyName`.
@@ -222,6 +234,7 @@ pub async fn sign_up(
         cart: Vec::new(),
         orders: Vec::new(),
         trial_order: None,
+        checkouts: Vec::new(),
     };
     let value = serde_json::to_vec(&customer).map_err(|e| StoreError(e.to_string()))?;
     store.insert(Kind::Customer, &customer.id, &value).await?;

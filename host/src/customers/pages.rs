@@ -104,28 +104,31 @@ pub async fn sign_in(
         let content = html! { (web::alert(message)) (sign_in_form(visitor, next, email)) };
         (status, web::page(visitor, "Sign in", content)).into_response()
     };
-    if let Err(wait) = state.sign_ins.check(email, visitor.client) {
-        let minutes = wait.as_secs().div_ceil(60);
-        let message = format!(
-            "Too many failed sign-ins. Please wait {minutes} minute(s) before trying again."
-        );
+    let limits = &state.sign_in_limits;
+    if let Err(wait) = limits.admit(state.store.as_ref(), &visitor, email).await? {
+        let seconds = wait.as_secs().max(1);
+        let wait = if seconds < 120 {
+            format!("{seconds} seconds")
+        } else {
+            format!("{} minutes", seconds.div_ceil(60))
+        };
+        let message = format!("Too many sign-in attempts. Please wait {wait} before trying again.");
         return Ok(again(&visitor, StatusCode::TOO_MANY_REQUESTS, &message));
     }
     match super::sign_in(state.store.as_ref(), &state.passwords, email, password).await {
         Ok(customer) => {
-            state.sign_ins.record_success(email);
+            limits
+                .succeeded(state.store.as_ref(), &visitor, email)
+                .await?;
             visitor.sign_in(&state, customer).await?;
             Ok(web::redirect(&visitor, next))
         }
         Err(AccountError::Store(error)) => Err(error.into()),
-        Err(error) => {
-            state.sign_ins.record_failure(email, visitor.client);
-            Ok(again(
-                &visitor,
-                StatusCode::UNAUTHORIZED,
-                &error.to_string(),
-            ))
-        }
+        Err(error) => Ok(again(
+            &visitor,
+            StatusCode::UNAUTHORIZED,
+            &error.to_string(),
+        )),
     }
 }
 

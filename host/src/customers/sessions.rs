@@ -3,19 +3,21 @@
 //!
 //! - A session is a random 256-bit cookie value; the store keeps only its SHA-256, as an
 //!   expiring blob holding the customer id, so a copy of the store signs nobody in.
-//! - CSRF protection is a double-submit token: a random value in its own cookie that every
-//!   form repeats in a hidden field, compared in constant time. Cookies are `SameSite=Lax`
-//!   and `HttpOnly`; behind https they are `Secure` with the `__Host-` prefix, so a sibling
-//!   subdomain cannot plant them.
-//! - Failed sign-ins are counted per e-mail address and per client address in memory, per
-//!   process, in fixed windows.
+//! - CSRF protection: every form carries a token that is a MAC, under the deployment's
+//!   secret key, of what the visitor's cookies bind it to: the session when signed in, else
+//!   a random visitor cookie. A cookie planted by someone else (a sibling subdomain, a
+//!   network attacker on plain http) is useless without a token the server made for it.
+//!   Cookies are `SameSite=Lax` and `HttpOnly`; behind https they are `Secure` with the
+//!   `__Host-` prefix.
+//! - Sign-in attempts are counted in the store before the password is checked, so every
+//!   host shares the counts and parallel guesses cannot slip past them (see
+//!   [`SignInLimits`]).
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
 use sha2::{Digest, Sha256};
@@ -23,6 +25,7 @@ use subtle::ConstantTimeEq;
 
 use super::Customer;
 use crate::app::AppState;
+use crate::secrets::SecretKey;
 use crate::store::{Kind, Store, StoreError};
 use crate::web::PageError;
 
@@ -31,7 +34,13 @@ pub const SESSION_TTL: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// Cookie names; behind https they get the `__Host-` prefix.
 const SESSION_COOKIE: &str = "pp_session";
-const CSRF_COOKIE: &str = "pp_csrf";
+/// A random id of a visitor who is not signed in, which their CSRF tokens are bound to.
+const VISITOR_COOKIE: &str = "pp_csrf";
+/// Set at a successful sign-in: this browser has signed in to this address before (see
+/// [`SignInLimits`]).
+const DEVICE_COOKIE: &str = "pp_device";
+/// How long a device cookie lasts.
+const DEVICE_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 fn random_token() -> String {
     let mut bytes = [0u8; 32];
@@ -96,13 +105,17 @@ fn read_cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
 pub struct Visitor {
     pub customer: Option<Customer>,
     pub csrf_token: String,
-    /// Whether the token came with the request (a new one cannot be in any form yet).
+    /// Whether the token is bound to a cookie that came with the request (a token bound to a
+    /// cookie made for this very response cannot be in any form yet).
     csrf_from_cookie: bool,
     /// The session cookie's value, to end the session at sign-out.
     session_token: Option<String>,
-    /// Cookies the response must set (a new CSRF token, a new or ended session).
+    /// The device cookie's value, if any.
+    device: Option<String>,
+    /// Cookies the response must set (a new visitor id, a new or ended session).
     pub set_cookies: Vec<HeaderValue>,
     pub client: Option<IpAddr>,
+    key: SecretKey,
 }
 
 impl Visitor {
@@ -112,7 +125,6 @@ impl Visitor {
             token.len() == self.csrf_token.len()
                 && bool::from(token.as_bytes().ct_eq(self.csrf_token.as_bytes()))
         });
-        // A token made for this very request was never in a form.
         if valid && self.csrf_from_cookie {
             Ok(())
         } else {
@@ -128,7 +140,8 @@ impl Visitor {
     }
 
     /// Starts a session for `customer` (a fresh session id, so none planted before sign-in
-    /// survives it) and a fresh CSRF token.
+    /// survives it), binds the CSRF token to it and marks this browser as one that signed in
+    /// to the address.
     pub async fn sign_in(
         &mut self,
         state: &AppState,
@@ -150,7 +163,14 @@ impl Visitor {
                 .cookies
                 .cookie(SESSION_COOKIE, &token, Some(SESSION_TTL)),
         );
-        self.renew_csrf(state);
+        self.set_cookies.push(state.cookies.cookie(
+            DEVICE_COOKIE,
+            &device_token(&self.key, &customer.email),
+            Some(DEVICE_TTL),
+        ));
+        self.csrf_token = csrf_token(&self.key, &token);
+        // Bound to a cookie the browser has only once this response arrives.
+        self.csrf_from_cookie = false;
         self.session_token = Some(token);
         self.customer = Some(customer);
         Ok(())
@@ -163,7 +183,7 @@ impl Visitor {
                 .cookies
                 .cookie(SESSION_COOKIE, "", Some(Duration::ZERO)),
         );
-        self.renew_csrf(state);
+        self.new_visitor_id(state);
         self.customer = None;
         Ok(())
     }
@@ -178,12 +198,32 @@ impl Visitor {
         Ok(())
     }
 
-    fn renew_csrf(&mut self, state: &AppState) {
-        self.csrf_token = random_token();
+    /// A fresh visitor id (and so a fresh CSRF token), set as a cookie.
+    fn new_visitor_id(&mut self, state: &AppState) {
+        let id = random_token();
+        self.csrf_token = csrf_token(&self.key, &id);
         self.csrf_from_cookie = false;
         self.set_cookies
-            .push(state.cookies.cookie(CSRF_COOKIE, &self.csrf_token, None));
+            .push(state.cookies.cookie(VISITOR_COOKIE, &id, None));
     }
+
+    /// Whether this browser signed in to `email` before (its device cookie).
+    pub fn is_known_device(&self, email: &str) -> bool {
+        self.device.as_deref().is_some_and(|device| {
+            let expected = device_token(&self.key, email);
+            bool::from(device.as_bytes().ct_eq(expected.as_bytes()))
+        })
+    }
+}
+
+/// The CSRF token of forms bound to `binding` (a session token or a visitor id).
+fn csrf_token(key: &SecretKey, binding: &str) -> String {
+    key.mac("csrf", &[binding.as_bytes()])
+}
+
+/// The device cookie of a browser that signed in to `email`.
+fn device_token(key: &SecretKey, email: &str) -> String {
+    key.mac("device", &[email.trim().to_lowercase().as_bytes()])
 }
 
 async fn session_customer(store: &dyn Store, token: &str) -> Result<Option<Customer>, StoreError> {
@@ -206,91 +246,126 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
             Some(token) => session_customer(state.store.as_ref(), token).await?,
             None => None,
         };
-        let client = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|info| info.0.ip());
+        // A session cookie naming no session binds nothing.
+        let session_token = session_token.filter(|_| customer.is_some());
         let mut visitor = Visitor {
             customer,
             csrf_token: String::new(),
             csrf_from_cookie: false,
             session_token: session_token.map(str::to_owned),
+            device: read_cookie(&parts.headers, &cookies.name(DEVICE_COOKIE)).map(str::to_owned),
             set_cookies: Vec::new(),
-            client,
+            client: state.trusted_proxies.client_of(parts),
+            key: state.secret_key.clone(),
         };
-        match read_cookie(&parts.headers, &cookies.name(CSRF_COOKIE)) {
-            Some(token) => {
-                visitor.csrf_token = token.to_owned();
+        let binding =
+            session_token.or_else(|| read_cookie(&parts.headers, &cookies.name(VISITOR_COOKIE)));
+        match binding {
+            Some(binding) => {
+                visitor.csrf_token = csrf_token(&visitor.key, binding);
                 visitor.csrf_from_cookie = true;
             }
-            None => visitor.renew_csrf(state),
+            None => visitor.new_visitor_id(state),
         }
         Ok(visitor)
     }
 }
 
-/// Failed sign-ins allowed per window, per e-mail address and per client address.
-const FAILURES_PER_EMAIL: u32 = 5;
-const FAILURES_PER_CLIENT: u32 = 30;
-const WINDOW: Duration = Duration::from_secs(15 * 60);
-/// Entries kept before old windows are swept out.
-const MAX_TRACKED: usize = 100_000;
-
-/// Counts failed sign-ins in fixed windows; a key over its limit is refused until its window
-/// ends, whether or not the password would be right.
-#[derive(Default)]
-pub struct SignInLimiter {
-    failures: Mutex<HashMap<String, (Instant, u32)>>,
+/// Limits on sign-in attempts, counted in the store before the password is checked (so
+/// parallel guesses are counted as they arrive, and every host shares the counts):
+///
+/// - per address and client network: a few attempts per window, the guessing limit;
+/// - per address from anywhere: a burst per short window, so guesses spread over many
+///   networks are slowed while the owner waits at most that short window;
+/// - per client network: attempts at any addresses (spraying one password at many).
+///
+/// A browser that signed in to the address before (its device cookie) is counted per
+/// address and network only: an attacker elsewhere cannot lock the owner out.
+#[derive(Debug, Clone, Copy)]
+pub struct SignInLimits {
+    pub per_address_and_client: u64,
+    pub window: Duration,
+    pub per_address: u64,
+    pub address_window: Duration,
+    pub per_client: u64,
 }
 
-impl SignInLimiter {
-    fn keys(email: &str, client: Option<IpAddr>) -> [(String, u32); 2] {
-        [
+impl Default for SignInLimits {
+    fn default() -> Self {
+        SignInLimits {
+            per_address_and_client: 5,
+            window: Duration::from_secs(15 * 60),
+            per_address: 10,
+            address_window: Duration::from_secs(60),
+            per_client: 30,
+        }
+    }
+}
+
+impl SignInLimits {
+    /// Counts an attempt by `visitor` at `email`: `Ok(Err(wait))` if it is over a limit and
+    /// must not be checked.
+    pub async fn admit(
+        &self,
+        store: &dyn Store,
+        visitor: &Visitor,
+        email: &str,
+    ) -> Result<Result<(), Duration>, StoreError> {
+        let address = address_key(email);
+        let client = visitor
+            .client
+            .map_or_else(|| "unknown".to_owned(), crate::client::limit_key);
+        let mut counts = vec![
             (
-                format!("email:{}", email.trim().to_lowercase()),
-                FAILURES_PER_EMAIL,
+                format!("signin:{address}:{client}"),
+                self.window,
+                self.per_address_and_client,
             ),
             (
-                format!(
-                    "client:{}",
-                    client.map_or("unknown".into(), |ip| ip.to_string())
-                ),
-                FAILURES_PER_CLIENT,
+                format!("signin-client:{client}"),
+                self.window,
+                self.per_client,
             ),
-        ]
-    }
-
-    /// `Err(wait)` if this address or client must wait before trying again.
-    pub fn check(&self, email: &str, client: Option<IpAddr>) -> Result<(), Duration> {
-        let failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        for (key, limit) in Self::keys(email, client) {
-            if let Some((start, count)) = failures.get(&key)
-                && start.elapsed() < WINDOW
-                && *count >= limit
-            {
-                return Err(WINDOW.saturating_sub(start.elapsed()));
+        ];
+        if !visitor.is_known_device(email) {
+            counts.push((
+                format!("signin-address:{address}"),
+                self.address_window,
+                self.per_address,
+            ));
+        }
+        let mut wait = None;
+        for (id, window, limit) in counts {
+            let (count, left) = store
+                .count_in_window(Kind::RateLimit, &id, window, 1)
+                .await?;
+            if count > limit {
+                wait = wait.max(Some(left));
             }
         }
-        Ok(())
+        Ok(wait.map_or(Ok(()), Err))
     }
 
-    pub fn record_failure(&self, email: &str, client: Option<IpAddr>) {
-        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        if failures.len() >= MAX_TRACKED {
-            failures.retain(|_, (start, _)| start.elapsed() < WINDOW);
-        }
-        for (key, _) in Self::keys(email, client) {
-            let entry = failures.entry(key).or_insert((Instant::now(), 0));
-            if entry.0.elapsed() >= WINDOW {
-                *entry = (Instant::now(), 0);
-            }
-            entry.1 += 1;
-        }
+    /// A successful sign-in clears its address and network's count.
+    pub async fn succeeded(
+        &self,
+        store: &dyn Store,
+        visitor: &Visitor,
+        email: &str,
+    ) -> Result<(), StoreError> {
+        let client = visitor
+            .client
+            .map_or_else(|| "unknown".to_owned(), crate::client::limit_key);
+        store
+            .forget_window(
+                Kind::RateLimit,
+                &format!("signin:{}:{client}", address_key(email)),
+            )
+            .await
     }
+}
 
-    /// A successful sign-in clears its address's count (not the client's).
-    pub fn record_success(&self, email: &str) {
-        let mut failures = self.failures.lock().unwrap_or_else(|e| e.into_inner());
-        failures.remove(&format!("email:{}", email.trim().to_lowercase()));
-    }
+/// An e-mail address as limits count it: hashed, so no address is written into store keys.
+fn address_key(email: &str) -> String {
+    hex::encode(&Sha256::digest(email.trim().to_lowercase().as_bytes())[..16])
 }

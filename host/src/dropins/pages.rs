@@ -1,6 +1,9 @@
-//! The drop-in pages. Opening a drop-in URL with its pack's token as a signed-in customer
-//! (or signing in or up from it) makes that customer the pack's owner; from then the API key
-//! that created it can no longer read or update it, and only the owner can open its pages.
+//! The drop-in pages. A drop-in URL with its pack's token asks the visitor to sign in or up,
+//! then to continue with the pack: that button (a POST with the form's CSRF token, never
+//! the GET of a link, which another site can make a browser do) makes the customer the
+//! pack's owner, and for `cart` and `checkout` puts it in their cart. From then the API key
+//! that created the pack can no longer read or update it, and only the owner can open its
+//! pages.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -45,7 +48,7 @@ async fn pack_for_token(
 ) -> Result<StoredPack, PageError> {
     let stored = record::load(state.store.as_ref(), pack_id)
         .await
-        .map_err(|_| invalid_link())?;
+        .map_err(|e| PageError::unless_not_found(e, invalid_link))?;
     let expected = stored.record.drop_in_token.as_bytes();
     let given = token.unwrap_or_default().as_bytes();
     if given.len() != expected.len() || !bool::from(given.ct_eq(expected)) {
@@ -86,9 +89,10 @@ pub async fn owned_pack(
     pack_id: &str,
 ) -> Result<StoredPack, PageError> {
     let customer = visitor.customer()?;
+    let no_such_pack = || PageError::not_found("There is no such pack.");
     let stored = record::load(state.store.as_ref(), pack_id)
         .await
-        .map_err(|_| PageError::not_found("There is no such pack."))?;
+        .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
     if stored.record.owner.as_deref() != Some(customer.id.as_str()) {
         return Err(PageError::not_found("There is no such pack."));
     }
@@ -99,7 +103,8 @@ fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
     format!("/dropins/{pack_id}/{name}?token={token}")
 }
 
-/// `GET /dropins/{packId}/{name}?token=...`
+/// `GET /dropins/{packId}/{name}?token=...`: the drop-in's page for the pack's owner; anyone
+/// else is asked to sign in, or to continue with the pack (see [`continue_with`]).
 pub async fn open(
     State(state): State<Arc<AppState>>,
     visitor: Visitor,
@@ -120,15 +125,21 @@ pub async fn open(
         };
         return Ok(web::page(&visitor, "Your print pack", content));
     };
-    let pack = take_ownership(&state, &pack_id, &customer.id).await?;
+    let pack = stored.record;
+    match &pack.owner {
+        Some(owner) if owner != &customer.id => return Err(someone_elses()),
+        // Not the customer's yet, or a drop-in that fills the cart: a button says what
+        // happens and does it.
+        None => return Ok(continue_page(&visitor, &pack_id, &name, &pack)),
+        Some(_) if matches!(name.as_str(), "cart" | "checkout") => {
+            return Ok(continue_page(&visitor, &pack_id, &name, &pack));
+        }
+        Some(_) => {}
+    }
     if !allows_blocking && !pack.is_orderable() {
         return Ok(not_orderable_page(&visitor, &pack_id, &pack));
     }
     match name.as_str() {
-        "cart" | "checkout" => {
-            cart::put(&state, &customer.id, &pack_id, pack.cart_quantity).await?;
-            Ok(web::redirect(&visitor, &format!("/{name}")))
-        }
         "finish" => {
             let product = product_of(&state, &pack)?;
             Ok(finish_page(
@@ -142,6 +153,62 @@ pub async fn open(
             &drop_in_path(&pack_id, "finish", &pack.drop_in_token),
         )),
         _ => Ok(preview_page(&visitor, &pack_id, &pack)),
+    }
+}
+
+/// The page that asks a signed-in customer to continue with a pack they do not own yet, or
+/// to put it in their cart.
+fn continue_page(visitor: &Visitor, pack_id: &str, name: &str, pack: &PackRecord) -> Response {
+    let into_cart = matches!(name, "cart" | "checkout");
+    let (title, button) = if into_cart {
+        ("Add to your cart", "Add to my cart")
+    } else {
+        ("Your print pack", "Continue with this pack")
+    };
+    let content = html! {
+        p.lead {
+            strong { (pack.display_name()) } " · " (describe_spec(&pack.physical_spec))
+        }
+        @if pack.owner.is_none() {
+            p { "Continuing keeps this pack in your account: from then only you can change or order it." }
+        }
+        form.card method="post" action=(format!("/dropins/{pack_id}/{name}")) {
+            (csrf_field(visitor))
+            input type="hidden" name="token" value=(pack.drop_in_token);
+            button type="submit" { (button) }
+        }
+    };
+    web::page(visitor, title, content)
+}
+
+/// `POST /dropins/{packId}/{name}` (token and CSRF token in the form): makes the visitor the
+/// pack's owner and, for `cart` and `checkout`, puts the pack in their cart; then on to the
+/// drop-in's page (or the cart, or checkout).
+pub async fn continue_with(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path((pack_id, name)): Path<(String, String)>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let Some(allows_blocking) = crate::dropins::allows_blocking_warnings(&name) else {
+        return Err(invalid_link());
+    };
+    let customer = visitor.customer()?.clone();
+    let stored = pack_for_token(&state, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let pack = take_ownership(&state, &pack_id, &customer.id).await?;
+    if !allows_blocking && !pack.is_orderable() {
+        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+    }
+    match name.as_str() {
+        "cart" | "checkout" => {
+            cart::put(&state, &customer.id, &pack_id, pack.cart_quantity).await?;
+            Ok(web::redirect(&visitor, &format!("/{name}")))
+        }
+        _ => Ok(web::redirect(
+            &visitor,
+            &drop_in_path(&pack_id, &name, &stored.record.drop_in_token),
+        )),
     }
 }
 
@@ -386,8 +453,7 @@ pub async fn side_image(
     let png = render::pack_side(&state, &stored.record, index, max_side)
         .await
         .map_err(|e| {
-            tracing::warn!(message = %e.message, "pack preview failed");
-            PageError::not_found("This side cannot be shown.")
+            PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
         })?;
     Ok((
         [

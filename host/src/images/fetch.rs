@@ -104,8 +104,11 @@ pub enum FetchError {
     InvalidUrl { url: String, reason: String },
     #[error("imageUrl: {url} uses the {scheme}: scheme; only http and https URLs are fetched")]
     SchemeNotAllowed { url: String, scheme: String },
-    /// `address` is the refused IP address or metadata host name.
-    #[error("imageUrl: {url} resolves to {address}, which is not a public address")]
+    /// `address` is the refused IP address or metadata host name: logged, never told to the
+    /// caller (what a name resolves to inside the network is not theirs to learn).
+    #[error(
+        "imageUrl: {url} reaches an address that is not public; only public addresses are fetched"
+    )]
     AddressNotPublic { url: String, address: String },
     #[error("imageUrl: the host {host} of {url} could not be resolved: {reason}")]
     ResolveFailed {
@@ -138,6 +141,25 @@ impl FetchError {
             | FetchError::Timeout { url, .. }
             | FetchError::Status { url, .. }
             | FetchError::Transport { url, .. } => url,
+        }
+    }
+
+    /// Whether the URL is refused by policy (never fetched, whatever its server does), as
+    /// opposed to a fetch that failed and may work later.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            FetchError::InvalidUrl { .. }
+                | FetchError::SchemeNotAllowed { .. }
+                | FetchError::AddressNotPublic { .. }
+        )
+    }
+
+    /// What the logs may say beyond the message: the refused address.
+    pub fn refused_address(&self) -> Option<&str> {
+        match self {
+            FetchError::AddressNotPublic { address, .. } => Some(address),
+            _ => None,
         }
     }
 
@@ -768,15 +790,17 @@ mod tests {
         let private = message("http://evil.example/x.png".into()).await;
         assert_eq!(
             private.to_string(),
-            "imageUrl: http://evil.example/x.png resolves to 10.0.0.1, which is not a public \
-             address"
+            "imageUrl: http://evil.example/x.png reaches an address that is not public; only \
+             public addresses are fetched"
         );
+        assert_eq!(private.refused_address(), Some("10.0.0.1"));
         let redirected = message(format!("http://images.example:{port}/redirect-to-private")).await;
         assert_eq!(
             redirected.to_string(),
             format!(
                 "imageUrl: http://images.example:{port}/redirect-to-private (redirected to \
-                 http://10.0.0.1/x) resolves to 10.0.0.1, which is not a public address"
+                 http://10.0.0.1/x) reaches an address that is not public; only public \
+                 addresses are fetched"
             )
         );
         let missing = message(format!("http://images.example:{port}/missing")).await;

@@ -4,10 +4,14 @@
 //! The host never decodes an image: the engine's wasm module checks the file and makes the
 //! renditions inside its sandbox ([`presspack_engine::ingest`]). The host stores the original
 //! and the renditions as content-addressed blobs and an image record with their ids, and
-//! answers with the basket item of wire-formats section 3. The image id is derived from the
-//! file's bytes, so uploading the same file twice stores it once and skips the engine.
+//! answers with the basket item of wire-formats section 3. The image id is a MAC of the
+//! file's bytes under the deployment's secret key: uploading the same file twice stores it
+//! once and skips the engine, yet nobody holding a file can work out its address here.
+//!
+//! Images nothing refers to are deleted after the retention time ([`retention`]).
 
 pub mod fetch;
+pub mod retention;
 
 use std::time::Duration;
 
@@ -22,7 +26,7 @@ use crate::api::{ApiError, Call, ErrorCode, Reply, truncate};
 use crate::app::{AppState, StartupError};
 use crate::config::ImageSettings;
 use crate::engine_host::EngineCallError;
-use crate::store::{Kind, blob_id, load};
+use crate::store::{Kind, load};
 use fetch::{FetchError, FetchPolicy, Fetcher};
 
 /// How long an image request waits for a permit before it is told the server is busy.
@@ -115,6 +119,24 @@ struct ImageRecord {
     original: String,
     /// Blob id of each rendition, in the report's order.
     rendition_blobs: Vec<String>,
+    /// A pack or design refers to the image: it is kept for good (see [`retention`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pinned: bool,
+    /// The image is being deleted; it no longer exists for anyone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    swept: bool,
+}
+
+impl ImageRecord {
+    /// Every blob of the image, each once.
+    fn blobs(&self) -> Vec<&str> {
+        let mut blobs: Vec<&str> = std::iter::once(self.original.as_str())
+            .chain(self.rendition_blobs.iter().map(String::as_str))
+            .collect();
+        blobs.sort_unstable();
+        blobs.dedup();
+        blobs
+    }
 }
 
 /// An image the engine refused, for the client.
@@ -171,6 +193,7 @@ pub async fn upload_image(state: &AppState, call: &Call<'_>) -> Result<Reply, Ap
         .file("imageFile")
         .ok_or_else(|| ApiError::missing("imageFile"))?;
     let limit = state.images.settings.max_upload_bytes;
+    crate::auth::rate::count_upload_bytes(state, call.client, file.len()).await?;
     let stored = if file.len() > limit {
         Err(Refusal {
             code: "image_file_too_large".into(),
@@ -260,6 +283,9 @@ fn decode_base64(encoded: &str, max_bytes: usize) -> Result<Vec<u8>, ApiError> {
 }
 
 fn fetch_error(error: FetchError) -> ApiError {
+    if let Some(address) = error.refused_address() {
+        tracing::warn!(%address, "importImage: refused an address that is not public");
+    }
     let code = match error.code() {
         "invalid_url" | "scheme_not_allowed" | "address_not_public" => {
             ErrorCode::ImageAddressNotAllowed
@@ -270,16 +296,29 @@ fn fetch_error(error: FetchError) -> ApiError {
 }
 
 /// Stores an image (once per distinct file) and returns its id and record, or the engine's
-/// refusal of it.
+/// refusal of it. An image nothing refers to yet is kept for the retention time from now.
 async fn store_image(
     state: &AppState,
     bytes: &[u8],
 ) -> Result<Result<(String, ImageRecord), Refusal>, ApiError> {
-    // 128 bits of the file's SHA-256: stable for equal files, unguessable without the file.
-    let id = blob_id(bytes)[..32].to_owned();
-    if let Some((record, _)) = load::<ImageRecord>(state.store.as_ref(), Kind::Image, &id).await? {
-        return Ok(Ok((id, record)));
-    }
+    // 128 bits of a MAC of the file: stable for equal files, unguessable without the file
+    // and the deployment's key.
+    let id = state.secret_key.mac("image", &[bytes])[..32].to_owned();
+    let store = state.store.as_ref();
+    let existing = store.get(Kind::Image, &id).await?;
+    let tombstone = match existing
+        .map(|stored| crate::store::decode::<ImageRecord>(Kind::Image, &id, stored))
+        .transpose()?
+    {
+        Some((record, _)) if !record.swept => {
+            if !record.pinned {
+                retention::keep_unused(state, &id).await?;
+            }
+            return Ok(Ok((id, record)));
+        }
+        Some((_, revision)) => Some(revision),
+        None => None,
+    };
     let frame = ingest_frame(&state.images.ingest_request(bytes.len()), bytes);
     let output = match state.engine.call(Op::Ingest, frame).await {
         Ok(output) => output,
@@ -294,24 +333,48 @@ async fn store_image(
     };
     let ingested = read_ingested(&output)
         .map_err(|e| ApiError::new(ErrorCode::Internal, format!("engine answer: {e}")))?;
-    let original = state.blobs.put(bytes).await?;
+    // The blobs of an image made again after it was swept are apart from the old ones,
+    // which the sweep may still be deleting.
+    let owner = match tombstone {
+        Some(revision) => format!("{id}:{revision}"),
+        None => id.clone(),
+    };
+    let original = state.blobs.put(&owner, bytes).await?;
     let mut rendition_blobs = Vec::with_capacity(ingested.blobs.len());
     for (info, blob) in ingested.report.renditions.iter().zip(&ingested.blobs) {
         rendition_blobs.push(if info.original {
             original.clone()
         } else {
-            state.blobs.put(blob).await?
+            state.blobs.put(&owner, blob).await?
         });
     }
     let record = ImageRecord {
         report: ingested.report,
         original,
         rendition_blobs,
+        pinned: false,
+        swept: false,
     };
     let value = serde_json::to_vec(&record)
         .map_err(|e| ApiError::new(ErrorCode::Internal, e.to_string()))?;
-    // Losing a race with the same file uploaded at once leaves the same record either way.
-    state.store.insert(Kind::Image, &id, &value).await?;
+    // The retention clock starts before the record exists: a crash in between leaves a
+    // schedule entry the sweep drops, never an image it does not know of.
+    retention::keep_unused(state, &id).await?;
+    let written = match tombstone {
+        Some(revision) => store.replace(Kind::Image, &id, &value, revision).await?,
+        // Losing a race with the same file uploaded at once leaves the same record either
+        // way (same owner, same blobs).
+        None => {
+            store.insert(Kind::Image, &id, &value).await?;
+            true
+        }
+    };
+    if !written {
+        return Err(ApiError::new(
+            ErrorCode::StoreUnavailable,
+            "imageFile: the same image was being removed and stored again at once; try again",
+        ));
+    }
     Ok(Ok((id, record)))
 }
 
@@ -372,6 +435,9 @@ pub async fn rendition_bytes(state: &AppState, uri: &str) -> Result<Option<Vec<u
     else {
         return Ok(None);
     };
+    if record.swept {
+        return Ok(None);
+    }
     let Some(blob) = record
         .report
         .renditions

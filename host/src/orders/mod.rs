@@ -2,9 +2,11 @@
 //! [`PaymentProvider`], kept durably with what was ordered (each pack's data as it was), and
 //! the one-trial-pack-per-customer rule.
 //!
-//! Placing an order: price the cart, check the trial rule, take payment, store the order and
-//! queue its webhooks, then commit it to the customer record with compare-and-swap, which
-//! re-checks the trial rule. Two checkouts at once can both store an order, but only one
+//! Placing an order: price the cart, check the trial rule, claim the checkout form's key in
+//! the customer record (compare-and-swap: of several sendings of one form, the first claims
+//! it and the others are shown its order), take payment, store the order and queue its
+//! webhooks, then commit it to the customer record with compare-and-swap, which re-checks
+//! the trial rule. Two checkouts at once can both store an order, but only one
 //! commit can claim the customer's trial; the loser deletes its order and its webhooks and
 //! reports the rule. The webhooks are queued before the commit so that a crash after it
 //! cannot lose them; the webhook worker sends none for an order that was never committed
@@ -19,7 +21,7 @@ use serde_json::value::RawValue;
 use crate::api::{ApiError, ErrorCode};
 use crate::app::AppState;
 use crate::cart::{PricedLine, priced_lines};
-use crate::customers::{self, Customer};
+use crate::customers::{self, Checkout, Customer};
 use crate::store::{self, Kind, Store, StoreError};
 use presspack_engine::model::PhysicalSpec;
 
@@ -114,6 +116,17 @@ impl PaymentProvider for InvoicePayment {
     }
 }
 
+/// Checkout forms remembered per customer (the latest ones).
+const REMEMBERED_CHECKOUTS: usize = 20;
+
+/// What sending a checkout form did.
+pub enum Placed {
+    /// It placed this order.
+    New(Box<Order>),
+    /// The same form was sent before (a second click): that sending's order number.
+    Already(String),
+}
+
 /// Why an order was not placed; the checkout page shows it.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckoutError {
@@ -131,6 +144,9 @@ pub enum CheckoutError {
     Payment(String),
     #[error("{}", .0.message)]
     Api(ApiError),
+    /// The form's key was claimed by an earlier sending, for this order.
+    #[error("This order is being placed already.")]
+    AlreadyPlaced(String),
 }
 
 impl From<ApiError> for CheckoutError {
@@ -171,12 +187,13 @@ fn trial_line(lines: &[PricedLine]) -> Result<Option<&PricedLine>, CheckoutError
     }
 }
 
-/// Places the customer's cart as an order.
+/// Places the customer's cart as an order, once per checkout form (`checkout_key`).
 pub async fn place(
     state: &AppState,
     customer: &Customer,
     delivery: DeliveryAddress,
-) -> Result<Order, CheckoutError> {
+    checkout_key: &str,
+) -> Result<Placed, CheckoutError> {
     let lines = priced_lines(state, customer).await?;
     if lines.is_empty() {
         return Err(CheckoutError::EmptyCart);
@@ -190,8 +207,53 @@ pub async fn place(
     {
         return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
     }
+    let number = order_number();
+    let claimed = customers::modify(state.store.as_ref(), &customer.id, |record| {
+        if let Some(earlier) = record.checkouts.iter().find(|c| c.key == checkout_key) {
+            return Err(CheckoutError::AlreadyPlaced(earlier.order_number.clone()));
+        }
+        record.checkouts.push(Checkout {
+            key: checkout_key.to_owned(),
+            order_number: number.clone(),
+        });
+        let excess = record.checkouts.len().saturating_sub(REMEMBERED_CHECKOUTS);
+        record.checkouts.drain(..excess);
+        Ok(())
+    })
+    .await;
+    match claimed {
+        Ok(_) => {}
+        Err(CheckoutError::AlreadyPlaced(number)) => return Ok(Placed::Already(number)),
+        Err(error) => return Err(error),
+    }
+    match place_claimed(state, customer, &lines, trial, delivery, number).await {
+        Ok(order) => Ok(Placed::New(Box::new(order))),
+        Err(error) => {
+            // Not placed: the form may be sent again.
+            let released = customers::modify(state.store.as_ref(), &customer.id, |record| {
+                record.checkouts.retain(|c| c.key != checkout_key);
+                Ok::<_, StoreError>(())
+            })
+            .await;
+            if let Err(e) = released {
+                tracing::warn!(error = %e, "could not release a failed checkout's key");
+            }
+            Err(error)
+        }
+    }
+}
+
+/// Places the order `number` of the priced `lines` (its checkout key claimed).
+async fn place_claimed(
+    state: &AppState,
+    customer: &Customer,
+    lines: &[PricedLine],
+    trial: Option<String>,
+    delivery: DeliveryAddress,
+    number: String,
+) -> Result<Order, CheckoutError> {
     let mut order = Order {
-        number: order_number(),
+        number,
         customer_id: customer.id.clone(),
         customer_email: customer.email.clone(),
         lines: lines
@@ -211,7 +273,7 @@ pub async fn place(
             })
             .collect(),
         currency: state.prices.currency.clone(),
-        total: crate::cart::total(&lines),
+        total: crate::cart::total(lines),
         delivery,
         payment: Payment {
             provider: state.payment.name().to_owned(),
@@ -258,6 +320,29 @@ pub async fn place(
     state.webhooks.wake();
     tracing::info!(order = %order.number, lines = order.lines.len(), "order placed");
     Ok(order)
+}
+
+/// The state of the cart a checkout page showed: a form sent for another state (the cart
+/// changed in another tab since) is shown again rather than placed.
+pub fn cart_state(lines: &[PricedLine]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for line in lines {
+        for part in [
+            line.pack_id.as_bytes(),
+            &line.quantity.to_le_bytes(),
+            &line.unit_price.to_le_bytes(),
+            &line.pack.updated_at.to_le_bytes(),
+            line.pack.physical_spec.pack_size.to_string().as_bytes(),
+            line.pack.physical_spec.paper_class.as_bytes(),
+            line.pack.physical_spec.finishing_option.as_bytes(),
+            line.pack.physical_spec.paper_laminate.as_bytes(),
+        ] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+    }
+    hex::encode(&hasher.finalize()[..16])
 }
 
 /// Whether the order was committed to its customer's record, that is, really placed (an

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
-use super::{CheckoutError, DeliveryAddress, Order};
+use super::{CheckoutError, DeliveryAddress, Order, Placed, cart_state};
 use crate::app::AppState;
 use crate::auth::keys;
 use crate::cart::pages::line_summary;
@@ -87,6 +87,9 @@ fn checkout_page(
                 form.card method="post" action="/checkout" {
                     h2 { "Delivery address" }
                     (csrf_field(visitor))
+                    // One key per showing of the form: however often it is sent, one order.
+                    input type="hidden" name="checkout" value=(crate::packs::record::random_id());
+                    input type="hidden" name="cart" value=(cart_state(lines));
                     @for (name, label, autocomplete, required, longest) in ADDRESS_FIELDS {
                         label for=(name) { (label) }
                         input id=(name) type="text" name=(name) autocomplete=(autocomplete)
@@ -118,7 +121,9 @@ pub async fn checkout(
     ))
 }
 
-/// `POST /checkout`: places the order and shows its confirmation.
+/// `POST /checkout`: places the order and shows its confirmation. A second sending of the
+/// same form (a double click, a reload) shows the first one's order instead of placing
+/// another.
 pub async fn place_order(
     State(state): State<Arc<AppState>>,
     visitor: Visitor,
@@ -126,23 +131,91 @@ pub async fn place_order(
 ) -> Result<Response, PageError> {
     visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let customer = visitor.customer()?;
-    let (status, problem) = match read_address(&fields) {
-        Err(problem) => (StatusCode::BAD_REQUEST, problem),
-        Ok(delivery) => match super::place(&state, customer, delivery).await {
-            Ok(order) => {
-                let confirmation = format!("/orders/{}/confirmation", order.number);
-                return Ok(web::redirect(&visitor, &confirmation));
-            }
-            Err(CheckoutError::Api(error)) => return Err(error.into()),
-            Err(error @ CheckoutError::TrialAlreadyOrdered(_)) => {
-                (StatusCode::CONFLICT, error.to_string())
-            }
-            Err(error) => (StatusCode::BAD_REQUEST, error.to_string()),
-        },
+    let key = fields
+        .get("checkout")
+        .filter(|key| key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit()))
+        .ok_or_else(|| {
+            PageError::bad_request(
+                "This checkout form has expired. Go back to your cart and check out again.",
+            )
+        })?;
+    // A form sent before (a second click) shows the order it placed, whatever the cart holds
+    // by now.
+    if let Some(earlier) = customer.checkouts.iter().find(|c| &c.key == key) {
+        return placed_by_another_click(&state, &visitor, &earlier.order_number, key).await;
+    }
+    let lines = priced_lines(&state, customer).await?;
+    let (status, problem) = if lines.is_empty() {
+        (
+            StatusCode::BAD_REQUEST,
+            CheckoutError::EmptyCart.to_string(),
+        )
+    } else if fields.get("cart") != Some(&cart_state(&lines)) {
+        (
+            StatusCode::CONFLICT,
+            "Your cart changed since this page was shown. Check your order below and place it again."
+                .to_owned(),
+        )
+    } else {
+        match read_address(&fields) {
+            Err(problem) => (StatusCode::BAD_REQUEST, problem),
+            Ok(delivery) => match super::place(&state, customer, delivery, key).await {
+                Ok(Placed::New(order)) => {
+                    let confirmation = format!("/orders/{}/confirmation", order.number);
+                    return Ok(web::redirect(&visitor, &confirmation));
+                }
+                Ok(Placed::Already(number)) => {
+                    return placed_by_another_click(&state, &visitor, &number, key).await;
+                }
+                Err(CheckoutError::Api(error)) => return Err(error.into()),
+                Err(error @ CheckoutError::TrialAlreadyOrdered(_)) => {
+                    (StatusCode::CONFLICT, error.to_string())
+                }
+                Err(error) => (StatusCode::BAD_REQUEST, error.to_string()),
+            },
+        }
     };
     let lines = priced_lines(&state, customer).await?;
     let page = checkout_page(&state, &visitor, &lines, &fields, Some(&problem));
     Ok((status, page).into_response())
+}
+
+/// How long a second sending of a checkout form waits for the first to place its order.
+const PLACING_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The answer to a checkout form sent again: once the first sending's order `number` is
+/// placed, its confirmation; if that sending failed, the checkout page again.
+async fn placed_by_another_click(
+    state: &AppState,
+    visitor: &Visitor,
+    number: &str,
+    key: &str,
+) -> Result<Response, PageError> {
+    let customer = visitor.customer()?;
+    let deadline = tokio::time::Instant::now() + PLACING_WAIT;
+    loop {
+        let record = crate::customers::load(state.store.as_ref(), &customer.id)
+            .await?
+            .ok_or_else(PageError::sign_in_needed)?;
+        if record.orders.iter().any(|placed| placed == number) {
+            let confirmation = format!("/orders/{number}/confirmation");
+            return Ok(web::redirect(visitor, &confirmation));
+        }
+        if !record.checkouts.iter().any(|c| c.key == key) {
+            let lines = priced_lines(state, &record).await?;
+            let problem = "Your order was not placed. Check it below and place it again.";
+            let page = checkout_page(state, visitor, &lines, &Fields::new(), Some(problem));
+            return Ok((StatusCode::CONFLICT, page).into_response());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(PageError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Your order is on its way",
+                "Your order is still being placed. Look in Your orders in a moment rather than ordering again.",
+            ));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 /// The visitor's order `number`; another customer's order is "not found".

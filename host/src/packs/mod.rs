@@ -261,6 +261,7 @@ async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply,
     record.start_again_url = start_again_url;
     record.design_code = design.map(|d| d.code);
     record.trial = trial;
+    crate::images::retention::pin_images(state.store.as_ref(), record.pack.get()).await?;
     let id = record::insert(state.store.as_ref(), &record).await?;
     pack_reply(state, &id, &record, include_spec)
 }
@@ -269,13 +270,25 @@ async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply,
 /// for every side with a template of the pack's product, from the engine's layout of it. A
 /// datum the template cannot take (wrong kind, unknown font) makes the pack invalid.
 async fn text_warnings(state: &AppState, pack: &Pack) -> Result<Vec<Warning>, ApiError> {
+    let sides: Vec<(usize, &presspack_engine::model::Side)> = pack
+        .sides
+        .iter()
+        .enumerate()
+        // A side without a template of this server is warned about already (PV010).
+        .filter(|(_, side)| state.templates.get(&side.template_code).is_some())
+        .collect();
+    let inputs = sides
+        .iter()
+        .map(|(_, side)| serde_json::to_vec(side).expect("sides serialise"))
+        .collect();
+    let reports = state
+        .engine
+        .call_each(Op::Report, inputs)
+        .await
+        .map_err(engine_error)?;
     let mut warnings = Vec::new();
-    for (index, side) in pack.sides.iter().enumerate() {
-        if state.templates.get(&side.template_code).is_none() {
-            continue; // PV010 says so already
-        }
-        let input = serde_json::to_vec(side).expect("sides serialise");
-        let report: LayoutReport = match state.engine.call(Op::Report, input).await {
+    for ((index, side), report) in sides.into_iter().zip(reports) {
+        let report: LayoutReport = match report {
             Ok(output) => serde_json::from_slice(&output)
                 .map_err(|e| ApiError::new(ErrorCode::Internal, format!("engine report: {e}")))?,
             Err(EngineCallError::Refused(failure)) if failure.code != "unknown_template" => {
@@ -358,6 +371,7 @@ pub async fn replace_pack(
     let pack = Pack::parse(text, "pack", product)
         .map_err(|e| ApiError::from_model(e, ErrorCode::InvalidPack))?;
     let text_warnings = text_warnings(state, &pack).await?;
+    crate::images::retention::pin_images(state.store.as_ref(), text).await?;
     record::modify(state.store.as_ref(), id, |record| {
         may_update(record)?;
         record.set_pack(&pack, product, &state.templates)?;

@@ -2,8 +2,10 @@
 //!
 //! A signed request must claim its nonce before it is answered, so the claim is on the hot
 //! path of every signed call. Claims are decided in memory, under one lock, and logged to
-//! `presspack-expiring.sqlite3` by a background thread in batches, so that a restart
-//! remembers them. This makes the embedded store a one-server store: the server holds an
+//! `presspack-expiring.sqlite3` by a background thread in batches (whatever queued while the
+//! previous batch was written), so that a restart remembers them: a claim is not reported
+//! made until its batch has committed ([`ExpiringSet::durable`]), so a nonce answered once
+//! is refused after a crash and restart too. This makes the embedded store a one-server store: the server holds an
 //! exclusive lock on that file while it runs, and a second `presspack serve` on the same data
 //! directory stops at start-up with a message saying so (several servers need Redis). The
 //! operator CLI never opens this file.
@@ -11,22 +13,18 @@
 //! An entry is known by the first 128 bits of the SHA-256 of its key: fixed-size entries, so
 //! a claim allocates nothing (heap blocks handed to the log thread and freed there made the
 //! request threads' allocator slow), and memory per entry is small and independent of the
-//! key. A claim is logged within [`LINGER`] of being made; a crash in that time forgets it.
-//! A release is logged as the entry again with expiry 0: the latest line for an entry wins.
+//! key. A release is logged as the entry again with expiry 0: the latest line for an entry
+//! wins; it is not waited for (a release lost in a crash leaves a nonce refused, the safe
+//! way round).
 
+use rusqlite::{Connection, params};
+use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
-
-use rusqlite::{Connection, params};
-use sha2::{Digest, Sha256};
 
 use super::StoreError;
-
-/// How long the log thread lets claims gather before writing them in one transaction.
-const LINGER: Duration = Duration::from_millis(5);
 
 /// The fewest entries at which expired ones are swept from memory.
 const MIN_SWEEP: usize = 4096;
@@ -67,30 +65,43 @@ struct Entries {
     sweep_at: usize,
 }
 
-/// Lines waiting for the log thread, which is woken when the first one arrives.
+/// Lines waiting for the log thread, which is woken when the first one arrives, and how far
+/// the log has been written.
 struct Log {
     pending: Mutex<Pending>,
     arrived: Condvar,
+    /// The number of lines written so far (committed, or failed and listed in `failed`).
+    written: tokio::sync::watch::Sender<u64>,
+    /// Line numbers `(first, end)` of batches that could not be written, latest last.
+    failed: Mutex<VecDeque<(u64, u64)>>,
 }
 
 #[derive(Default)]
 struct Pending {
     lines: Vec<Line>,
+    /// The number of lines pushed so far: the next line's number.
+    pushed: u64,
     closing: bool,
 }
 
+/// Failed batches remembered for the claims waiting on them.
+const MAX_FAILED: usize = 64;
+
 impl Log {
-    fn push(&self, line: Line) {
+    /// Queues a line; its number, for [`ExpiringSet::durable`].
+    fn push(&self, line: Line) -> u64 {
         let mut pending = self.pending.lock().expect("log lock");
         pending.lines.push(line);
+        pending.pushed += 1;
         if pending.lines.len() == 1 {
             self.arrived.notify_one();
         }
+        pending.pushed - 1
     }
 
-    /// The next batch: waits for a first line, then [`LINGER`] for more. `None` once closing
-    /// and drained.
-    fn next_batch(&self, spare: Vec<Line>) -> Option<Vec<Line>> {
+    /// The next batch and the number of its first line: waits for a first line. `None`
+    /// once closing and drained.
+    fn next_batch(&self, spare: Vec<Line>) -> Option<(u64, Vec<Line>)> {
         let mut pending = self.pending.lock().expect("log lock");
         while pending.lines.is_empty() && !pending.closing {
             pending = self.arrived.wait(pending).expect("log lock");
@@ -98,12 +109,8 @@ impl Log {
         if pending.lines.is_empty() {
             return None;
         }
-        if !pending.closing {
-            drop(pending);
-            std::thread::sleep(LINGER);
-            pending = self.pending.lock().expect("log lock");
-        }
-        Some(std::mem::replace(&mut pending.lines, spare))
+        let first = pending.pushed - pending.lines.len() as u64;
+        Some((first, std::mem::replace(&mut pending.lines, spare)))
     }
 }
 
@@ -141,6 +148,8 @@ impl ExpiringSet {
         let log = Arc::new(Log {
             pending: Mutex::new(Pending::default()),
             arrived: Condvar::new(),
+            written: tokio::sync::watch::Sender::new(0),
+            failed: Mutex::new(VecDeque::new()),
         });
         let thread = {
             let log = log.clone();
@@ -159,8 +168,9 @@ impl ExpiringSet {
         })
     }
 
-    /// Claims `key` until `expires_at`; `false` if it is claimed and unexpired.
-    pub fn claim(&self, key: &[&str], now: i64, expires_at: i64) -> bool {
+    /// Claims `key` until `expires_at`: the claim's line number (see [`Self::durable`]), or
+    /// `None` if the key is claimed and unexpired.
+    pub fn claim(&self, key: &[&str], now: i64, expires_at: i64) -> Option<u64> {
         let id = entry_id(key);
         let mut entries = self.entries.lock().expect("entries lock");
         if entries.map.len() >= entries.sweep_at {
@@ -170,12 +180,31 @@ impl ExpiringSet {
         // One lookup: a new entry starts out expired.
         let until = entries.map.entry(id).or_insert(0);
         if *until > now {
-            return false;
+            return None;
         }
         *until = expires_at;
         drop(entries);
-        self.log.push((id, expires_at));
-        true
+        Some(self.log.push((id, expires_at)))
+    }
+
+    /// Waits until the claim with this line number is in the log file, which a crash of this
+    /// process no longer loses; an error if its batch could not be written.
+    pub async fn durable(&self, line: u64) -> Result<(), StoreError> {
+        let mut written = self.log.written.subscribe();
+        written
+            .wait_for(|written| *written > line)
+            .await
+            .map_err(|_| StoreError("the nonce log has stopped".into()))?;
+        let failed = self.log.failed.lock().expect("failed lock");
+        if failed
+            .iter()
+            .any(|(first, end)| (*first..*end).contains(&line))
+        {
+            return Err(StoreError(
+                "the nonce could not be written to the nonce log".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Frees `key` (claimed or not).
@@ -267,7 +296,7 @@ fn log_thread(conn: Connection, log: &Log, kept: Option<Logged>) {
     // rowid range.
     let mut logged: VecDeque<Logged> = kept.into_iter().collect();
     let mut spare = Vec::new();
-    while let Some(mut batch) = log.next_batch(spare) {
+    while let Some((first, mut batch)) = log.next_batch(spare) {
         let now = super::unix_millis();
         let mut expired_up_to = None;
         while logged.front().is_some_and(|batch| batch.latest <= now) {
@@ -291,9 +320,15 @@ fn log_thread(conn: Connection, log: &Log, kept: Option<Logged>) {
                 logged.push_back(Logged { rowid, latest });
             }
             Err(e) => {
-                tracing::error!(error = %e, "cannot log claimed nonces; a restart may forget them")
+                tracing::error!(error = %e, "cannot log claimed nonces; their requests fail");
+                let mut failed = log.failed.lock().expect("failed lock");
+                if failed.len() == MAX_FAILED {
+                    failed.pop_front();
+                }
+                failed.push_back((first, first + batch.len() as u64));
             }
         }
+        log.written.send_replace(first + batch.len() as u64);
         batch.clear();
         spare = batch;
     }
@@ -333,28 +368,40 @@ mod tests {
         let t = super::super::unix_millis();
         let hour = t + 3_600_000;
         let set = ExpiringSet::open(&path, t).unwrap();
-        assert!(set.claim(&["a"], t, hour));
-        assert!(set.claim(&["b"], t, hour));
-        assert!(set.claim(&["gone"], t, t + 500));
+        assert!(set.claim(&["a"], t, hour).is_some());
+        assert!(set.claim(&["b"], t, hour).is_some());
+        assert!(set.claim(&["gone"], t, t + 500).is_some());
         set.release(&["b"]);
         drop(set);
         // Reopened: the compaction keeps claims and drops releases and expired entries.
         let set = ExpiringSet::open(&path, t + 1000).unwrap();
-        assert!(!set.claim(&["a"], t + 1000, hour), "a is remembered");
-        assert!(set.claim(&["gone"], t + 1000, t + 1500), "gone had expired");
+        assert!(
+            set.claim(&["a"], t + 1000, hour).is_none(),
+            "a is remembered"
+        );
+        assert!(
+            set.claim(&["gone"], t + 1000, t + 1500).is_some(),
+            "gone had expired"
+        );
         drop(set);
         let set = ExpiringSet::open(&path, t + 1100).unwrap();
         assert!(
-            !set.claim(&["a"], t + 1100, hour),
+            set.claim(&["a"], t + 1100, hour).is_none(),
             "a survives a second compaction"
         );
         assert!(
-            !set.claim(&["gone"], t + 1100, t + 1500),
+            set.claim(&["gone"], t + 1100, t + 1500).is_none(),
             "claimed again before"
         );
         drop(set);
         let set = ExpiringSet::open(&path, t + 2000).unwrap();
-        assert!(set.claim(&["gone"], t + 2000, t + 2500), "expired again");
-        assert!(set.claim(&["b"], t + 2000, hour), "b was released");
+        assert!(
+            set.claim(&["gone"], t + 2000, t + 2500).is_some(),
+            "expired again"
+        );
+        assert!(
+            set.claim(&["b"], t + 2000, hour).is_some(),
+            "b was released"
+        );
     }
 }

@@ -49,6 +49,8 @@ pub enum Kind {
     WebhookDone,
     /// Calls counted against an API key's rate limit, per window.
     RateLimit,
+    /// The deployment's secret key (see `secrets`).
+    Secret,
 }
 
 impl Kind {
@@ -67,6 +69,7 @@ impl Kind {
             Kind::WebhookPending => "webhook",
             Kind::WebhookDone => "webhook-done",
             Kind::RateLimit => "ratelimit",
+            Kind::Secret => "secret",
         }
     }
 }
@@ -107,6 +110,10 @@ pub trait Store: Send + Sync + 'static {
         revision: u64,
     ) -> Result<bool, StoreError>;
 
+    /// Deletes the record if it is still at `revision`; `false` (and no delete) if it has been
+    /// written or deleted since.
+    async fn remove(&self, kind: Kind, id: &str, revision: u64) -> Result<bool, StoreError>;
+
     /// Reads the record `kind`/`id`, as [`Store::get`], and in the same step claims `claim`
     /// under it: one round trip on Redis, where the claim shares the record's hash slot.
     /// `true` if the claim was free (no unexpired claim of its kind and id under this record).
@@ -128,16 +135,21 @@ pub trait Store: Send + Sync + 'static {
         claim: &Claim<'_>,
     ) -> Result<(), StoreError>;
 
-    /// Counts one more event under `kind`/`id` in a fixed window that opens with its first
-    /// event and lasts `window`: the events counted in the window so far, and the time left in
-    /// it. On Redis every host process shares the count; the embedded store's single serving
-    /// process keeps it in memory (a restart starts the windows afresh).
+    /// Adds `amount` (events, or bytes) to the count under `kind`/`id` in a fixed window that
+    /// opens with its first addition and lasts `window`, in one atomic step: the count in the
+    /// window so far (this addition included), and the time left in it. On Redis every host
+    /// process shares the count; the embedded store's single serving process keeps it in
+    /// memory (a restart starts the windows afresh).
     async fn count_in_window(
         &self,
         kind: Kind,
         id: &str,
         window: Duration,
+        amount: u64,
     ) -> Result<(u64, Duration), StoreError>;
+
+    /// Ends the window of `kind`/`id` early: the next addition opens a new one.
+    async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError>;
 
     /// Stores bytes under `kind`/`id`, replacing any; with `ttl`, they disappear after it.
     async fn put_blob(

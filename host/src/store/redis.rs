@@ -24,14 +24,19 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'rev', 1, 'data', ARGV[1])
 return 1";
 
+const REMOVE: &str = r"
+if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1";
+
 const REPLACE: &str = r"
 if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'rev', tonumber(ARGV[2]) + 1, 'data', ARGV[1])
 return 1";
 
-/// INCR, with the window's expiry set by the first event (or repaired if a key lost it).
+/// INCRBY, with the window's expiry set by the first addition (or repaired if a key lost it).
 const COUNT: &str = r"
-local n = redis.call('INCR', KEYS[1])
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
 local left = redis.call('PTTL', KEYS[1])
 if left < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -89,6 +94,7 @@ pub struct RedisStore {
     display_url: String,
     insert: Script,
     replace: Script,
+    remove: Script,
     count: Script,
 }
 
@@ -160,6 +166,7 @@ impl RedisStore {
             display_url,
             insert: Script::new(INSERT),
             replace: Script::new(REPLACE),
+            remove: Script::new(REMOVE),
             count: Script::new(COUNT),
         })
     }
@@ -194,6 +201,11 @@ impl RedisStore {
 
     pub(super) fn blob_key(&self, id: &str) -> String {
         format!("{}blob:{{{id}}}", self.prefix)
+    }
+
+    /// The running total of the blobs' bytes.
+    pub(super) fn blob_bytes_key(&self) -> String {
+        format!("{}blob-bytes", self.prefix)
     }
 }
 
@@ -238,6 +250,18 @@ impl Store for RedisStore {
             .await
             .map_err(error)?;
         Ok(replaced == 1)
+    }
+
+    async fn remove(&self, kind: Kind, id: &str, revision: u64) -> Result<bool, StoreError> {
+        let mut conn = self.connection.clone();
+        let removed: i64 = self
+            .remove
+            .key(self.key(kind, id))
+            .arg(revision)
+            .invoke_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok(removed == 1)
     }
 
     async fn get_and_claim(
@@ -286,16 +310,24 @@ impl Store for RedisStore {
         kind: Kind,
         id: &str,
         window: Duration,
+        amount: u64,
     ) -> Result<(u64, Duration), StoreError> {
         let mut conn = self.connection.clone();
         let (count, left): (u64, u64) = self
             .count
             .key(self.key(kind, id))
             .arg(u64::try_from(window.as_millis()).unwrap_or(u64::MAX).max(1))
+            .arg(amount.min(i64::MAX as u64))
             .invoke_async(&mut conn)
             .await
             .map_err(error)?;
         Ok((count, Duration::from_millis(left)))
+    }
+
+    async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError> {
+        let mut conn = self.connection.clone();
+        let _: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;
+        Ok(())
     }
 
     async fn put_blob(

@@ -278,6 +278,21 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn remove(&self, kind: Kind, id: &str, revision: u64) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        let revision = revision as i64;
+        self.records
+            .write(move |conn| {
+                let deleted = conn
+                    .prepare_cached(
+                        "DELETE FROM records WHERE kind = ?1 AND id = ?2 AND revision = ?3",
+                    )?
+                    .execute(params![kind.as_str(), id, revision])?;
+                Ok(deleted == 1)
+            })
+            .await
+    }
+
     async fn get_and_claim(
         &self,
         kind: Kind,
@@ -288,10 +303,14 @@ impl Store for SqliteStore {
         let now = unix_millis();
         let expires_at =
             now.saturating_add(i64::try_from(claim.ttl.as_millis()).unwrap_or(i64::MAX));
-        let claimed = self
-            .expiring()
-            .await?
-            .claim(&claim_key(kind, id, claim), now, expires_at);
+        let expiring = self.expiring().await?;
+        let claimed = match expiring.claim(&claim_key(kind, id, claim), now, expires_at) {
+            Some(line) => {
+                expiring.durable(line).await?;
+                true
+            }
+            None => false,
+        };
         Ok((record, claimed))
     }
 
@@ -310,6 +329,7 @@ impl Store for SqliteStore {
         kind: Kind,
         id: &str,
         window: Duration,
+        amount: u64,
     ) -> Result<(u64, Duration), StoreError> {
         let now = Instant::now();
         let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
@@ -322,8 +342,16 @@ impl Store for SqliteStore {
         if entry.1 <= now {
             *entry = (0, now + window);
         }
-        entry.0 += 1;
+        entry.0 = entry.0.saturating_add(amount);
         Ok((entry.0, entry.1 - now))
+    }
+
+    async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError> {
+        self.windows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&format!("{}:{id}", kind.as_str()));
+        Ok(())
     }
 
     async fn prepare_to_serve(&self) -> Result<(), StoreError> {
