@@ -69,6 +69,8 @@ fn with_env(mut command: Command, env: &[(String, String)]) -> Command {
         .env("PRESSPACK_LISTEN", "127.0.0.1:0")
         // The load comes from one key; the benchmark measures the service, not the limit.
         .env("PRESSPACK_RATE_LIMIT_PER_MINUTE", "0")
+        .env("PRESSPACK_UNSIGNED_RATE_LIMIT_PER_MINUTE", "0")
+        .env("PRESSPACK_UNSIGNED_UPLOAD_BYTES_PER_HOUR", "0")
         .env("RUST_LOG", "warn");
     for (k, v) in env {
         command.env(k, v);

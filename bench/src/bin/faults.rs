@@ -150,6 +150,8 @@ fn start_host(redis_url: &str, work: &Path, name: &str) -> Host {
         .env("PRESSPACK_DATA_DIR", work.join(name))
         .env("PRESSPACK_ENGINE_CACHE_DIR", work.join("engine-cache"))
         .env("PRESSPACK_RATE_LIMIT_PER_MINUTE", "0")
+        .env("PRESSPACK_UNSIGNED_RATE_LIMIT_PER_MINUTE", "0")
+        .env("PRESSPACK_UNSIGNED_UPLOAD_BYTES_PER_HOUR", "0")
         .env("RUST_LOG", "warn");
     let process = Process::start(command, &work.join(format!("{name}.log")));
     let address = process
