@@ -554,31 +554,8 @@ async fn python_client(
     mode: &str,
     params: &[(&str, &str)],
 ) -> (u16, serde_json::Value) {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/e2e/oauth_client.py");
-    // tokio's Command: the server runs on this test's runtime and must keep serving.
-    let output = tokio::process::Command::new("python3")
-        .arg(script)
-        .args([
-            app.public_endpoint(),
-            app.key.consumer_key.clone(),
-            app.key.secret.clone(),
-            mode.to_owned(),
-        ])
-        .args(params.iter().map(|(k, v)| format!("{k}={v}")))
-        .output()
-        .await
-        .expect("python3 runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "the requests-oauthlib client failed (pip install -r tests/requirements.txt): {stderr}"
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let (status, body) = stdout.split_once('\n').unwrap();
-    (
-        status.trim().parse().unwrap(),
-        serde_json::from_str(body).unwrap(),
-    )
+    let reply = crate::helpers::python_call(app, mode, params).await;
+    (reply.status, reply.json())
 }
 
 async fn requests_oauthlib_signatures_are_accepted(kind: StoreKind) {

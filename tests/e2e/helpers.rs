@@ -487,3 +487,98 @@ impl Drop for RedisKeys {
         }
     }
 }
+
+/// A reply to a call made by requests-oauthlib (`tests/e2e/oauth_client.py`).
+pub struct PythonReply {
+    pub status: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+impl PythonReply {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// Asserts HTTP 200 without an exception; the JSON body.
+    #[track_caller]
+    pub fn ok(&self) -> Value {
+        let json = self.json();
+        assert!(
+            self.status == 200 && json.get("exception").is_none(),
+            "expected success, got {} {json}",
+            self.status
+        );
+        json
+    }
+}
+
+/// Makes one signed call with requests-oauthlib, an OAuth client this project did not write,
+/// as MOO's own clients sign: `mode` is `get-header`, `post-header`, `post-body`, `get-query`
+/// or `post-header-sha256`.
+pub async fn python_call(app: &TestApp, mode: &str, params: &[(&str, &str)]) -> PythonReply {
+    python_calls(app, mode, &[params.to_vec()])
+        .await
+        .pop()
+        .expect("one reply")
+}
+
+/// [`python_call`] for several calls in turn, from one Python process.
+pub async fn python_calls(
+    app: &TestApp,
+    mode: &str,
+    calls: &[Vec<(&str, &str)>],
+) -> Vec<PythonReply> {
+    use tokio::io::AsyncWriteExt;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/e2e/oauth_client.py");
+    let calls: Vec<serde_json::Map<String, Value>> = calls
+        .iter()
+        .map(|params| {
+            params
+                .iter()
+                .map(|(k, v)| (k.to_string(), Value::from(*v)))
+                .collect()
+        })
+        .collect();
+    // tokio's Command: the server runs on this test's runtime and must keep serving.
+    let mut child = tokio::process::Command::new("python3")
+        .arg(script)
+        .args([
+            app.public_endpoint(),
+            app.key.consumer_key.clone(),
+            app.key.secret.clone(),
+            mode.to_owned(),
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(&serde_json::to_vec(&calls).unwrap())
+        .await
+        .unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the requests-oauthlib client failed (pip install -r tests/requirements.txt): {stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    lines
+        .chunks(3)
+        .map(|reply| PythonReply {
+            status: reply[0].trim().parse().unwrap(),
+            content_type: reply.get(1).copied().unwrap_or_default().to_owned(),
+            body: base64::Engine::decode(
+                &base64::engine::general_purpose::STANDARD,
+                reply.get(2).copied().unwrap_or_default().trim(),
+            )
+            .unwrap(),
+        })
+        .collect()
+}

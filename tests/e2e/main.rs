@@ -13,6 +13,7 @@ mod customers;
 mod designs;
 mod images;
 mod many_hosts;
+mod moo_clients;
 mod npm_package;
 mod operations;
 mod packs;

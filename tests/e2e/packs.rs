@@ -161,11 +161,19 @@ async fn product_errors(kind: StoreKind) {
         .await
         .error("missing_parameter");
     assert!(message.starts_with("product:"), "{message}");
+    // Two parameters naming different products: an error naming both.
     let message = app
         .create_pack_response("minicard", &[("pack", r#"{"productCode":"postcard"}"#)])
         .await
-        .error("invalid_pack");
-    assert!(message.starts_with("pack.productCode:"), "{message}");
+        .error("conflicting_parameters");
+    assert!(
+        message.starts_with("product, pack.productCode:"),
+        "{message}"
+    );
+    assert!(
+        message.contains("minicard") && message.contains("postcard"),
+        "{message}"
+    );
 }
 
 async fn tracking_id_is_at_most_255_characters(kind: StoreKind) {

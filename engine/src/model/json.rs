@@ -163,6 +163,17 @@ impl FromJson for f64 {
     }
 }
 
+/// A number kept as it was written (`90` stays an integer, `90.5` a decimal), for values the
+/// engine only echoes.
+impl FromJson for serde_json::Number {
+    fn from_json(value: Value, path: &str) -> Result<Self, ModelError> {
+        match value {
+            Value::Number(n) => Ok(n),
+            other => Err(expected(path, "a number", &other)),
+        }
+    }
+}
+
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(value: Value, path: &str) -> Result<Self, ModelError> {
         match value {

@@ -532,8 +532,9 @@ pub struct ImageItem {
     pub width: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
+    /// Degrees, echoed as the client wrote them (an integer stays one).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rotation: Option<f64>,
+    pub rotation: Option<serde_json::Number>,
     #[serde(flatten)]
     pub other: Other,
 }

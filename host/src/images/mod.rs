@@ -208,7 +208,7 @@ pub async fn upload_image(state: &AppState, call: &Call<'_>) -> Result<Reply, Ap
     };
     let envelope = match stored {
         Ok((id, record)) => json!({
-            "imageBasketItem": {"items": [basket_item(call, &id, &record, image_type, "upload")?]},
+            "imageBasketItem": basket_envelope(basket_item(call, &id, &record, image_type, "upload")?),
             "warnings": record.report.warnings,
             "uploadImageError": null,
         }),
@@ -254,7 +254,7 @@ pub async fn import_image(state: &AppState, call: &Call<'_>) -> Result<Reply, Ap
         )
     })?;
     Reply::json(&json!({
-        "imageBasketItem": {"items": [basket_item(call, &id, &record, image_type, "import")?]},
+        "imageBasketItem": basket_envelope(basket_item(call, &id, &record, image_type, "import")?),
         "warnings": record.report.warnings,
     }))
 }
@@ -376,6 +376,14 @@ async fn store_image(
         ));
     }
     Ok(Ok((id, record)))
+}
+
+/// `imageBasketItem` of wire-formats section 3: the item's own fields, which MOO clients read
+/// and copy into a pack's basket as they are, and `items: [item]`, which the spec names.
+fn basket_envelope(item: Value) -> Value {
+    let mut envelope = item.clone();
+    envelope["items"] = json!([item]);
+    envelope
 }
 
 /// The basket item of wire-formats section 3.

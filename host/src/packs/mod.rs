@@ -186,9 +186,48 @@ fn check_trial(call: &Call<'_>, product: &Product, catalogue: &Catalogue) -> Res
     Ok(())
 }
 
+/// The product a createPack names: `product`, else `physicalSpec.productType`, else
+/// `pack.productCode` (MOO's PHP client sends only the last two). Two that disagree are an
+/// error naming both.
+fn named_product(params: &Params) -> Result<String, ApiError> {
+    let inner = |parameter: &str, field: &str| -> Option<String> {
+        let value: serde_json::Value = serde_json::from_str(params.get(parameter)?).ok()?;
+        value.get(field)?.as_str().map(str::to_owned)
+    };
+    let named = [
+        ("product", params.get("product").map(str::to_owned)),
+        (
+            "physicalSpec.productType",
+            inner("physicalSpec", "productType"),
+        ),
+        ("pack.productCode", inner("pack", "productCode")),
+    ];
+    let mut found = named
+        .iter()
+        .filter_map(|(name, value)| value.as_ref().map(|value| (*name, value)));
+    let Some((first_name, first)) = found.next() else {
+        return Err(ApiError::new(
+            ErrorCode::MissingParameter,
+            "product: this parameter is required (or name the product in physicalSpec.productType \
+             or pack.productCode)",
+        ));
+    };
+    if let Some((name, other)) = found.find(|(_, value)| *value != first) {
+        return Err(ApiError::new(
+            ErrorCode::ConflictingParameters,
+            format!(
+                "{first_name}, {name}: name different products ({:?} and {:?}); name one",
+                truncate(first),
+                truncate(other)
+            ),
+        ));
+    }
+    Ok(first.clone())
+}
+
 async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply, ApiError> {
     let params = call.params;
-    let product = product(state, params.required("product")?)?;
+    let product = product(state, &named_product(params)?)?;
     if trial {
         check_trial(call, product, state.catalogue)?;
     }
