@@ -212,7 +212,7 @@ impl SqliteStore {
         )?;
         Ok(SqliteStore {
             records,
-            expiring_path: dir.join("presspack-expiring.sqlite3"),
+            expiring_path: dir.join("nonces"),
             expiring: tokio::sync::OnceCell::new(),
             windows: Mutex::new(HashMap::new()),
         })
@@ -303,14 +303,10 @@ impl Store for SqliteStore {
         let now = unix_millis();
         let expires_at =
             now.saturating_add(i64::try_from(claim.ttl.as_millis()).unwrap_or(i64::MAX));
-        let expiring = self.expiring().await?;
-        let claimed = match expiring.claim(&claim_key(kind, id, claim), now, expires_at) {
-            Some(line) => {
-                expiring.durable(line).await?;
-                true
-            }
-            None => false,
-        };
+        let claimed = self
+            .expiring()
+            .await?
+            .claim(&claim_key(kind, id, claim), now, expires_at)?;
         Ok((record, claimed))
     }
 
@@ -320,7 +316,9 @@ impl Store for SqliteStore {
         id: &str,
         claim: &Claim<'_>,
     ) -> Result<(), StoreError> {
-        self.expiring().await?.release(&claim_key(kind, id, claim));
+        self.expiring()
+            .await?
+            .release(&claim_key(kind, id, claim), unix_millis());
         Ok(())
     }
 
