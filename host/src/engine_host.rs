@@ -12,7 +12,7 @@ use std::thread;
 use std::time::Duration;
 
 use presspack_engine::wire::{Failure, Op};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, SemaphorePermit};
 use wasmtime::{
     Config, Engine, Instance, InstancePre, Linker, Memory, Module, Store, StoreLimits,
     StoreLimitsBuilder, TypedFunc,
@@ -177,15 +177,7 @@ impl EngineHost {
         input: Vec<u8>,
         read: impl FnOnce(&[u8]) -> T + Send + 'static,
     ) -> Result<T, EngineCallError> {
-        let _admitted = self
-            .admission
-            .try_acquire()
-            .map_err(|_| EngineCallError::Busy(self.limits.waiting_calls))?;
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
+        let _turn = self.turn().await?;
         if matches!(op, Op::Draw | Op::Ingest | Op::Report) {
             let host = Arc::clone(self);
             tokio::task::spawn_blocking(move || host.call_blocking_with(op, &input, read))
@@ -198,6 +190,21 @@ impl EngineHost {
         }
     }
 
+    /// A place in the waiting room and then an instance's turn, held for one call; refused at
+    /// once when the waiting room is full.
+    async fn turn(&self) -> Result<(SemaphorePermit<'_>, SemaphorePermit<'_>), EngineCallError> {
+        let admitted = self
+            .admission
+            .try_acquire()
+            .map_err(|_| EngineCallError::Busy(self.limits.waiting_calls))?;
+        let permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
+        Ok((admitted, permit))
+    }
+
     /// Runs `op` on each input in turn, on one instance taken once, off the async threads:
     /// a pack's layout reports (one a side, up to hundreds) without one hand-over each.
     pub async fn call_each(
@@ -208,15 +215,7 @@ impl EngineHost {
         if inputs.is_empty() {
             return Ok(Vec::new());
         }
-        let _admitted = self
-            .admission
-            .try_acquire()
-            .map_err(|_| EngineCallError::Busy(self.limits.waiting_calls))?;
-        let _permit = self
-            .permits
-            .acquire()
-            .await
-            .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
+        let _turn = self.turn().await?;
         let host = Arc::clone(self);
         tokio::task::spawn_blocking(move || {
             inputs

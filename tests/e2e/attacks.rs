@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
-use crate::helpers::{ApiResponse, StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::customers::{add_to_cart, local, new_pack};
+use crate::helpers::{ApiResponse, MEASURE_CALL, StoreKind, TestApp, spawn_app, spawn_app_with};
 use crate::images::fixture;
 use crate::shop::{Page, Shopper};
 use crate::{every_store, shared_stores};
@@ -382,20 +383,6 @@ async fn a_guesser_elsewhere_cannot_lock_the_owner_out(kind: StoreKind) {
     );
 }
 
-async fn new_pack(app: &TestApp, extra: &[(&str, &str)]) -> (String, Value) {
-    let body = app.create_pack("businesscard", extra).await;
-    (
-        body["packId"].as_str().unwrap().to_owned(),
-        body["dropIns"].clone(),
-    )
-}
-
-/// The path and query of a drop-in URL.
-fn local(url: &Value) -> String {
-    let url = url::Url::parse(url.as_str().unwrap()).unwrap();
-    format!("{}?{}", url.path(), url.query().unwrap())
-}
-
 /// A signed-in shopper with `count` packs in their cart (each with a tracking id, so each
 /// order queues a webhook to the key's callback URL).
 async fn shopper_with_cart(app: &TestApp, count: usize) -> (Shopper, String, Vec<String>) {
@@ -413,14 +400,7 @@ async fn shopper_with_cart(app: &TestApp, count: usize) -> (Shopper, String, Vec
     for i in 0..count {
         let tracking = format!("track-{i}");
         let (pack, _) = new_pack(app, &[("trackingId", &tracking)]).await;
-        let body = app
-            .post(&[
-                ("method", "svc.pack.addToCart"),
-                ("packId", &pack),
-                ("quantity", "1"),
-            ])
-            .await
-            .ok();
+        let body = add_to_cart(app, &pack, "1").await;
         shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
         packs.push(pack);
     }
@@ -484,14 +464,7 @@ async fn a_cart_changed_since_the_checkout_page_is_shown_again(kind: StoreKind) 
     let form = shopper.get("/checkout").await;
     // Another tab adds a pack.
     let (pack, _) = new_pack(&app, &[]).await;
-    let body = app
-        .post(&[
-            ("method", "svc.pack.addToCart"),
-            ("packId", &pack),
-            ("quantity", "1"),
-        ])
-        .await
-        .ok();
+    let body = add_to_cart(&app, &pack, "1").await;
     shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     let page = place_order(&shopper, &form).await;
     assert_eq!(page.status, 409, "{}", page.body);
@@ -573,18 +546,10 @@ async fn calls_without_a_key_are_limited_per_address(kind: StoreKind) {
         config.unsigned_limits.calls_per_minute = 5;
     })
     .await;
-    let measure = [
-        ("method", "svc.text.measure"),
-        ("text", "Ann"),
-        (
-            "font",
-            r#"{"fontFamily": "helvetica", "bold": false, "italic": false}"#,
-        ),
-        ("fontSize", "10"),
-        ("fontSizeUnits", "pt"),
-    ];
     for remaining in (0..5).rev() {
-        let response = app.send(reqwest::Method::GET, &measure, &[], None).await;
+        let response = app
+            .send(reqwest::Method::GET, &MEASURE_CALL, &[], None)
+            .await;
         response.ok();
         assert_eq!(response.headers["ratelimit-limit"], "5");
         assert_eq!(
@@ -592,30 +557,21 @@ async fn calls_without_a_key_are_limited_per_address(kind: StoreKind) {
             remaining.to_string().as_str()
         );
     }
-    let response = app.send(reqwest::Method::GET, &measure, &[], None).await;
+    let response = app
+        .send(reqwest::Method::GET, &MEASURE_CALL, &[], None)
+        .await;
     let message = response.error("rate_limited");
     assert!(message.contains("this address"), "{message}");
     assert!(response.headers.contains_key("retry-after"));
     // Uploads count too, before their body is looked at.
-    let form = reqwest::multipart::Form::new()
-        .text("method", "svc.image.uploadImage")
-        .part(
-            "imageFile",
-            reqwest::multipart::Part::bytes(fixture("jpeg-small.jpg")).file_name("a.jpg"),
-        );
-    let response = app
-        .client
-        .post(app.endpoint())
-        .multipart(form)
-        .send()
+    app.upload_response("a.jpg", fixture("jpeg-small.jpg"), &[])
         .await
-        .unwrap();
-    ApiResponse::read(response).await.error("rate_limited");
+        .error("rate_limited");
     // A key's calls count against the key, not the address.
     app.get(&[("method", "svc.pack.getPack"), ("packId", "x")])
         .await
         .error("pack_not_found");
-    let signed = app.get(&measure).await;
+    let signed = app.get(&MEASURE_CALL).await;
     signed.ok();
     assert_eq!(signed.headers["ratelimit-limit"], "1200");
 }
@@ -626,23 +582,13 @@ async fn per_address_limits_are_shared_by_hosts(kind: StoreKind) {
     })
     .await;
     let second = app.second_host().await;
-    let measure = [
-        ("method", "svc.text.measure"),
-        ("text", "Ann"),
-        (
-            "font",
-            r#"{"fontFamily": "helvetica", "bold": false, "italic": false}"#,
-        ),
-        ("fontSize", "10"),
-        ("fontSizeUnits", "pt"),
-    ];
     for host in [&app, &second, &app] {
-        host.send(reqwest::Method::GET, &measure, &[], None)
+        host.send(reqwest::Method::GET, &MEASURE_CALL, &[], None)
             .await
             .ok();
     }
     second
-        .send(reqwest::Method::GET, &measure, &[], None)
+        .send(reqwest::Method::GET, &MEASURE_CALL, &[], None)
         .await
         .error("rate_limited");
 }
@@ -656,20 +602,10 @@ async fn unsigned_upload_bytes_are_budgeted_before_the_engine(kind: StoreKind) {
     assert!(photo.len() > 50_000);
     let first = app.upload("a.jpg", photo.clone(), &[]).await;
     assert!(first["uploadImageError"].is_null(), "{first}");
-    let form = reqwest::multipart::Form::new()
-        .text("method", "svc.image.uploadImage")
-        .part(
-            "imageFile",
-            reqwest::multipart::Part::bytes(fixture("photo-camera.jpg")).file_name("b.jpg"),
-        );
-    let response = app
-        .client
-        .post(app.endpoint())
-        .multipart(form)
-        .send()
+    let message = app
+        .upload_response("b.jpg", fixture("photo-camera.jpg"), &[])
         .await
-        .unwrap();
-    let message = ApiResponse::read(response).await.error("rate_limited");
+        .error("rate_limited");
     assert!(message.starts_with("imageFile"), "{message}");
     assert!(message.contains("100000 bytes"), "{message}");
     // Nothing of the refused file was stored.
@@ -807,14 +743,7 @@ async fn a_planted_csrf_cookie_is_useless(kind: StoreKind) {
 async fn a_cart_drop_in_link_changes_nothing(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let (pack, _) = new_pack(&app, &[]).await;
-    let body = app
-        .post(&[
-            ("method", "svc.pack.addToCart"),
-            ("packId", &pack),
-            ("quantity", "2"),
-        ])
-        .await
-        .ok();
+    let body = add_to_cart(&app, &pack, "2").await;
     let shopper = Shopper::new(&app);
     let email = unique_email();
     shopper.sign_up(&email).await;
@@ -1230,21 +1159,11 @@ async fn refused_addresses_are_not_revealed_or_retried() {
     )
     .await
     .unwrap();
-    let (shopper, _, _) = {
-        let shopper = Shopper::new(&app);
-        shopper.sign_up(&unique_email()).await;
-        let (pack, _) = new_pack(&app, &[("trackingId", "t-1")]).await;
-        let body = app
-            .post(&[
-                ("method", "svc.pack.addToCart"),
-                ("packId", &pack),
-                ("quantity", "1"),
-            ])
-            .await
-            .ok();
-        shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
-        (shopper, (), ())
-    };
+    let shopper = Shopper::new(&app);
+    shopper.sign_up(&unique_email()).await;
+    let (pack, _) = new_pack(&app, &[("trackingId", "t-1")]).await;
+    let body = add_to_cart(&app, &pack, "1").await;
+    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
     let confirmation = shopper.check_out().await;
     assert!(confirmation.path.ends_with("/confirmation"));
     let mut finished = None;

@@ -29,7 +29,7 @@ fn unique_email() -> String {
     format!("ann.{:x}@example.com", rand::random::<u64>())
 }
 
-async fn new_pack(app: &TestApp, extra: &[(&str, &str)]) -> (String, Value) {
+pub async fn new_pack(app: &TestApp, extra: &[(&str, &str)]) -> (String, Value) {
     let body = app.create_pack("businesscard", extra).await;
     (
         body["packId"].as_str().unwrap().to_owned(),
@@ -38,12 +38,13 @@ async fn new_pack(app: &TestApp, extra: &[(&str, &str)]) -> (String, Value) {
 }
 
 /// The path and query of a drop-in URL, so the shopper goes to the test server's address.
-fn local(url: &Value) -> String {
+pub fn local(url: &Value) -> String {
     let url = url::Url::parse(url.as_str().unwrap()).unwrap();
     format!("{}?{}", url.path(), url.query().unwrap())
 }
 
-async fn add_to_cart(app: &TestApp, pack_id: &str, quantity: &str) -> Value {
+/// addToCart for `pack_id`; asserts success and returns the answer (with the drop-ins).
+pub async fn add_to_cart(app: &TestApp, pack_id: &str, quantity: &str) -> Value {
     app.post(&[
         ("method", "svc.pack.addToCart"),
         ("packId", pack_id),

@@ -92,6 +92,18 @@ macro_rules! store_test {
     };
 }
 
+/// An unsigned text.measure call: what the rate-limit tests send when any call will do.
+pub const MEASURE_CALL: [(&str, &str); 5] = [
+    ("method", "svc.text.measure"),
+    ("text", "Ann"),
+    (
+        "font",
+        r#"{"fontFamily": "helvetica", "bold": false, "italic": false}"#,
+    ),
+    ("fontSize", "10"),
+    ("fontSizeUnits", "pt"),
+];
+
 /// An API key's consumer key and secret, for signing.
 #[derive(Debug, Clone)]
 pub struct Credentials {

@@ -32,8 +32,19 @@ pub fn fixture(name: &str) -> Vec<u8> {
 }
 
 impl TestApp {
-    /// uploadImage: an unsigned multipart POST with the file as `imageFile`.
+    /// uploadImage: an unsigned multipart POST with the file as `imageFile`; asserts an
+    /// answer that is not an error and returns it.
     pub async fn upload(&self, file_name: &str, bytes: Vec<u8>, extra: &[(&str, &str)]) -> Value {
+        self.upload_response(file_name, bytes, extra).await.ok()
+    }
+
+    /// uploadImage as [`TestApp::upload`] sends it; the reply as it came.
+    pub async fn upload_response(
+        &self,
+        file_name: &str,
+        bytes: Vec<u8>,
+        extra: &[(&str, &str)],
+    ) -> crate::helpers::ApiResponse {
         let mut form = reqwest::multipart::Form::new()
             .text("method", "svc.image.uploadImage")
             .part(
@@ -50,7 +61,7 @@ impl TestApp {
             .send()
             .await
             .unwrap();
-        crate::helpers::ApiResponse::read(response).await.ok()
+        crate::helpers::ApiResponse::read(response).await
     }
 
     /// Uploads a fixture; asserts it was accepted and returns its basket item.

@@ -81,14 +81,7 @@ async fn two_hosts_on_one_redis_serve_one_client(kind: StoreKind) {
 
     // A customer signs up on one host, opens the cart drop-in on the other and sees the cart
     // (and stays signed in) on the first again.
-    let added = first
-        .post(&[
-            ("method", "svc.pack.addToCart"),
-            ("packId", &id),
-            ("quantity", "3"),
-        ])
-        .await
-        .ok();
+    let added = crate::customers::add_to_cart(&first, &id, "3").await;
     let mut shopper = Shopper::new(&first);
     shopper
         .sign_up(&format!("ann.{:x}@example.com", rand::random::<u32>()))

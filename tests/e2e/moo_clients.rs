@@ -158,22 +158,11 @@ fn png_size(png: &[u8]) -> (u32, u32) {
 
 /// Uploads a file as the clients do: unsigned multipart with `method` as a part.
 async fn upload(app: &TestApp, name: &str) -> Value {
-    let form = reqwest::multipart::Form::new()
-        .text("method", "svc.image.uploadImage")
-        .text("imageType", "photo")
-        .part(
-            "imageFile",
-            reqwest::multipart::Part::bytes(fixture(name)).file_name(name.to_owned()),
-        );
-    let response = app
-        .client
-        .post(app.endpoint())
-        .multipart(form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    response.json().await.unwrap()
+    let reply = app
+        .upload_response(name, fixture(name), &[("imageType", "photo")])
+        .await;
+    assert_eq!(reply.status, 200);
+    reply.json()
 }
 
 async fn a_moo_client_session_works_end_to_end(kind: StoreKind) {

@@ -144,18 +144,15 @@ async fn each_key_has_its_own_rate_limit(kind: StoreKind) {
         .await;
     theirs.ok();
     assert_eq!(header(&theirs, "ratelimit-remaining"), "2");
-    let measure = [
-        ("method", "svc.text.measure"),
-        ("text", "Ann"),
-        (
-            "font",
-            r#"{"fontFamily": "helvetica", "bold": false, "italic": false}"#,
-        ),
-        ("fontSize", "10"),
-        ("fontSizeUnits", "pt"),
-    ];
     // Unsigned calls count against their address, not a key.
-    let unsigned = app.send(reqwest::Method::POST, &[], &measure, None).await;
+    let unsigned = app
+        .send(
+            reqwest::Method::POST,
+            &[],
+            &crate::helpers::MEASURE_CALL,
+            None,
+        )
+        .await;
     unsigned.ok();
     assert_eq!(header(&unsigned, "ratelimit-limit"), "1200");
 }
