@@ -144,6 +144,8 @@ export interface Engine {
   describeTemplate(code: string): TemplateOutline;
   /** The server's pack warnings for a pack of `product` (structure, basket, low resolution). */
   packWarnings(product: string, pack: Pack): Warning[];
+  /** A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb` it is drawn with. */
+  displayColour(colour: Record<string, unknown>): string;
   free(): void;
 }
 

@@ -33,17 +33,6 @@ const humanise = (linkId) =>
 const sideLabel = (side) =>
   `${side.type === "details" ? "Back" : "Front"}${side.sideNum > 1 ? ` ${side.sideNum}` : ""}`;
 
-function colourToHex(colour) {
-  if (!colour) return "#000000";
-  let { r, g, b } = colour;
-  if ((colour.type ?? "").toUpperCase() === "CMYK") {
-    // Display only: the same naive formula as the engine's (wire-formats 2).
-    const k = 1 - colour.k / 100;
-    [r, g, b] = [colour.c, colour.m, colour.y].map((v) => Math.round(255 * (1 - v / 100) * k));
-  }
-  return "#" + [r, g, b].map((v) => Number(v).toString(16).padStart(2, "0")).join("");
-}
-
 const hexToColour = (hex) => ({
   type: "RGB",
   r: parseInt(hex.slice(1, 3), 16),
@@ -299,7 +288,7 @@ class Designer {
     const colour = h("input", {
       id: id("colour"),
       type: "color",
-      value: colourToHex(datum.colour ?? t.colour),
+      value: this.engine.displayColour(datum.colour ?? t.colour ?? { type: "RGB", r: 0, g: 0, b: 0 }),
       disabled: t.colourFixed,
       oninput: edit("colour", (el) => (datum.colour = hexToColour(el.value))),
     });

@@ -2,7 +2,7 @@
 //! pipeline that turns a template and a side into pixels and measurements:
 //! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]).
 //! [`render`] is the typed entry point; [`images`] says which stored renditions a render
-//! draws; [`wire`] carries the same calls as bytes for the
+//! draws; [`package`] is the file layout of the npm package; [`wire`] carries the same calls as bytes for the
 //! wasm builds (`guest` for wasmtime, `web` for browsers).
 //!
 //! The crate is pure: no I/O, no threads, no clock. Everything it needs arrives as values, so
@@ -13,6 +13,7 @@ pub mod images;
 pub mod ingest;
 pub mod layout;
 pub mod model;
+pub mod package;
 pub mod raster;
 pub mod render;
 pub mod text;

@@ -303,6 +303,17 @@ impl WebEngine {
         to_js(&warnings)
     }
 
+    /// A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb`
+    /// it is drawn with: pages show CMYK through the engine's conversion, never their own.
+    #[wasm_bindgen(js_name = displayColour)]
+    pub fn display_colour(&self, colour: JsValue) -> Result<String, JsError> {
+        let colour: serde_json::Value = serde_wasm_bindgen::from_value(colour).map_err(js_error)?;
+        let [r, g, b] = Colour::from_json(colour, "colour")
+            .map_err(js_error)?
+            .to_rgb();
+        Ok(format!("#{r:02x}{g:02x}{b:02x}"))
+    }
+
     /// Measures a text: `{textWidth, textHeight, numberOfLines, fontSubstituted}` (mm).
     pub fn measure(&self, request: JsValue) -> Result<JsValue, JsError> {
         let request: MeasureRequest = serde_wasm_bindgen::from_value(request).map_err(js_error)?;

@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{Product, Warning};
+use presspack_engine::package::{assets_module, face_file};
 use presspack_engine::text::FontCatalogue;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -157,7 +158,7 @@ pub async fn save(
         return json_error(StatusCode::BAD_REQUEST, "pack: the body is not UTF-8 JSON");
     };
     let owns = |record: &PackRecord| {
-        if record.owner.as_deref() == Some(customer.id.as_str()) {
+        if record.is_owned_by(&customer.id) {
             Ok(())
         } else {
             Err(ApiError::new(
@@ -241,7 +242,11 @@ pub async fn engine_file(State(state): State<Arc<AppState>>, Path(path): Path<St
         "index.js" => asset_response(javascript, ENGINE_INDEX.into()),
         "presspack_engine.js" => asset_response(javascript, ENGINE_GLUE.into()),
         "presspack_engine_bg.wasm" => asset_response("application/wasm", ENGINE_WASM.into()),
-        "assets.js" => asset_response(javascript, engine_assets(&state).into_bytes().into()),
+        "assets.js" => {
+            let faces = state.fonts.faces.iter().map(|(name, _)| name.as_str());
+            let assets = assets_module(faces, state.templates.codes());
+            asset_response(javascript, assets.into_bytes().into())
+        }
         "fonts/catalogue.json" => asset_response(
             "application/json",
             catalogue_json(&state.fonts.catalogue).into(),
@@ -268,43 +273,8 @@ pub async fn engine_file(State(state): State<Arc<AppState>>, Path(path): Path<St
     }
 }
 
-/// The file name a face is served under (`dejavu:sans-bold` -> `dejavu-sans-bold.ttf`), as
-/// the npm package names them.
-fn face_file(name: &str) -> String {
-    let stem = name.replace(':', "-");
-    if stem.ends_with(".ttf") || stem.ends_with(".otf") {
-        stem
-    } else {
-        format!("{stem}.ttf")
-    }
-}
-
 fn catalogue_json(catalogue: &FontCatalogue) -> Vec<u8> {
     serde_json::to_vec(catalogue).expect("the font catalogue serialises")
-}
-
-/// `assets.js` of the npm package's layout, listing this host's faces and templates.
-fn engine_assets(state: &AppState) -> String {
-    let mut assets = String::from(
-        "export const catalogueUrl = new URL(\"./fonts/catalogue.json\", import.meta.url);\nexport const faceUrls = {\n",
-    );
-    for (name, _) in &state.fonts.faces {
-        assets.push_str(&format!(
-            "  {}: new URL({}, import.meta.url),\n",
-            serde_json::Value::from(name.as_str()),
-            serde_json::Value::from(format!("./fonts/{}", face_file(name)))
-        ));
-    }
-    assets.push_str("};\nexport const templateUrls = {\n");
-    for code in state.templates.codes() {
-        assets.push_str(&format!(
-            "  {}: new URL({}, import.meta.url),\n",
-            serde_json::Value::from(code),
-            serde_json::Value::from(format!("./templates/{code}.xml"))
-        ));
-    }
-    assets.push_str("};\n");
-    assets
 }
 
 fn asset_response(content_type: &'static str, body: Bytes) -> Response {

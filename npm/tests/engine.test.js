@@ -67,6 +67,13 @@ test("measure gives the server's text measurements", () => {
     italic: false, size: 3, wrappingWidth: null, leading: null }), /comic/);
 });
 
+test("displayColour converts CMYK as the engine draws it", () => {
+  assert.equal(engine.displayColour({ type: "RGB", r: 255, g: 128, b: 0 }), "#ff8000");
+  assert.equal(engine.displayColour({ type: "cmyk", c: 0, m: 100, y: 100, k: 0 }), "#ff0000");
+  assert.equal(engine.displayColour({ type: "CMYK", c: 0, m: 0, y: 0, k: 50 }), "#808080");
+  assert.throws(() => engine.displayColour({ type: "CMYK", c: 0, m: 0, y: 0, k: 101 }), /colour\.k/);
+});
+
 test("report gives text overflow and fallback fonts; packWarnings the pack warnings", () => {
   const side = {
     type: "details", sideNum: 1, templateCode: "businesscard_full_text_landscape",

@@ -151,7 +151,7 @@ pub async fn priced_lines(
             Err(error) if error.code == ErrorCode::PackNotFound => continue,
             Err(error) => return Err(error),
         };
-        if stored.record.owner.as_deref() != Some(customer.id.as_str()) {
+        if !stored.record.is_owned_by(&customer.id) {
             continue;
         }
         let unit_price = state

@@ -57,6 +57,10 @@ async fn pack_for_token(
     Ok(stored)
 }
 
+fn owned_by_another() -> crate::api::ApiError {
+    crate::api::ApiError::new(ErrorCode::PackOwnedByCustomer, "owned by another customer")
+}
+
 /// Makes `customer_id` the pack's owner unless another customer is.
 async fn take_ownership(
     state: &AppState,
@@ -64,10 +68,7 @@ async fn take_ownership(
     customer_id: &str,
 ) -> Result<PackRecord, PageError> {
     let result = record::modify(state.store.as_ref(), pack_id, |pack| match &pack.owner {
-        Some(owner) if owner != customer_id => Err(crate::api::ApiError::new(
-            ErrorCode::PackOwnedByCustomer,
-            "owned by another customer",
-        )),
+        Some(owner) if owner != customer_id => Err(owned_by_another()),
         Some(_) => Ok(()),
         None => {
             pack.owner = Some(customer_id.to_owned());
@@ -93,7 +94,7 @@ pub async fn owned_pack(
     let stored = record::load(state.store.as_ref(), pack_id)
         .await
         .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
-    if stored.record.owner.as_deref() != Some(customer.id.as_str()) {
+    if !stored.record.is_owned_by(&customer.id) {
         return Err(PageError::not_found("There is no such pack."));
     }
     Ok(stored)
@@ -423,11 +424,8 @@ pub async fn finish(
         }
     };
     record::modify(state.store.as_ref(), &pack_id, |pack| {
-        if pack.owner.as_deref() != Some(customer.id.as_str()) {
-            return Err(crate::api::ApiError::new(
-                ErrorCode::PackOwnedByCustomer,
-                "owned by another customer",
-            ));
+        if !pack.is_owned_by(&customer.id) {
+            return Err(owned_by_another());
         }
         pack.physical_spec = spec.clone();
         Ok(())

@@ -119,6 +119,11 @@ impl PackRecord {
         !self.warnings.iter().any(|w| w.code.blocks_ordering())
     }
 
+    /// Whether the customer `customer_id` has taken the pack through a drop-in.
+    pub fn is_owned_by(&self, customer_id: &str) -> bool {
+        self.owner.as_deref() == Some(customer_id)
+    }
+
     /// The name the customer sees: the pack's `friendlyName`, else its product's.
     pub fn display_name(&self) -> String {
         match &self.friendly_name {

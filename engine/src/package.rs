@@ -1,0 +1,75 @@
+//! The file layout of the engine's npm package: `fonts/`, `templates/` and `assets.js`
+//! naming them. `tools/npm` writes it into the package and the host serves the same layout
+//! for its own pages, so one module loader works with both.
+
+/// The file a face is kept under (`dejavu:sans-bold` -> `dejavu-sans-bold.ttf`).
+pub fn face_file(name: &str) -> String {
+    let stem = name.replace(':', "-");
+    if stem.ends_with(".ttf") || stem.ends_with(".otf") {
+        stem
+    } else {
+        format!("{stem}.ttf")
+    }
+}
+
+/// `assets.js`: the URLs of the font catalogue, of every face in `faces` and of every
+/// template in `template_codes`, as literal `new URL("./…", import.meta.url)` expressions,
+/// which bundlers such as Vite follow and copy.
+pub fn assets_module<'a>(
+    faces: impl IntoIterator<Item = &'a str>,
+    template_codes: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let url = |path: String| {
+        format!(
+            "new URL({}, import.meta.url)",
+            serde_json::Value::from(path)
+        )
+    };
+    let mut module = String::from(
+        "// The package's fonts and templates as URLs a bundler can follow.\n\
+         export const catalogueUrl = new URL(\"./fonts/catalogue.json\", import.meta.url);\n\
+         export const faceUrls = {\n",
+    );
+    for name in faces {
+        let path = format!("./fonts/{}", face_file(name));
+        module.push_str(&format!(
+            "  {}: {},\n",
+            serde_json::Value::from(name),
+            url(path)
+        ));
+    }
+    module.push_str("};\nexport const templateUrls = {\n");
+    for code in template_codes {
+        let path = format!("./templates/{code}.xml");
+        module.push_str(&format!(
+            "  {}: {},\n",
+            serde_json::Value::from(code),
+            url(path)
+        ));
+    }
+    module.push_str("};\n");
+    module
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assets_name_every_face_and_template_by_a_literal_url() {
+        let module = assets_module(
+            ["dejavu:sans", "brand.otf"],
+            ["businesscard_full_image_landscape"],
+        );
+        assert!(module.contains(
+            "  \"dejavu:sans\": new URL(\"./fonts/dejavu-sans.ttf\", import.meta.url),\n"
+        ));
+        assert!(
+            module.contains("  \"brand.otf\": new URL(\"./fonts/brand.otf\", import.meta.url),\n")
+        );
+        assert!(module.contains(
+            "  \"businesscard_full_image_landscape\": \
+             new URL(\"./templates/businesscard_full_image_landscape.xml\", import.meta.url),\n"
+        ));
+    }
+}
