@@ -12,7 +12,7 @@ use crate::app::{Application, open_store};
 use crate::auth::keys::{self, ApiKey, NewKey, Permission};
 use crate::config::{Config, LogFormat};
 use crate::designs::{self, Design};
-use crate::store::SharedStore;
+use crate::store::{SharedStore, SqliteStore};
 use crate::{orders, webhooks};
 
 #[derive(Parser)]
@@ -25,6 +25,11 @@ pub struct Cli {
     /// TOML configuration file (also PRESSPACK_CONFIG); PRESSPACK_* variables override it.
     #[arg(long, global = true)]
     config: Option<PathBuf>,
+    /// Let an operator command create the embedded store when the data directory has none
+    /// (without it they refuse, so a command run from the wrong directory cannot quietly
+    /// start a second store; `serve` creates its own).
+    #[arg(long, global = true)]
+    init: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -33,6 +38,13 @@ pub struct Cli {
 enum Command {
     /// Run the HTTP service.
     Serve,
+    #[command(flatten)]
+    Operator(OperatorCommand),
+}
+
+/// The commands that work on the server's store, running or not.
+#[derive(Subcommand)]
+enum OperatorCommand {
     /// Manage design codes: stored starting packs for createPack's designCode.
     #[command(subcommand)]
     Designs(DesignCommand),
@@ -172,26 +184,19 @@ enum DesignCommand {
 pub async fn run(cli: Cli) -> ExitCode {
     let result = async {
         let config = Config::from_env(cli.config.as_deref()).map_err(|e| e.to_string())?;
-        match cli.command {
-            Command::Serve => serve(&config).await,
-            Command::Designs(command) => {
-                let store = open_store(&config).await.map_err(|e| e.to_string())?;
-                design_command(store, command).await
-            }
-            Command::Keys(command) => {
-                let store = open_store(&config).await.map_err(|e| e.to_string())?;
-                key_command(store, command).await
-            }
-            Command::Orders(command) => {
-                let store = open_store(&config).await.map_err(|e| e.to_string())?;
-                order_command(store, command).await
-            }
-            Command::Webhooks(WebhookCommand::List { json }) => {
-                let store = open_store(&config).await.map_err(|e| e.to_string())?;
+        let command = match cli.command {
+            Command::Serve => return serve(&config).await,
+            Command::Operator(command) => command,
+        };
+        let store = operator_store(&config, cli.init).await?;
+        match command {
+            OperatorCommand::Designs(command) => design_command(store, command).await,
+            OperatorCommand::Keys(command) => key_command(store, command).await,
+            OperatorCommand::Orders(command) => order_command(store, command).await,
+            OperatorCommand::Webhooks(WebhookCommand::List { json }) => {
                 list_webhooks(store, json).await
             }
-            Command::Images(ImageCommand::Sweep { limit }) => {
-                let store = open_store(&config).await.map_err(|e| e.to_string())?;
+            OperatorCommand::Images(ImageCommand::Sweep { limit }) => {
                 let blobs = crate::app::open_blobs(&config)
                     .await
                     .map_err(|e| e.to_string())?;
@@ -216,6 +221,23 @@ pub async fn run(cli: Cli) -> ExitCode {
     }
 }
 
+/// The store an operator command works on, named on standard error (standard output stays
+/// the command's answer). An embedded store must exist unless `init` says to create it.
+async fn operator_store(config: &Config, init: bool) -> Result<SharedStore, String> {
+    if config.redis_url.is_none() && !init && !SqliteStore::exists_in(&config.data_dir) {
+        let dir = std::path::absolute(&config.data_dir).unwrap_or_else(|_| config.data_dir.clone());
+        return Err(format!(
+            "no store in {} (PRESSPACK_DATA_DIR, default ./presspack-data): run this command \
+             with the server's configuration (--config, PRESSPACK_DATA_DIR or \
+             PRESSPACK_REDIS_URL), or pass --init to create a new store there",
+            dir.display()
+        ));
+    }
+    let store = open_store(config).await.map_err(|e| e.to_string())?;
+    eprintln!("store: {}", store.describe());
+    Ok(store)
+}
+
 /// Installs the server's log output: `RUST_LOG` filtering (default `info`), text or JSON.
 pub fn init_logs(format: LogFormat) {
     // Colours only on a terminal: a file or journald would keep the escape codes.
@@ -233,14 +255,20 @@ pub fn init_logs(format: LogFormat) {
 
 async fn serve(config: &Config) -> Result<(), String> {
     init_logs(config.log_format);
+    let creates_store = config.redis_url.is_none() && !SqliteStore::exists_in(&config.data_dir);
     let app = Application::build(config)
         .await
         .map_err(|e| e.to_string())?;
     println!(
-        "presspack listening on http://{} (public base URL {}), store: {}",
+        "presspack listening on http://{} (public base URL {}), store: {}{}",
         app.local_addr(),
         app.base_url(),
-        app.store_description()
+        app.store_description(),
+        if creates_store {
+            " (new: created by this first start)"
+        } else {
+            ""
+        }
     );
     app.run_until(shutdown_signal())
         .await

@@ -74,7 +74,59 @@ fn serve_prints_where_it_listens_and_which_store_it_uses() {
         line.contains("public base URL https://print.example.com"),
         "{line}"
     );
-    assert!(line.contains("store: embedded SQLite at"), "{line}");
+    let store = dir.path().join("presspack.sqlite3");
+    assert!(
+        line.ends_with(&format!(
+            "store: embedded SQLite at {} (new: created by this first start)",
+            store.display()
+        )),
+        "{line}"
+    );
+    // The next start finds the store it made.
+    let line = start_up_line(&[("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap())]);
+    assert!(
+        line.ends_with(&format!("store: embedded SQLite at {}", store.display())),
+        "{line}"
+    );
+}
+
+/// `keys create` run from another directory used to make `./presspack-data/` there quietly,
+/// and the key was unknown to the running server.
+#[test]
+fn operator_commands_refuse_a_directory_without_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("presspack-data");
+    let run = |args: &[&str]| {
+        presspack()
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let refused = run(&["keys", "create", "--name", "Shop"]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains(&format!("no store in {}", data.display())) && said.contains("--init"),
+        "{said}"
+    );
+    assert!(!data.exists(), "a refused command creates nothing");
+
+    let created = run(&["keys", "create", "--name", "Shop", "--json", "--init"]);
+    let said = String::from_utf8_lossy(&created.stderr);
+    assert!(created.status.success(), "{said}");
+    assert_eq!(
+        said.trim(),
+        format!(
+            "store: embedded SQLite at {}",
+            data.join("presspack.sqlite3").display()
+        )
+    );
+    // Standard output stays the command's answer.
+    let key: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();
+    let listed = run(&["keys", "list"]);
+    assert!(listed.status.success());
+    assert!(String::from_utf8_lossy(&listed.stdout).contains(key["consumerKey"].as_str().unwrap()));
 }
 
 #[test]

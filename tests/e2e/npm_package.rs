@@ -70,11 +70,36 @@ window.presspackResult = {
 };
 "#;
 
+/// The Vite release range the installed Node runs: Vite 8 needs Node 20.19 or later, so
+/// Debian 12's Node 18 gets Vite 5 (the package works with both). `PRESSPACK_TEST_VITE`
+/// overrides it.
+fn vite_range() -> String {
+    if let Ok(range) = std::env::var("PRESSPACK_TEST_VITE") {
+        return range;
+    }
+    let output = Command::new("node")
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("node does not run ({e}): install Node.js"));
+    let version = String::from_utf8_lossy(&output.stdout);
+    let mut numbers = version
+        .trim()
+        .trim_start_matches('v')
+        .split('.')
+        .map(|n| n.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
+    if (major, minor) >= (20, 19) {
+        "^8.3.0".into()
+    } else {
+        "^5.4.0".into()
+    }
+}
+
 fn write_app(dir: &Path, tarball: &Path) {
     let package = json!({
         "name": "presspack-vite-check", "private": true, "type": "module",
         "dependencies": { "@presspack/engine": format!("file:{}", tarball.display()) },
-        "devDependencies": { "vite": "^8.3.0" }
+        "devDependencies": { "vite": vite_range() }
     });
     std::fs::write(dir.join("package.json"), package.to_string()).unwrap();
     let html = format!(

@@ -171,6 +171,9 @@ pub struct SqliteStore {
 /// Past this many windows, the ended ones are dropped as new ones open.
 const MAX_WINDOWS: usize = 10_000;
 
+/// The records database in the data directory.
+const RECORDS_FILE: &str = "presspack.sqlite3";
+
 impl SqliteStore {
     async fn expiring(&self) -> Result<&ExpiringSet, StoreError> {
         self.expiring
@@ -179,11 +182,16 @@ impl SqliteStore {
     }
 
     /// Opens (creating if needed) the store's files in `dir`.
+    /// Whether `dir` holds a store (its records database).
+    pub fn exists_in(dir: &Path) -> bool {
+        dir.join(RECORDS_FILE).is_file()
+    }
+
     pub fn open(dir: &Path) -> Result<SqliteStore, StoreError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
         let records = Database::open(
-            dir.join("presspack.sqlite3"),
+            dir.join(RECORDS_FILE),
             // A rowid table: records are kilobytes, which a WITHOUT ROWID table (an index
             // b-tree, about 1 KB of payload per cell) would spill into overflow pages.
             "CREATE TABLE IF NOT EXISTS records (
@@ -465,6 +473,7 @@ impl Store for SqliteStore {
     }
 
     fn describe(&self) -> String {
-        format!("embedded SQLite at {}", self.records.path.display())
+        let path = std::path::absolute(&self.records.path).unwrap_or(self.records.path.clone());
+        format!("embedded SQLite at {}", path.display())
     }
 }
