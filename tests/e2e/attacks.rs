@@ -614,15 +614,7 @@ async fn unsigned_upload_bytes_are_budgeted_before_the_engine(kind: StoreKind) {
 
 /// The `presspack_blob_bytes` figure of `/metrics`.
 async fn blob_bytes(app: &TestApp) -> u64 {
-    let metrics = app
-        .client
-        .get(format!("{}/metrics", app.address))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = app.metrics().await;
     metrics
         .lines()
         .find_map(|line| line.strip_prefix("presspack_blob_bytes "))
@@ -1072,16 +1064,11 @@ async fn big_pack_reports_leave_the_server_responsive() {
     let creates = futures_util::future::join_all((0..4).map(|_| app.post(&params)));
     let watch = async {
         loop {
-            let metrics = app
-                .client
-                .get(format!("{}/metrics", app.address))
-                .send()
+            if app
+                .metrics()
                 .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            if metrics.contains("presspack_engine_instances_busy 1") {
+                .contains("presspack_engine_instances_busy 1")
+            {
                 return true;
             }
             tokio::task::yield_now().await;

@@ -436,6 +436,18 @@ impl TestApp {
             .await
     }
 
+    /// The text of `/metrics` on the public port.
+    pub async fn metrics(&self) -> String {
+        self.client
+            .get(format!("{}/metrics", self.address))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     /// Runs the `presspack` binary with this app's store configuration.
     pub fn cli(&self, args: &[&str]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_presspack"));

@@ -112,15 +112,7 @@ pub async fn count_unsigned_call(
     let Some(client) = client.filter(|_| limit > 0) else {
         return Ok(None);
     };
-    let (used, reset) = state
-        .store
-        .count_in_window(
-            Kind::RateLimit,
-            &format!("address:{}", limit_key(client)),
-            WINDOW,
-            1,
-        )
-        .await?;
+    let (used, reset) = count_for_address(state, "address", client, WINDOW, 1).await?;
     Ok(Some(RateState {
         who: "this address",
         limit,
@@ -140,15 +132,8 @@ pub async fn count_upload_bytes(
     let Some(client) = client.filter(|_| budget > 0) else {
         return Ok(());
     };
-    let (used, reset) = state
-        .store
-        .count_in_window(
-            Kind::RateLimit,
-            &format!("address-bytes:{}", limit_key(client)),
-            BYTES_WINDOW,
-            bytes as u64,
-        )
-        .await?;
+    let (used, reset) =
+        count_for_address(state, "address-bytes", client, BYTES_WINDOW, bytes as u64).await?;
     if used > budget {
         return Err(ApiError::new(
             ErrorCode::RateLimited,
@@ -160,4 +145,20 @@ pub async fn count_upload_bytes(
         ));
     }
     Ok(())
+}
+
+/// Adds `amount` to `client`'s window `name` in the store (its network for IPv6; see
+/// [`limit_key`]); the total so far and the time until the window ends.
+async fn count_for_address(
+    state: &AppState,
+    name: &str,
+    client: IpAddr,
+    window: Duration,
+    amount: u64,
+) -> Result<(u64, Duration), ApiError> {
+    let id = format!("{name}:{}", limit_key(client));
+    Ok(state
+        .store
+        .count_in_window(Kind::RateLimit, &id, window, amount)
+        .await?)
 }
