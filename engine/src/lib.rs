@@ -2,8 +2,8 @@
 //! pipeline that turns a template and a side into pixels and measurements:
 //! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]).
 //! [`render`] is the typed entry point; [`images`] says which stored renditions a render
-//! draws; [`package`] is the file layout of the npm package; [`wire`] carries the same calls as bytes for the
-//! wasm builds (`guest` for wasmtime, `web` for browsers).
+//! draws; [`wire`] carries the same calls as bytes for the wasm builds (`guest` for
+//! wasmtime, `web` for browsers); [`package`] is the file layout of the npm package.
 //!
 //! The crate is pure: no I/O, no threads, no clock. Everything it needs arrives as values, so
 //! the same code runs natively, in the browser and under the host's wasm runtime, and gives
