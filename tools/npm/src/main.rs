@@ -28,6 +28,8 @@ fn run() -> Result<(), String> {
     if out.exists() {
         std::fs::remove_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
     }
+    // Before the wasm build, so an output that cannot be written is named at once.
+    create_dir(&out)?;
     // The host's build uses the same wasm target directory, so one build serves both.
     presspack_wasm_build::build_web_bindings(
         &workspace,

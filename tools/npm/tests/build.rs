@@ -1,0 +1,92 @@
+//! The tool as `npm run build` runs it: what it writes, and what it says when it cannot.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn build(out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_presspack-npm"))
+        .arg(out)
+        .output()
+        .expect("presspack-npm runs")
+}
+
+/// The relative paths of `new URL("./…", import.meta.url)` in `assets.js`.
+fn asset_paths(assets: &str) -> Vec<String> {
+    assets
+        .split("new URL(\"./")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .collect()
+}
+
+fn files_under(dir: &Path, prefix: &str) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| format!("{prefix}/{}", entry.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_package_directory_holds_the_module_and_every_asset_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pkg");
+    // A file left from an earlier build is not shipped again.
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("stale.txt"), "from an earlier build").unwrap();
+
+    let output = build(&out);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!out.join("stale.txt").exists());
+
+    let wasm = std::fs::read(out.join("presspack_engine_bg.wasm")).unwrap();
+    assert_eq!(&wasm[..4], b"\0asm");
+    let glue = std::fs::read_to_string(out.join("presspack_engine.js")).unwrap();
+    assert!(glue.contains("export class WebEngine"), "{glue}");
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for file in ["index.js", "index.d.ts"] {
+        assert_eq!(
+            std::fs::read(out.join(file)).unwrap(),
+            std::fs::read(workspace.join("npm").join(file)).unwrap(),
+            "{file}"
+        );
+    }
+
+    // assets.js names every font and template file in the package, and only files it holds.
+    let mut named = asset_paths(&std::fs::read_to_string(out.join("assets.js")).unwrap());
+    named.sort();
+    let mut shipped = files_under(&out.join("fonts"), "fonts");
+    shipped.extend(files_under(&out.join("templates"), "templates"));
+    shipped.sort();
+    assert_eq!(named, shipped);
+    assert!(named.contains(&"fonts/catalogue.json".to_owned()));
+    assert!(named.iter().filter(|p| p.ends_with(".ttf")).count() >= 12);
+    assert_eq!(
+        named.iter().filter(|p| p.ends_with(".xml")).count(),
+        files_under(&workspace.join("host/templates"), "templates")
+            .iter()
+            .filter(|p| p.ends_with(".xml"))
+            .count()
+    );
+}
+
+#[test]
+fn an_output_it_cannot_write_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let out = blocker.join("pkg");
+
+    let output = build(&out);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("presspack-npm: ") && stderr.contains(&out.display().to_string()),
+        "{stderr}"
+    );
+}
