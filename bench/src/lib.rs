@@ -39,17 +39,19 @@ impl Drop for Server {
     }
 }
 
-/// Starts `command` and reads the address from its first line (`... http://ADDR ...`).
+/// Starts `command` and reads the address from its start-up line (`... listening on
+/// http://ADDR ...`), after any log lines printed before it.
 pub fn start(mut command: Command) -> Server {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("server starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let line = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|line| line.unwrap())
+        .find(|line| line.contains(" listening on http://"))
+        .expect("the server printed no start-up line");
     let address = line
         .split_whitespace()
         .find(|word| word.starts_with("http://"))

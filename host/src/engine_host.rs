@@ -390,9 +390,20 @@ pub fn load_module(
     // SAFETY: the file was written by `Module::serialize` below into a directory only the
     // operator controls; wasmtime checks its version and configuration header.
     if let Ok(module) = unsafe { Module::deserialize_file(engine, &path) } {
+        tracing::info!(path = %path.display(), "engine module loaded from the cache");
         return Ok(module);
     }
+    // The first start of a build compiles for seconds before it listens: say so.
+    tracing::info!(
+        cache = %path.display(),
+        "compiling the engine module (first start of this build; later starts load it from the cache)"
+    );
+    let started = std::time::Instant::now();
     let module = Module::new(engine, wasm)?;
+    tracing::info!(
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "compiled the engine module"
+    );
     // A failed write only costs the next start a compile.
     let temporary = dir.join(format!("engine-{hash}.{}.tmp", std::process::id()));
     let bytes = module.serialize()?;

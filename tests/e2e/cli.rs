@@ -36,11 +36,27 @@ fn serve(env: &[(&str, &str)]) -> (Child, Lines<BufReader<ChildStdout>>) {
     (child, lines)
 }
 
+/// The start-up line, and the log lines printed before it.
+fn read_start_up(lines: &mut Lines<BufReader<ChildStdout>>) -> (String, Vec<String>) {
+    let mut before = Vec::new();
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if line.starts_with("presspack listening on ") {
+            return (line, before);
+        }
+        before.push(line);
+    }
+    panic!(
+        "serve ended without a start-up line; it printed:\n{}",
+        before.join("\n")
+    );
+}
+
 /// Starts `presspack serve` with `env`: the process and the address it listens on. What it
-/// prints after its first line is read and dropped, so its output never fills the pipe.
+/// prints after its start-up line is read and dropped, so its output never fills the pipe.
 pub fn serve_at(env: &[(&str, &str)]) -> (Child, String) {
     let (child, mut lines) = serve(env);
-    let line = lines.next().unwrap().unwrap();
+    let (line, _) = read_start_up(&mut lines);
     let address = line
         .strip_prefix("presspack listening on http://")
         .and_then(|rest| rest.split(' ').next())
@@ -50,13 +66,17 @@ pub fn serve_at(env: &[(&str, &str)]) -> (Child, String) {
     (child, address)
 }
 
-/// Starts `presspack serve` with `env` and returns the first line it prints.
-fn start_up_line(env: &[(&str, &str)]) -> String {
+/// Starts `presspack serve` with `env`: its start-up line and the log lines before it.
+fn start_up(env: &[(&str, &str)]) -> (String, Vec<String>) {
     let (mut child, mut lines) = serve(env);
-    let line = lines.next().unwrap().unwrap();
+    let read = read_start_up(&mut lines);
     child.kill().unwrap();
     child.wait().unwrap();
-    line
+    read
+}
+
+fn start_up_line(env: &[(&str, &str)]) -> String {
+    start_up(env).0
 }
 
 #[test]
@@ -87,6 +107,32 @@ fn serve_prints_where_it_listens_and_which_store_it_uses() {
     assert!(
         line.ends_with(&format!("store: embedded SQLite at {}", store.display())),
         "{line}"
+    );
+}
+
+/// The first start of a build compiles the engine for seconds before it listens; it says so,
+/// and the next start loads the compiled module instead.
+#[test]
+fn the_first_start_says_it_compiles_the_engine_and_the_next_loads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("engine-cache");
+    let env = [
+        ("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap()),
+        ("PRESSPACK_ENGINE_CACHE_DIR", cache.to_str().unwrap()),
+    ];
+    let (_, logs) = start_up(&env);
+    let logs = logs.join("\n");
+    assert!(
+        logs.contains("compiling the engine module (first start of this build")
+            && logs.contains(&cache.display().to_string())
+            && logs.contains("compiled the engine module"),
+        "{logs}"
+    );
+    let (_, logs) = start_up(&env);
+    let logs = logs.join("\n");
+    assert!(
+        logs.contains("engine module loaded from the cache") && !logs.contains("compiling"),
+        "{logs}"
     );
 }
 
@@ -194,7 +240,7 @@ fn served_log_line(log_format: &str) -> String {
         ("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap()),
         ("PRESSPACK_LOG_FORMAT", log_format),
     ]);
-    let start_up = lines.next().unwrap().unwrap();
+    let (start_up, _) = read_start_up(&mut lines);
     let address = start_up
         .strip_prefix("presspack listening on http://")
         .and_then(|rest| rest.split_whitespace().next())
