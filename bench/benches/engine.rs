@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use presspack::engine_host::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
-use presspack::fonts::Fonts;
+use presspack::infra::engine::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
+use presspack::infra::fonts::Fonts;
 use presspack_engine::render::{BoxType, Engine, ImageInput, MeasureRequest};
 use presspack_engine::text::FontBook;
 use presspack_engine::wire::{Op, RenderHeaderInput, read_drawn, render_frame};

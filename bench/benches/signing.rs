@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use presspack::api::Params;
 use presspack::app::open_store;
-use presspack::auth::SignedRequest;
-use presspack::auth::keys::{self, NewKey};
 use presspack::config::Config;
-use presspack::store::{Claim, Kind};
+use presspack::domain::keys::{self, NewKey};
+use presspack::http::auth::SignedRequest;
+use presspack::http::rpc::Params;
+use presspack::infra::store::{Claim, Kind};
 
 const BASE_URL: &str = "http://127.0.0.1:8080";
 const PATH: &str = "/api/service/";

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use presspack::app::{Application, open_store};
-use presspack::auth::keys::{self, NewKey};
 use presspack::config::Config;
+use presspack::domain::keys::{self, NewKey};
 use presspack_bench::{presspack_binary, start};
 
 #[derive(Parser)]

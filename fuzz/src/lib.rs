@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, header};
-use presspack::api::{BodyEncoding, Params};
-use presspack::auth::oauth::parse_authorization;
+use presspack::http::auth::oauth::parse_authorization;
+use presspack::http::rpc::{BodyEncoding, Params};
 use presspack_engine::ingest::{IngestRequest, ingest};
 use presspack_engine::model::{Catalogue, Pack, Side, Template};
 use presspack_engine::raster::decode_image;
@@ -91,7 +91,7 @@ pub fn params(data: &[u8]) {
         let encoding = BodyEncoding::of(&headers).expect("a supported content type");
         let _ = runtime.block_on(params.add_body(encoding, Bytes::copy_from_slice(data)));
     }
-    let _ = params.json::<Side>("side", presspack::api::ErrorCode::InvalidSide);
+    let _ = params.json::<Side>("side", presspack::domain::error::ErrorCode::InvalidSide);
 }
 
 /// Pack JSON, and what is read back out of it.

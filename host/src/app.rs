@@ -1,8 +1,7 @@
-//! Building and running the HTTP service.
+//! Building and running the HTTP service: opens the store, starts the engine, builds the
+//! state and the routes, and runs the server and its background tasks. The only module that
+//! sees every layer.
 
-use crate::engine_host::{ENGINE_WASM, EngineCallError, EngineHost, EngineLimits, EngineSetup};
-use crate::fonts::{Fonts, FontsError};
-use crate::templates::{Templates, TemplatesError};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -13,51 +12,25 @@ use axum::routing::{get, post};
 use presspack_engine::model::Catalogue;
 use tokio::net::TcpListener;
 
-use crate::auth::SignatureCheck;
-use crate::cart::prices::PriceList;
-use crate::client::TrustedProxies;
 use crate::config::Config;
-use crate::customers::PasswordHashing;
-use crate::customers::sessions::{CookiePolicy, SignInLimits};
-use crate::orders::{InvoicePayment, PaymentProvider};
-use crate::secrets::SecretKey;
-use crate::store::{DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError};
-use crate::webhooks::Webhooks;
-
-/// What every request handler can reach.
-pub struct AppState {
-    pub store: SharedStore,
-    /// Image files and renditions.
-    pub blobs: SharedBlobs,
-    pub catalogue: &'static Catalogue,
-    /// Public base URL without a trailing slash; drop-in and render URLs start with it.
-    pub base_url: String,
-    pub max_body_bytes: usize,
-    /// Calls per API key per minute; 0: no limit.
-    pub rate_limit_per_minute: u64,
-    /// How far an OAuth timestamp may be from the server's clock.
-    pub timestamp_window: std::time::Duration,
-    pub signature_check: SignatureCheck,
-    /// The engine's wasm module under wasmtime: every render and measurement.
-    pub engine: Arc<EngineHost>,
-    pub templates: Arc<Templates>,
-    /// The engine's fonts, also served to the design canvas's browser engine.
-    pub fonts: Arc<Fonts>,
-    pub images: crate::images::ImageService,
-    pub prices: PriceList,
-    pub payment: Box<dyn PaymentProvider>,
-    pub cookies: CookiePolicy,
-    pub passwords: PasswordHashing,
-    pub sign_in_limits: SignInLimits,
-    /// The deployment's MAC key (CSRF tokens, device cookies, image ids).
-    pub secret_key: SecretKey,
-    /// Proxies whose `X-Forwarded-For` names the client.
-    pub trusted_proxies: TrustedProxies,
-    /// Limits on calls without an API key, per client address.
-    pub unsigned_limits: crate::auth::rate::UnsignedLimits,
-    pub webhooks: Webhooks,
-    pub metrics: crate::observe::Metrics,
-}
+use crate::domain::customers::PasswordHashing;
+use crate::domain::images::service::ImageService;
+use crate::domain::orders::InvoicePayment;
+use crate::domain::prices::PriceList;
+use crate::domain::services::Services;
+use crate::domain::webhooks::Webhooks;
+use crate::http::auth::oauth::SignatureCheck;
+use crate::http::metrics::Metrics;
+use crate::http::pages::settings::{CookiePolicy, SignInLimits};
+use crate::http::state::AppState;
+use crate::http::{observe, rpc, serve};
+use crate::infra::engine::{ENGINE_WASM, EngineCallError, EngineHost, EngineLimits, EngineSetup};
+use crate::infra::fonts::{Fonts, FontsError};
+use crate::infra::secrets::SecretKey;
+use crate::infra::store::{
+    DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError,
+};
+use crate::infra::templates::{Templates, TemplatesError};
 
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
 /// SQLite files in the data directory.
@@ -110,7 +83,7 @@ pub struct Application {
     router: Router,
     /// `/metrics` on its own listener, when the configuration gives one.
     metrics: Option<(TcpListener, Router)>,
-    limits: crate::serve::ServerLimits,
+    limits: serve::ServerLimits,
     state: Arc<AppState>,
 }
 
@@ -133,7 +106,8 @@ impl Application {
         store.prepare_to_serve().await?;
         let secret_key = SecretKey::load_or_create(store.as_ref()).await?;
         let blobs = open_blobs(config).await?;
-        let images = crate::images::ImageService::new(&config.images, config.engine_memory_bytes)?;
+        let images = ImageService::new(&config.images, config.engine_memory_bytes)
+            .map_err(StartupError::Images)?;
         let listener =
             TcpListener::bind(config.listen)
                 .await
@@ -159,39 +133,42 @@ impl Application {
             .base_url
             .clone()
             .unwrap_or_else(|| format!("http://{address}"));
-        let state = Arc::new(AppState {
+        let services = Arc::new(Services {
             store,
             blobs,
             images,
             catalogue: Catalogue::builtin(),
-            cookies: CookiePolicy::for_base_url(&base_url),
-            base_url,
             prices,
             payment: Box::new(InvoicePayment),
             passwords: PasswordHashing::new(config.engine_instances.max(2)),
-            sign_in_limits: SignInLimits::default(),
             secret_key,
+            webhooks: Arc::new(webhooks),
+            engine: engine.engine,
+            templates: engine.templates,
+        });
+        let state = Arc::new(AppState {
+            services,
+            cookies: CookiePolicy::for_base_url(&base_url),
+            base_url,
+            sign_in_limits: SignInLimits::default(),
             trusted_proxies: config.trusted_proxies.clone(),
             unsigned_limits: config.unsigned_limits,
-            webhooks,
             max_body_bytes: config.max_body_bytes,
             rate_limit_per_minute: config.rate_limit_per_minute,
             timestamp_window: config.oauth_timestamp_window,
             signature_check,
-            engine: engine.engine,
-            templates: engine.templates,
             fonts: engine.fonts,
-            metrics: crate::observe::Metrics::default(),
+            metrics: Metrics::default(),
         });
-        let service = get(crate::api::service).post(crate::api::service);
-        let metrics_route = Router::new().route("/metrics", get(crate::observe::metrics));
+        let service = get(rpc::service).post(rpc::service);
+        let metrics_route = Router::new().route("/metrics", get(observe::metrics));
         let mut router = Router::new()
             .route("/api/service/", service.clone())
             .route("/api/service", service)
             .merge(customer_pages())
             .merge(canvas_routes())
-            .route("/healthz", get(crate::observe::healthz))
-            .route("/readyz", get(crate::observe::readyz));
+            .route("/healthz", get(observe::healthz))
+            .route("/readyz", get(observe::readyz));
         let metrics = match config.metrics_listen {
             Some(address) => {
                 let listener = TcpListener::bind(address)
@@ -207,7 +184,7 @@ impl Application {
         let router = router
             .layer(axum::middleware::from_fn_with_state(
                 Arc::clone(&state),
-                crate::observe::observe,
+                observe::observe,
             ))
             .with_state(Arc::clone(&state));
         Ok(Application {
@@ -247,27 +224,23 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let sweeper = tokio::spawn(crate::images::retention::run_sweeper(
+        let sweeper = tokio::spawn(crate::domain::images::retention::run_sweeper(
             Arc::clone(&self.state.store),
             Arc::clone(&self.state.blobs),
             stopped.clone(),
         ));
-        let worker = tokio::spawn(crate::webhooks::run_worker(
-            Arc::clone(&self.state),
+        let worker = tokio::spawn(crate::domain::webhooks::run_worker(
+            Arc::clone(&self.state.store),
+            Arc::clone(&self.state.webhooks),
             stopped,
         ));
         let metrics = self.metrics.map(|(listener, router)| {
             let mut stopped = stop.subscribe();
-            tokio::spawn(crate::serve::serve(
-                listener,
-                router,
-                self.limits,
-                async move {
-                    let _ = stopped.wait_for(|stop| *stop).await;
-                },
-            ))
+            tokio::spawn(serve::serve(listener, router, self.limits, async move {
+                let _ = stopped.wait_for(|stop| *stop).await;
+            }))
         });
-        let served = crate::serve::serve(self.listener, self.router, self.limits, shutdown).await;
+        let served = serve::serve(self.listener, self.router, self.limits, shutdown).await;
         // Let a webhook attempt under way finish (each is time-limited), then stop.
         let _ = stop.send(true);
         let _ = worker.await;
@@ -282,46 +255,37 @@ impl Application {
 /// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
 /// bodies are small; the API's larger limit does not apply here.
 fn customer_pages() -> Router<Arc<AppState>> {
-    use crate::{cart, customers, dropins, orders, web};
+    use crate::http::pages::{account, cart, dropins, layout, orders};
     Router::new()
         .route(
             "/account/signin",
-            get(customers::pages::sign_in_page).post(customers::pages::sign_in),
+            get(account::sign_in_page).post(account::sign_in),
         )
         .route(
             "/account/signup",
-            get(customers::pages::sign_up_page).post(customers::pages::sign_up),
+            get(account::sign_up_page).post(account::sign_up),
         )
-        .route("/account/signout", post(customers::pages::sign_out))
-        .route("/packs/{pack_id}/finish", post(dropins::pages::finish))
+        .route("/account/signout", post(account::sign_out))
+        .route("/packs/{pack_id}/finish", post(dropins::finish))
         .route(
             "/dropins/{pack_id}/{name}",
-            get(dropins::pages::open).post(dropins::pages::continue_with),
+            get(dropins::open).post(dropins::continue_with),
         )
-        .route(
-            "/packs/{pack_id}/sides/{index}",
-            get(dropins::pages::side_image),
-        )
-        .route("/cart", get(cart::pages::show))
-        .route("/cart/lines/{pack_id}", post(cart::pages::change_line))
-        .route(
-            "/checkout",
-            get(orders::pages::checkout).post(orders::pages::place_order),
-        )
-        .route("/orders", get(orders::pages::history))
-        .route("/orders/{number}", get(orders::pages::show))
-        .route(
-            "/orders/{number}/confirmation",
-            get(orders::pages::confirmation),
-        )
-        .route("/static/shop.css", get(web::stylesheet))
-        .route("/static/confirmation.js", get(web::confirmation_script))
-        .layer(DefaultBodyLimit::max(web::MAX_FORM_BYTES))
+        .route("/packs/{pack_id}/sides/{index}", get(dropins::side_image))
+        .route("/cart", get(cart::show))
+        .route("/cart/lines/{pack_id}", post(cart::change_line))
+        .route("/checkout", get(orders::checkout).post(orders::place_order))
+        .route("/orders", get(orders::history))
+        .route("/orders/{number}", get(orders::show))
+        .route("/orders/{number}/confirmation", get(orders::confirmation))
+        .route("/static/shop.css", get(layout::stylesheet))
+        .route("/static/confirmation.js", get(layout::confirmation_script))
+        .layer(DefaultBodyLimit::max(layout::MAX_FORM_BYTES))
 }
 
 /// The design canvas: its pages and files, the images it draws, and the owner's design.
 fn canvas_routes() -> Router<Arc<AppState>> {
-    use crate::canvas;
+    use crate::http::pages::canvas;
     Router::new()
         .route(
             "/web-demo",

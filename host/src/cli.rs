@@ -9,11 +9,11 @@ use clap::{Parser, Subcommand};
 use presspack_engine::model::Catalogue;
 
 use crate::app::{Application, open_store};
-use crate::auth::keys::{self, ApiKey, NewKey, Permission};
 use crate::config::{Config, LogFormat};
-use crate::designs::{self, Design};
-use crate::store::{SharedStore, SqliteStore};
-use crate::{orders, webhooks};
+use crate::domain::designs::{self, Design};
+use crate::domain::keys::{self, ApiKey, NewKey, Permission};
+use crate::domain::{orders, webhooks};
+use crate::infra::store::{SharedStore, SqliteStore};
 
 #[derive(Parser)]
 #[command(
@@ -200,7 +200,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 let blobs = crate::app::open_blobs(&config)
                     .await
                     .map_err(|e| e.to_string())?;
-                let swept = crate::images::retention::sweep(store.as_ref(), &blobs, limit)
+                let swept = crate::domain::images::retention::sweep(store.as_ref(), &blobs, limit)
                     .await
                     .map_err(|e| e.to_string())?;
                 println!(
@@ -316,7 +316,7 @@ async fn design_command(store: SharedStore, command: DesignCommand) -> Result<()
                 &pack,
                 spec.as_deref(),
             )?;
-            crate::images::retention::pin_images(store, design.pack.get())
+            crate::domain::images::retention::pin_images(store, design.pack.get())
                 .await
                 .map_err(|e| e.to_string())?;
             if !designs::add(store, &design)

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-pub use crate::auth::rate::UnsignedLimits;
-pub use crate::client::TrustedProxies;
-pub use crate::serve::ServerLimits;
+pub use crate::domain::images::service::ImageSettings;
+pub use crate::http::client::{TrustedProxies, UnsignedLimits};
+pub use crate::http::serve::ServerLimits;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -75,50 +75,6 @@ pub enum LogFormat {
     Json,
 }
 
-/// Limits and rules of uploadImage and importImage.
-#[derive(Debug, Clone)]
-pub struct ImageSettings {
-    /// Largest image file accepted, uploaded, in `bytes` or fetched.
-    pub max_upload_bytes: usize,
-    /// Largest image in pixels (width x height), checked from its header before decoding.
-    pub max_pixels: u64,
-    /// Largest width or height in pixels.
-    pub max_side: u32,
-    /// JPEGs estimated below this quality are accepted with a warning.
-    pub min_jpeg_quality: u8,
-    /// Image requests (large bodies) handled at once; more wait, then get `server_busy`.
-    pub concurrent_uploads: usize,
-    /// Time limit of checking an image and making its renditions in the engine.
-    pub ingest_timeout: Duration,
-    /// Time limit of fetching an `imageUrl`, redirects included.
-    pub import_timeout: Duration,
-    /// Hosts importImage may fetch from even though they resolve to non-public addresses.
-    pub import_allow_hosts: Vec<String>,
-    /// How long an image nothing refers to is kept after its last upload.
-    pub retention: Duration,
-    /// Fixed addresses for host names (like curl's --resolve), still checked unless allowed.
-    pub import_resolve: Vec<(String, IpAddr)>,
-}
-
-impl Default for ImageSettings {
-    fn default() -> Self {
-        ImageSettings {
-            max_upload_bytes: 50 * 1000 * 1000,
-            // As pict-rs (40 MP) and imgproxy's default order: a photo from any camera, not a
-            // decompression bomb.
-            max_pixels: 40_000_000,
-            max_side: 20_000,
-            min_jpeg_quality: 75,
-            concurrent_uploads: 4,
-            ingest_timeout: Duration::from_secs(60),
-            import_timeout: Duration::from_secs(20),
-            import_allow_hosts: Vec::new(),
-            import_resolve: Vec::new(),
-            retention: Duration::from_secs(7 * 24 * 60 * 60),
-        }
-    }
-}
-
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -142,7 +98,7 @@ impl Default for Config {
             images: ImageSettings::default(),
             prices_file: None,
             webhook_allow_hosts: Vec::new(),
-            webhook_retry_delays: crate::webhooks::DEFAULT_RETRY_DELAYS.to_vec(),
+            webhook_retry_delays: crate::domain::webhooks::DEFAULT_RETRY_DELAYS.to_vec(),
             log_format: LogFormat::Text,
             rate_limit_per_minute: 1200,
             server: ServerLimits::default(),
@@ -437,7 +393,7 @@ impl Config {
                     .split(',')
                     .filter(|entry| !entry.trim().is_empty())
                     .map(|entry| {
-                        crate::client::Network::parse(entry).ok_or_else(|| {
+                        crate::http::client::Network::parse(entry).ok_or_else(|| {
                             s.invalid(
                                 "expected comma-separated addresses or networks such as 10.0.0.0/8",
                             )

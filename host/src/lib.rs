@@ -1,27 +1,15 @@
 //! Presspack's host: the Print Product Pack API over HTTP, its storage, and the operator CLI.
+//!
+//! Layers, each using only those below it (checked by `host/tests/layers.rs`):
+//! - [`app`], [`cli`] and [`config`]: start-up, the routes and the command line; they see
+//!   everything.
+//! - [`http`]: the RPC endpoint, the customer pages and what serves them.
+//! - [`domain`]: packs, images, customers, carts, orders and their rules, with one error type.
+//! - [`infra`]: the store, the engine's sandbox, fonts and templates, outbound fetches.
 
-pub mod api;
 pub mod app;
-pub mod auth;
-pub mod canvas;
-pub mod cart;
 pub mod cli;
-pub mod client;
 pub mod config;
-pub mod customers;
-pub mod designs;
-pub mod dropins;
-pub mod engine_host;
-pub mod fonts;
-pub mod images;
-pub mod observe;
-pub mod orders;
-pub mod packs;
-pub mod render;
-pub mod secrets;
-pub mod serve;
-pub mod store;
-pub mod templates;
-pub mod text;
-pub mod web;
-pub mod webhooks;
+pub mod domain;
+pub mod http;
+pub mod infra;

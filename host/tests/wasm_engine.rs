@@ -6,8 +6,8 @@ mod scenes;
 
 use std::sync::Arc;
 
-use presspack::engine_host::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
-use presspack::fonts::Fonts;
+use presspack::infra::engine::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
+use presspack::infra::fonts::Fonts;
 use presspack_engine::render::Engine;
 use presspack_engine::text::FontBook;
 use presspack_engine::wire::Op;

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use presspack::auth::keys::{self, Permission};
-use presspack::customers;
-use presspack::store::Kind;
+use presspack::domain::customers;
+use presspack::domain::keys::{self, Permission};
+use presspack::infra::store::Kind;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
@@ -318,8 +318,8 @@ async fn parallel_sign_in_guesses_are_counted_before_checking(kind: StoreKind) {
 /// Medium: five wrong guesses by anyone used to lock the owner out for 15 minutes.
 async fn a_guesser_elsewhere_cannot_lock_the_owner_out(kind: StoreKind) {
     let app = spawn_app_with(kind, |config| {
-        config.trusted_proxies = presspack::client::TrustedProxies(vec![
-            presspack::client::Network::parse("127.0.0.1").unwrap(),
+        config.trusted_proxies = presspack::http::client::TrustedProxies(vec![
+            presspack::http::client::Network::parse("127.0.0.1").unwrap(),
         ]);
     })
     .await;
@@ -442,7 +442,9 @@ async fn ten_clicks_on_place_order_place_one_order(kind: StoreKind) {
             (200, confirmation.as_str())
         );
     }
-    let webhooks = presspack::webhooks::list(app.store.as_ref()).await.unwrap();
+    let webhooks = presspack::domain::webhooks::list(app.store.as_ref())
+        .await
+        .unwrap();
     assert_eq!(
         webhooks.len(),
         2,
@@ -933,7 +935,7 @@ async fn stalled_bodies_give_their_permit_back() {
 /// A signed GET of `params` at `address` (an `Authorization` header by oauth1-request).
 fn signed_get(
     address: &str,
-    key: &presspack::auth::keys::ApiKey,
+    key: &presspack::domain::keys::ApiKey,
     params: &[(&str, &str)],
 ) -> (String, String) {
     let endpoint = format!("http://{address}/api/service/");
@@ -1155,7 +1157,9 @@ async fn refused_addresses_are_not_revealed_or_retried() {
     assert!(confirmation.path.ends_with("/confirmation"));
     let mut finished = None;
     for _ in 0..100 {
-        let deliveries = presspack::webhooks::list(app.store.as_ref()).await.unwrap();
+        let deliveries = presspack::domain::webhooks::list(app.store.as_ref())
+            .await
+            .unwrap();
         if let Some(done) = deliveries.iter().find(|d| d.finished_at.is_some()) {
             finished = Some(done.clone());
             break;

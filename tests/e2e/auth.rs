@@ -2,12 +2,12 @@
 
 use std::num::NonZeroU64;
 
-use presspack::api::OPERATIONS;
 use presspack::app::Application;
-use presspack::auth::AuthRule;
-use presspack::auth::keys::{self, Permission};
-use presspack::packs::record::PackRecord;
-use presspack::store::{Kind, StoreError};
+use presspack::domain::keys::{self, Permission};
+use presspack::domain::packs::PackRecord;
+use presspack::http::auth::AuthRule;
+use presspack::http::rpc::OPERATIONS;
+use presspack::infra::store::{Kind, StoreError};
 use reqwest::Method;
 
 use crate::helpers::{
@@ -302,7 +302,7 @@ async fn a_key_reads_and_updates_only_its_own_packs_until_a_customer_owns_them(k
         app.post(params).await.ok();
     }
     // A customer takes ownership (the drop-in pages do this; here, directly in the store).
-    presspack::store::modify(
+    presspack::infra::store::modify(
         app.store.as_ref(),
         Kind::Pack,
         &id,

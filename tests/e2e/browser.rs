@@ -6,7 +6,7 @@
 //! `target/browser-screenshots/`.
 
 use fantoccini::{Client, Locator};
-use presspack::auth::keys;
+use presspack::domain::keys;
 use serde_json::json;
 
 use crate::chromium::{browser, screenshot_dir};
@@ -254,7 +254,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     assert_eq!(webhooks.len(), 1, "{calls:?}");
     let webhook = webhooks[0];
     let timestamp: i64 = webhook.header("webhook-timestamp").parse().unwrap();
-    let expected = presspack::webhooks::signature(
+    let expected = presspack::domain::webhooks::signature(
         key.webhook_secret.as_deref().unwrap(),
         webhook.header("webhook-id"),
         timestamp,

@@ -263,7 +263,7 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
         .find(|d| d["linkId"] == "variable_image_back")
         .unwrap();
     assert_eq!(image["imageBox"]["center"], nudged, "{saved}");
-    let stored = presspack::packs::record::load(app.store.as_ref(), &pack_id)
+    let stored = presspack::domain::packs::load(app.store.as_ref(), &pack_id)
         .await
         .unwrap();
     assert!(stored.record.pack.get().contains("Grace Hopper"));

@@ -2,8 +2,8 @@
 //! the cart, checkout and orders, trial packs and the one-trial rule, CSRF, other customers,
 //! sign-in limits, and the order-confirmation webhook's retries across a restart.
 
-use presspack::auth::keys::{self, ApiKey, Permission};
-use presspack::customers;
+use presspack::domain::customers;
+use presspack::domain::keys::{self, ApiKey, Permission};
 use serde_json::Value;
 
 use crate::every_store;
@@ -820,7 +820,7 @@ async fn webhooks_are_retried_with_one_id_and_survive_a_restart(kind: StoreKind)
         assert_eq!(attempt.header("webhook-id"), id, "one id across retries");
         let timestamp: i64 = attempt.header("webhook-timestamp").parse().unwrap();
         let expected =
-            presspack::webhooks::signature(&secret, &id, timestamp, &attempt.body).unwrap();
+            presspack::domain::webhooks::signature(&secret, &id, timestamp, &attempt.body).unwrap();
         assert_eq!(attempt.header("webhook-signature"), expected);
         let event = attempt.json();
         assert_eq!(event["type"], "order.confirmed");
@@ -844,7 +844,7 @@ async fn a_cart_holds_a_bounded_number_of_packs(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let shopper = Shopper::new(&app);
     shopper.sign_up(&unique_email()).await;
-    let limit = presspack::cart::MAX_CART_LINES;
+    let limit = presspack::domain::cart::MAX_CART_LINES;
     let mut last = String::new();
     for _ in 0..=limit {
         let (pack, _) = new_pack(&app, &[]).await;

@@ -4,9 +4,9 @@
 use std::process::{Command, Output};
 
 use presspack::app::{Application, open_store};
-use presspack::auth::keys::{self, ApiKey, NewKey, Permission};
 use presspack::config::Config;
-use presspack::store::SharedStore;
+use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
+use presspack::infra::store::SharedStore;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;

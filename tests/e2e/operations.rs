@@ -1,7 +1,7 @@
 //! What operators watch and rely on: `/healthz`, `/readyz`, `/metrics`, the request id of
 //! every response, and per-key rate limits.
 
-use presspack::auth::keys::Permission;
+use presspack::domain::keys::Permission;
 
 use crate::every_store;
 use crate::helpers::{ApiResponse, StoreKind, create_key, spawn_app, spawn_app_with};

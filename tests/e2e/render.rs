@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use presspack::store::Kind;
+use presspack::infra::store::Kind;
 
 use presspack_engine::model::Template;
 use presspack_engine::render::{Engine, MeasureRequest};
@@ -336,7 +336,8 @@ async fn render_parameters_are_checked(kind: StoreKind) {
     assert!(message.contains("store://photo1"), "{message}");
     // The permission is needed.
     let key =
-        crate::helpers::create_key(&app.store, &[presspack::auth::keys::Permission::Create]).await;
+        crate::helpers::create_key(&app.store, &[presspack::domain::keys::Permission::Create])
+            .await;
     let response = app
         .send(
             reqwest::Method::POST,

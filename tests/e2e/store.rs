@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use presspack::app::open_store;
-use presspack::store::{Claim, Kind, SharedStore};
+use presspack::infra::store::{Claim, Kind, SharedStore};
 
 use crate::every_store;
 use crate::helpers::{RedisKeys, StoreKind, test_config};

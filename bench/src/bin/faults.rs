@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use presspack::app::open_store;
-use presspack::auth::keys::{self, NewKey, Permission};
 use presspack::config::Config;
+use presspack::domain::keys::{self, NewKey, Permission};
 use presspack_bench::presspack_binary;
 use serde_json::{Value, json};
 

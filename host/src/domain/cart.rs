@@ -1,0 +1,133 @@
+//! The customer's cart of packs with prices from the price list. A cart lives in its
+//! customer's record ([`crate::domain::customers`]); a pack a partner adds with
+//! `svc.pack.addToCart` reaches it when the customer opens the pack's `cart` or `checkout`
+//! drop-in.
+
+use presspack_engine::model::PhysicalSpec;
+
+use crate::domain::customers::{self, CartLine, Customer};
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::packs::{self, PackRecord};
+use crate::domain::services::Services;
+
+/// Largest quantity of one pack in a cart or an order.
+pub const MAX_QUANTITY: u32 = 100;
+/// Most packs in one cart (and so in one order).
+pub const MAX_CART_LINES: usize = 30;
+
+/// Reads a quantity: a whole number from 1 to [`MAX_QUANTITY`].
+pub fn parse_quantity(name: &str, value: &str) -> Result<u32, String> {
+    value
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|q| (1..=MAX_QUANTITY).contains(q))
+        .ok_or_else(|| format!("{name}: expected a whole number from 1 to {MAX_QUANTITY}"))
+}
+
+/// Puts a pack in the customer's cart: with `quantity` if given (replacing the line's),
+/// else with the line's quantity or 1. A full cart ([`MAX_CART_LINES`]) takes no new pack.
+pub async fn put(
+    state: &Services,
+    customer_id: &str,
+    pack_id: &str,
+    quantity: Option<u32>,
+) -> Result<Customer, DomainError> {
+    customers::modify(state.store.as_ref(), customer_id, |customer| {
+        let full = customer.cart.len() >= MAX_CART_LINES;
+        match customer
+            .cart
+            .iter_mut()
+            .find(|line| line.pack_id == pack_id)
+        {
+            Some(line) => line.quantity = quantity.unwrap_or(line.quantity),
+            None if full => {
+                return Err(DomainError::new(
+                    ErrorCode::CartFull,
+                    format!(
+                        "A cart holds at most {MAX_CART_LINES} packs. Order or remove some, then open this link again."
+                    ),
+                ));
+            }
+            None => customer.cart.push(CartLine {
+                pack_id: pack_id.to_owned(),
+                quantity: quantity.unwrap_or(1),
+            }),
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// A cart line with its pack and price.
+pub struct PricedLine {
+    pub pack_id: String,
+    pub pack: PackRecord,
+    pub quantity: u32,
+    pub unit_price: u64,
+    pub line_total: u64,
+}
+
+impl PricedLine {
+    pub fn spec(&self) -> &PhysicalSpec {
+        &self.pack.physical_spec
+    }
+}
+
+/// The customer's cart with every pack loaded and priced. Packs that are gone or no longer
+/// the customer's are left out; any other failure (the store is down) fails the whole cart,
+/// never a line of it.
+pub async fn priced_lines(
+    state: &Services,
+    customer: &Customer,
+) -> Result<Vec<PricedLine>, DomainError> {
+    let mut lines = Vec::with_capacity(customer.cart.len());
+    for line in &customer.cart {
+        let stored = match packs::load(state.store.as_ref(), &line.pack_id).await {
+            Ok(stored) => stored,
+            Err(error) if error.code == ErrorCode::PackNotFound => continue,
+            Err(error) => return Err(error),
+        };
+        if !stored.record.is_owned_by(&customer.id) {
+            continue;
+        }
+        let unit_price = state
+            .prices
+            .unit_price(&stored.record.product, &stored.record.physical_spec)
+            .ok_or_else(|| {
+                DomainError::new(
+                    ErrorCode::Internal,
+                    format!("no price for pack {}'s specification", stored.id),
+                )
+            })?;
+        lines.push(PricedLine {
+            pack_id: stored.id,
+            pack: stored.record,
+            quantity: line.quantity,
+            unit_price,
+            line_total: unit_price * u64::from(line.quantity),
+        });
+    }
+    Ok(lines)
+}
+
+/// What the lines cost together.
+pub fn total(lines: &[PricedLine]) -> u64 {
+    lines.iter().map(|l| l.line_total).sum()
+}
+
+/// Describes a physical specification for people: "classic paper, rounded corners, matte
+/// laminate, 50 cards".
+pub fn describe_spec(spec: &PhysicalSpec) -> String {
+    let words = |code: &str| code.replace('_', " ");
+    let laminate = match spec.paper_laminate.as_str() {
+        "nolam" => "no laminate".to_owned(),
+        other => format!("{} laminate", words(other)),
+    };
+    format!(
+        "{} paper, {}, {laminate}, {} per pack",
+        words(&spec.paper_class),
+        words(&spec.finishing_option),
+        spec.pack_size
+    )
+}

@@ -1,0 +1,272 @@
+//! Customer accounts: sign-up and sign-in with e-mail and password (argon2id), the cart a
+//! customer fills, the orders they placed and whether they have ordered a trial pack.
+//!
+//! A customer record is one versioned store record, changed only by compare-and-swap
+//! ([`modify`]), so the cart, the order list and the one-trial rule change together or not
+//! at all. The e-mail address is a separate record pointing at the customer id; inserting it
+//! is what makes an address unique.
+
+use std::sync::Arc;
+
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use argon2::{Argon2, PasswordHash};
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+
+use crate::infra::store::{self, Kind, Store, StoreError, random_id};
+
+/// Password length bounds, in characters (NIST SP 800-63B: at least 8, allow at least 64).
+pub const MIN_PASSWORD: usize = 8;
+pub const MAX_PASSWORD: usize = 128;
+const MAX_EMAIL: usize = 254;
+const MAX_NAME: usize = 100;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Customer {
+    pub id: String,
+    /// Normalised: trimmed and lower-case.
+    pub email: String,
+    pub name: String,
+    /// PHC string of an argon2id hash.
+    pub password_hash: String,
+    pub created_at: u64,
+    #[serde(default)]
+    pub cart: Vec<CartLine>,
+    /// Order numbers, oldest first.
+    #[serde(default)]
+    pub orders: Vec<String>,
+    /// The order in which this customer bought a trial pack; from then no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial_order: Option<String>,
+    /// The latest checkouts started, by the key of their checkout form: one form gives at
+    /// most one order however often it is sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkouts: Vec<Checkout>,
+}
+
+/// A checkout form that was sent: the order it places (or placed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checkout {
+    pub key: String,
+    pub order_number: String,
+}
+
+/// A pack in a customer's cart. The pack's name is the pack's own `friendlyName`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CartLine {
+    pub pack_id: String,
+    pub quantity: u32,
+}
+
+/// Why signing up or in failed; messages are shown to the customer next to the form.
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error("{field}: {problem}")]
+    Invalid {
+        field: &'static str,
+        problem: String,
+    },
+    #[error("An account with this e-mail address exists already. Sign in instead.")]
+    EmailTaken,
+    /// Deliberately the same for an unknown address and a wrong password.
+    #[error("The e-mail address or the password is not right.")]
+    WrongCredentials,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn invalid(field: &'static str, problem: impl Into<String>) -> AccountError {
+    AccountError::Invalid {
+        field,
+        problem: problem.into(),
+    }
+}
+
+/// The address as stored and looked up: trimmed, lower-case, one `@` with text either side
+/// and a dot in the domain. Deliverability is the shop's business, not a regex's.
+pub fn normalise_email(raw: &str) -> Result<String, AccountError> {
+    let email = raw.trim().to_lowercase();
+    let plausible = email.split_once('@').is_some_and(|(local, domain)| {
+        !local.is_empty()
+            && domain.contains('.')
+            && !domain.starts_with('.')
+            && !domain.ends_with('.')
+            && !domain.contains('@')
+    });
+    if email.chars().count() > MAX_EMAIL {
+        return Err(invalid("email", format!("at most {MAX_EMAIL} characters")));
+    }
+    if !plausible || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(invalid(
+            "email",
+            "enter an e-mail address such as ann@example.com",
+        ));
+    }
+    Ok(email)
+}
+
+fn check_password(password: &str) -> Result<(), AccountError> {
+    let length = password.chars().count();
+    if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&length) {
+        return Err(invalid(
+            "password",
+            format!("use {MIN_PASSWORD} to {MAX_PASSWORD} characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Password hashing, off the async threads and a few at a time: argon2id takes tens of
+/// milliseconds and 19 MiB each, so unbounded sign-in attempts must not take every core.
+#[derive(Clone)]
+pub struct PasswordHashing {
+    permits: Arc<Semaphore>,
+    /// A hash to verify against when the address is unknown, so that an unknown address
+    /// takes as long as a wrong password.
+    decoy: Arc<String>,
+}
+
+impl PasswordHashing {
+    pub fn new(concurrent: usize) -> PasswordHashing {
+        PasswordHashing {
+            permits: Arc::new(Semaphore::new(concurrent.max(1))),
+            decoy: Arc::new(hash_now("a password nobody has").unwrap_or_default()),
+        }
+    }
+
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(|e| StoreError(e.to_string()))?;
+        tokio::task::spawn_blocking(work)
+            .await
+            .map_err(|e| StoreError(format!("password hashing failed: {e}")))
+    }
+
+    async fn hash(&self, password: &str) -> Result<String, AccountError> {
+        let password = password.to_owned();
+        self.run(move || hash_now(&password))
+            .await?
+            .map_err(|e| AccountError::Store(StoreError(e)))
+    }
+
+    async fn verify(&self, password: &str, hash: Option<&str>) -> Result<bool, StoreError> {
+        let (password, known) = (password.to_owned(), hash.is_some());
+        let hash = hash.map_or_else(|| self.decoy.as_str().to_owned(), str::to_owned);
+        let matches = self
+            .run(move || {
+                PasswordHash::new(&hash).is_ok_and(|parsed| {
+                    Argon2::default()
+                        .verify_password(password.as_bytes(), &parsed)
+                        .is_ok()
+                })
+            })
+            .await?;
+        Ok(known && matches)
+    }
+}
+
+/// argon2id with the crate's defaults (OWASP's m=19 MiB, t=2, p=1) and a random salt.
+fn hash_now(password: &str) -> Result<String, String> {
+    Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|hash| hash.to_string())
+        .map_err(|e| format!("password hashing failed: {e}"))
+}
+
+pub async fn load(store: &dyn Store, id: &str) -> Result<Option<Customer>, StoreError> {
+    Ok(store::load(store, Kind::Customer, id)
+        .await?
+        .map(|(c, _)| c))
+}
+
+/// Changes a customer record with compare-and-swap (see [`store::modify`]).
+pub async fn modify<E: From<StoreError>>(
+    store: &dyn Store,
+    id: &str,
+    change: impl FnMut(&mut Customer) -> Result<(), E>,
+) -> Result<Customer, E> {
+    store::modify(store, Kind::Customer, id, change)
+        .await?
+        .ok_or_else(|| StoreError(format!("customer {id} has vanished")).into())
+}
+
+pub async fn sign_up(
+    store: &dyn Store,
+    hashing: &PasswordHashing,
+    email: &str,
+    name: &str,
+    password: &str,
+) -> Result<Customer, AccountError> {
+    let email = normalise_email(email)?;
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME {
+        return Err(invalid("name", format!("1 to {MAX_NAME} characters")));
+    }
+    check_password(password)?;
+    if store.get(Kind::CustomerEmail, &email).await?.is_some() {
+        return Err(AccountError::EmailTaken);
+    }
+    let customer = Customer {
+        id: random_id(),
+        email: email.clone(),
+        name: name.to_owned(),
+        password_hash: hashing.hash(password).await?,
+        created_at: now(),
+        cart: Vec::new(),
+        orders: Vec::new(),
+        trial_order: None,
+        checkouts: Vec::new(),
+    };
+    let value = serde_json::to_vec(&customer).map_err(|e| StoreError(e.to_string()))?;
+    store.insert(Kind::Customer, &customer.id, &value).await?;
+    // The address record decides who has the address; a sign-up that lost the race removes
+    // its customer record again.
+    if !store
+        .insert(Kind::CustomerEmail, &email, customer.id.as_bytes())
+        .await?
+    {
+        store.delete(Kind::Customer, &customer.id).await?;
+        return Err(AccountError::EmailTaken);
+    }
+    Ok(customer)
+}
+
+pub async fn sign_in(
+    store: &dyn Store,
+    hashing: &PasswordHashing,
+    email: &str,
+    password: &str,
+) -> Result<Customer, AccountError> {
+    let customer = find_by_email(store, email).await?;
+    let hash = customer.as_ref().map(|c| c.password_hash.as_str());
+    if password.chars().count() > MAX_PASSWORD || !hashing.verify(password, hash).await? {
+        return Err(AccountError::WrongCredentials);
+    }
+    customer.ok_or(AccountError::WrongCredentials)
+}
+
+/// The customer with this e-mail address (normalised first), if any.
+pub async fn find_by_email(store: &dyn Store, email: &str) -> Result<Option<Customer>, StoreError> {
+    let Ok(email) = normalise_email(email) else {
+        return Ok(None);
+    };
+    match store.get(Kind::CustomerEmail, &email).await? {
+        Some(id) => load(store, &String::from_utf8_lossy(&id.value)).await,
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,188 @@
+//! Images: checking a file, storing it with its renditions, and reading a rendition back
+//! for a render. `svc.image.uploadImage` and `importImage` ([`crate::http::rpc::images`]) call
+//! [`store_image`].
+//!
+//! The host never decodes an image: the engine's wasm module checks the file and makes the
+//! renditions inside its sandbox ([`presspack_engine::ingest`]). The host stores the original
+//! and the renditions as content-addressed blobs and an image record with their ids, and
+//! answers with the basket item of wire-formats section 3. The image id is a MAC of the
+//! file's bytes under the deployment's secret key: uploading the same file twice stores it
+//! once and skips the engine, yet nobody holding a file can work out its address here.
+//!
+//! Images nothing refers to are deleted after the retention time ([`retention`]).
+
+pub mod retention;
+pub mod service;
+
+use presspack_engine::ingest::{IngestReport, RenditionKind};
+use presspack_engine::wire::{Op, ingest_frame, read_ingested};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::services::Services;
+use crate::infra::engine::EngineCallError;
+use crate::infra::store::{Kind, StoreError, load, unix_millis};
+
+/// The prefix of every image and rendition URI.
+pub const STORE_SCHEME: &str = "store://";
+
+/// What the store keeps about an image: the engine's findings and each rendition's blob.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageRecord {
+    pub report: IngestReport,
+    /// Blob id of the file as it was sent.
+    original: String,
+    /// Blob id of each rendition, in the report's order.
+    rendition_blobs: Vec<String>,
+    /// A pack or design refers to the image: it is kept for good (see [`retention`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pinned: bool,
+    /// The image is being deleted; it no longer exists for anyone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    swept: bool,
+}
+
+impl ImageRecord {
+    /// Every blob of the image, each once.
+    fn blobs(&self) -> Vec<&str> {
+        let mut blobs: Vec<&str> = std::iter::once(self.original.as_str())
+            .chain(self.rendition_blobs.iter().map(String::as_str))
+            .collect();
+        blobs.sort_unstable();
+        blobs.dedup();
+        blobs
+    }
+}
+
+/// An image the engine refused, for the client.
+pub struct Refusal {
+    pub code: String,
+    pub message: String,
+    pub reason: String,
+}
+
+/// Puts the unpinned image `id` on the schedule, due after the retention time from now.
+async fn keep_unused(state: &Services, id: &str) -> Result<(), StoreError> {
+    let due = unix_millis() + state.images.settings().retention.as_millis() as i64;
+    state.store.schedule(Kind::Image, id, due).await
+}
+
+/// Stores an image (once per distinct file) and returns its id and record, or the engine's
+/// refusal of it. An image nothing refers to yet is kept for the retention time from now.
+pub async fn store_image(
+    state: &Services,
+    bytes: &[u8],
+) -> Result<Result<(String, ImageRecord), Refusal>, DomainError> {
+    // 128 bits of a MAC of the file: stable for equal files, unguessable without the file
+    // and the deployment's key.
+    let id = state.secret_key.mac("image", &[bytes])[..32].to_owned();
+    let store = state.store.as_ref();
+    let existing = store.get(Kind::Image, &id).await?;
+    let tombstone = match existing
+        .map(|stored| crate::infra::store::decode::<ImageRecord>(Kind::Image, &id, stored))
+        .transpose()?
+    {
+        Some((record, _)) if !record.swept => {
+            if !record.pinned {
+                keep_unused(state, &id).await?;
+            }
+            return Ok(Ok((id, record)));
+        }
+        Some((_, revision)) => Some(revision),
+        None => None,
+    };
+    let frame = ingest_frame(&state.images.ingest_request(bytes.len()), bytes);
+    let output = match state.engine.call(Op::Ingest, frame).await {
+        Ok(output) => output,
+        Err(EngineCallError::Refused(failure)) if failure.reason.is_some() => {
+            return Ok(Err(Refusal {
+                code: failure.code,
+                message: failure.message,
+                reason: failure.reason.unwrap_or_default(),
+            }));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    let ingested = read_ingested(&output)
+        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("engine answer: {e}")))?;
+    // The blobs of an image made again after it was swept are apart from the old ones,
+    // which the sweep may still be deleting.
+    let owner = match tombstone {
+        Some(revision) => format!("{id}:{revision}"),
+        None => id.clone(),
+    };
+    let original = state.blobs.put(&owner, bytes).await?;
+    let mut rendition_blobs = Vec::with_capacity(ingested.blobs.len());
+    for (info, blob) in ingested.report.renditions.iter().zip(&ingested.blobs) {
+        rendition_blobs.push(if info.original {
+            original.clone()
+        } else {
+            state.blobs.put(&owner, blob).await?
+        });
+    }
+    let record = ImageRecord {
+        report: ingested.report,
+        original,
+        rendition_blobs,
+        pinned: false,
+        swept: false,
+    };
+    let value = serde_json::to_vec(&record)
+        .map_err(|e| DomainError::new(ErrorCode::Internal, e.to_string()))?;
+    // The retention clock starts before the record exists: a crash in between leaves a
+    // schedule entry the sweep drops, never an image it does not know of.
+    keep_unused(state, &id).await?;
+    let written = match tombstone {
+        Some(revision) => store.replace(Kind::Image, &id, &value, revision).await?,
+        // Losing a race with the same file uploaded at once leaves the same record either
+        // way (same owner, same blobs).
+        None => {
+            store.insert(Kind::Image, &id, &value).await?;
+            true
+        }
+    };
+    if !written {
+        return Err(DomainError::new(
+            ErrorCode::StoreUnavailable,
+            "imageFile: the same image was being removed and stored again at once; try again",
+        ));
+    }
+    Ok(Ok((id, record)))
+}
+
+/// The bytes a render draws for a stored image URI: `store://<id>/<rendition>`, or
+/// `store://<id>` for its print rendition. `None` if there is no such image or rendition.
+pub async fn rendition_bytes(state: &Services, uri: &str) -> Result<Option<Vec<u8>>, DomainError> {
+    let Some(path) = uri.strip_prefix(STORE_SCHEME) else {
+        return Ok(None);
+    };
+    let (id, rendition) = path.split_once('/').unwrap_or((path, "print"));
+    let Some(kind) = RenditionKind::ALL
+        .into_iter()
+        .find(|k| k.name() == rendition)
+    else {
+        return Ok(None);
+    };
+    if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(None);
+    }
+    let Some((record, _)) = load::<ImageRecord>(state.store.as_ref(), Kind::Image, id).await?
+    else {
+        return Ok(None);
+    };
+    if record.swept {
+        return Ok(None);
+    }
+    let Some(blob) = record
+        .report
+        .renditions
+        .iter()
+        .zip(&record.rendition_blobs)
+        .find(|(info, _)| info.kind == kind)
+        .map(|(_, blob)| blob)
+    else {
+        return Ok(None);
+    };
+    Ok(state.blobs.get(blob).await?)
+}

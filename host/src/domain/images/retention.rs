@@ -1,0 +1,187 @@
+//! Retention: an uploaded image that no pack or design refers to is deleted once the
+//! retention time has passed since its last upload, so unsigned uploads cannot fill the
+//! store for good.
+//!
+//! - Every upload (first or repeated) of an image not yet referred to puts it on the
+//!   `Image` schedule, due after the retention time.
+//! - Writing a pack or a design pins each image it names (`store://<id>...` anywhere in it):
+//!   a pinned image is kept for good. Carts and orders refer to packs, so their images are
+//!   pinned too. Pinning is never undone: an image a pack named once stays (the safe way
+//!   round; a pack's history may be needed to reprint an order).
+//! - The sweep (a server's background task every [`SWEEP_EVERY`], and `presspack images
+//!   sweep`) takes what is due, marks each unpinned image swept with compare-and-swap (so a
+//!   pin or an upload that got in first wins), deletes its blobs, then its record. Images
+//!   stored before retention existed are on no schedule and are never swept.
+
+use std::time::Duration;
+
+use crate::infra::store::{self, Kind, SharedBlobs, Store, StoreError, unix_millis};
+
+use super::ImageRecord;
+
+/// How often a server sweeps.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(10 * 60);
+
+/// Most images one sweep step looks at.
+const SWEEP_BATCH: usize = 100;
+
+/// The image ids a pack's or design's JSON names (`store://<id>` and its renditions).
+pub fn image_ids(json: &str) -> Vec<String> {
+    fn walk(value: &serde_json::Value, ids: &mut Vec<String>) {
+        match value {
+            serde_json::Value::String(text) => {
+                if let Some(id) = text
+                    .strip_prefix(super::STORE_SCHEME)
+                    .and_then(|rest| rest.get(..32))
+                    .filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit()))
+                {
+                    ids.push(id.to_owned());
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, ids)),
+            serde_json::Value::Object(fields) => fields.values().for_each(|item| walk(item, ids)),
+            _ => {}
+        }
+    }
+    let mut ids = Vec::new();
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(json) {
+        walk(&value, &mut ids);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Pins every image `json` names, so no sweep deletes it. Images that do not exist (or are
+/// being swept) are left alone: a render will report them missing.
+pub async fn pin_images(store: &dyn Store, json: &str) -> Result<(), StoreError> {
+    for id in image_ids(json) {
+        // Most images are pinned already: read first, write only when needed.
+        match store::load::<ImageRecord>(store, Kind::Image, &id).await? {
+            Some((record, _)) if !record.pinned && !record.swept => {
+                store::modify::<ImageRecord, StoreError>(store, Kind::Image, &id, |record| {
+                    record.pinned = !record.swept;
+                    Ok(())
+                })
+                .await?;
+                store.unschedule(Kind::Image, &id).await?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// What a sweep did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Swept {
+    pub images: u64,
+    pub bytes: u64,
+}
+
+/// Deletes up to `limit` images that are due and unpinned.
+pub async fn sweep(
+    store: &dyn Store,
+    blobs: &SharedBlobs,
+    limit: usize,
+) -> Result<Swept, StoreError> {
+    let mut swept = Swept::default();
+    let mut looked_at = 0;
+    while looked_at < limit {
+        let due = store
+            .due(
+                Kind::Image,
+                unix_millis(),
+                SWEEP_BATCH.min(limit - looked_at),
+            )
+            .await?;
+        if due.is_empty() {
+            break;
+        }
+        looked_at += due.len();
+        for id in due {
+            if let Some(bytes) = sweep_one(store, blobs, &id).await? {
+                swept.images += 1;
+                swept.bytes += bytes;
+            }
+        }
+    }
+    Ok(swept)
+}
+
+/// Deletes the image `id` unless it is pinned: the bytes freed, or `None` if it was kept.
+async fn sweep_one(
+    store: &dyn Store,
+    blobs: &SharedBlobs,
+    id: &str,
+) -> Result<Option<u64>, StoreError> {
+    let Some((mut record, revision)) = store::load::<ImageRecord>(store, Kind::Image, id).await?
+    else {
+        store.unschedule(Kind::Image, id).await?;
+        return Ok(None);
+    };
+    if record.pinned {
+        store.unschedule(Kind::Image, id).await?;
+        return Ok(None);
+    }
+    // Marked first: from here on nobody is given the image, and a pin or upload that got in
+    // since the record was read makes this step fail and the image stay.
+    let revision = if record.swept {
+        revision
+    } else {
+        record.swept = true;
+        let value = serde_json::to_vec(&record).map_err(|e| StoreError(e.to_string()))?;
+        if !store.replace(Kind::Image, id, &value, revision).await? {
+            return Ok(None);
+        }
+        revision + 1
+    };
+    let mut freed = 0;
+    for blob in record.blobs() {
+        freed += blobs.delete(blob).await?;
+    }
+    store.remove(Kind::Image, id, revision).await?;
+    store.unschedule(Kind::Image, id).await?;
+    tracing::info!(image = %id, bytes = freed, "unused image deleted");
+    Ok(Some(freed))
+}
+
+/// The server's sweeping task, until `stop` says so.
+pub async fn run_sweeper(
+    store: crate::infra::store::SharedStore,
+    blobs: SharedBlobs,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        match sweep(store.as_ref(), &blobs, 10_000).await {
+            Ok(swept) if swept.images > 0 => {
+                tracing::info!(images = swept.images, bytes = swept.bytes, "sweep done");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "sweeping unused images failed; trying later"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(SWEEP_EVERY) => {}
+            _ = stop.wait_for(|stop| *stop) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_ids_are_found_anywhere_in_a_pack() {
+        let a = "0123456789abcdef0123456789abcdef";
+        let b = "fedcba9876543210fedcba9876543210";
+        let json = format!(
+            r#"{{"imageBasket": {{"items": [{{"resourceUri": "store://{a}", "imageItems":
+               [{{"resourceUri": "store://{a}/print"}}]}}]}},
+               "sides": [{{"data": [{{"resourceUri": "store://{b}/preview"}},
+               {{"resourceUri": "https://example.com/x.png"}}, {{"text": "store://short"}}]}}]}}"#
+        );
+        assert_eq!(image_ids(&json), [a, b]);
+        assert!(image_ids("not json").is_empty());
+    }
+}

@@ -1,0 +1,149 @@
+//! The image operations' settings, URL fetcher and upload permits.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use presspack_engine::ingest::IngestRequest;
+use tokio::sync::{Semaphore, SemaphorePermit};
+
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::infra::fetch::{FetchError, FetchPolicy, Fetcher};
+
+/// How long an image request waits for a permit before it is told the server is busy.
+const PERMIT_WAIT: Duration = Duration::from_secs(30);
+/// The image operations' settings, URL fetcher and upload permits.
+pub struct ImageService {
+    settings: ImageSettings,
+    fetcher: Fetcher,
+    uploads: Semaphore,
+    /// An engine instance's memory limit, which decoding an image must fit in.
+    engine_memory_bytes: usize,
+}
+
+/// What an engine instance holds besides the image it is checking: fonts, templates, its
+/// caches, its code's own allocations.
+const ENGINE_RESIDENT_BYTES: usize = 96 << 20;
+
+impl ImageService {
+    pub fn new(
+        settings: &ImageSettings,
+        engine_memory_bytes: usize,
+    ) -> Result<ImageService, String> {
+        let policy = FetchPolicy {
+            allow_hosts: settings.import_allow_hosts.clone(),
+            resolve: settings.import_resolve.clone(),
+            timeout: settings.import_timeout,
+            max_bytes: settings.max_upload_bytes,
+        };
+        Ok(ImageService {
+            settings: settings.clone(),
+            fetcher: Fetcher::new(policy).map_err(|e| e.to_string())?,
+            uploads: Semaphore::new(settings.concurrent_uploads),
+            engine_memory_bytes,
+        })
+    }
+
+    /// The largest body an image request may send: the largest file in base64 (importImage's
+    /// `bytes`), plus room for the other parameters.
+    pub fn max_body_bytes(&self) -> usize {
+        self.settings.max_upload_bytes.div_ceil(3) * 4 + 1024 * 1024
+    }
+
+    /// One of the few permits to read a large body, waiting a while for one.
+    pub async fn upload_permit(&self) -> Result<SemaphorePermit<'_>, DomainError> {
+        let busy = || {
+            DomainError::new(
+                ErrorCode::ServerBusy,
+                format!(
+                    "the server is handling {} large requests (image uploads) already; try \
+                     again shortly",
+                    self.settings.concurrent_uploads
+                ),
+            )
+        };
+        tokio::time::timeout(PERMIT_WAIT, self.uploads.acquire())
+            .await
+            .map_err(|_| busy())?
+            .map_err(|_| busy())
+    }
+
+    pub fn settings(&self) -> &ImageSettings {
+        &self.settings
+    }
+
+    /// The file at `url`, fetched under the import policy.
+    pub async fn fetch(&self, url: &str) -> Result<Vec<u8>, DomainError> {
+        self.fetcher.fetch(url).await.map_err(fetch_error)
+    }
+
+    /// The limits for checking a file of `file_len` bytes, which itself sits in the
+    /// instance's memory twice (the call's input and the decoder's view of it).
+    pub fn ingest_request(&self, file_len: usize) -> IngestRequest {
+        let decode_bytes = self
+            .engine_memory_bytes
+            .saturating_sub(ENGINE_RESIDENT_BYTES + 2 * file_len);
+        IngestRequest {
+            max_pixels: self.settings.max_pixels,
+            max_side: self.settings.max_side,
+            min_jpeg_quality: self.settings.min_jpeg_quality,
+            max_decode_bytes: decode_bytes as u64,
+        }
+    }
+}
+
+fn fetch_error(error: FetchError) -> DomainError {
+    if let Some(address) = error.refused_address() {
+        tracing::warn!(%address, "importImage: refused an address that is not public");
+    }
+    let code = match error.code() {
+        "invalid_url" | "scheme_not_allowed" | "address_not_public" => {
+            ErrorCode::ImageAddressNotAllowed
+        }
+        _ => ErrorCode::ImageFetchFailed,
+    };
+    DomainError::new(code, error.to_string())
+}
+
+/// Limits and rules of uploadImage and importImage.
+#[derive(Debug, Clone)]
+pub struct ImageSettings {
+    /// Largest image file accepted, uploaded, in `bytes` or fetched.
+    pub max_upload_bytes: usize,
+    /// Largest image in pixels (width x height), checked from its header before decoding.
+    pub max_pixels: u64,
+    /// Largest width or height in pixels.
+    pub max_side: u32,
+    /// JPEGs estimated below this quality are accepted with a warning.
+    pub min_jpeg_quality: u8,
+    /// Image requests (large bodies) handled at once; more wait, then get `server_busy`.
+    pub concurrent_uploads: usize,
+    /// Time limit of checking an image and making its renditions in the engine.
+    pub ingest_timeout: Duration,
+    /// Time limit of fetching an `imageUrl`, redirects included.
+    pub import_timeout: Duration,
+    /// Hosts importImage may fetch from even though they resolve to non-public addresses.
+    pub import_allow_hosts: Vec<String>,
+    /// How long an image nothing refers to is kept after its last upload.
+    pub retention: Duration,
+    /// Fixed addresses for host names (like curl's --resolve), still checked unless allowed.
+    pub import_resolve: Vec<(String, IpAddr)>,
+}
+
+impl Default for ImageSettings {
+    fn default() -> Self {
+        ImageSettings {
+            max_upload_bytes: 50 * 1000 * 1000,
+            // As pict-rs (40 MP) and imgproxy's default order: a photo from any camera, not a
+            // decompression bomb.
+            max_pixels: 40_000_000,
+            max_side: 20_000,
+            min_jpeg_quality: 75,
+            concurrent_uploads: 4,
+            ingest_timeout: Duration::from_secs(60),
+            import_timeout: Duration::from_secs(20),
+            import_allow_hosts: Vec::new(),
+            import_resolve: Vec::new(),
+            retention: Duration::from_secs(7 * 24 * 60 * 60),
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! The service's rules: packs and their warnings, images, designs, API keys, customers,
+//! carts, prices, orders, drop-ins and order webhooks. Every operation answers a
+//! [`error::DomainError`], whose code says what kind of failure it is (no such thing, not
+//! allowed, invalid input, the store or the engine unavailable); the HTTP edge turns it into
+//! an API reply or a page.
+
+pub mod cart;
+pub mod customers;
+pub mod designs;
+pub mod dropins;
+pub mod error;
+pub mod images;
+pub mod keys;
+pub mod orders;
+pub mod packs;
+pub mod prices;
+pub mod services;
+pub mod webhooks;

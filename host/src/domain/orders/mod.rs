@@ -1,0 +1,258 @@
+//! Orders: placing the customer's cart as an order with a delivery address, paid through a
+//! [`PaymentProvider`], kept durably with what was ordered (each pack's data as it was), and
+//! the one-trial-pack-per-customer rule.
+//!
+//! Placing an order: price the cart, check the trial rule, claim the checkout form's key in
+//! the customer record (compare-and-swap: of several sendings of one form, the first claims
+//! it and the others are shown its order), take payment, store the order and queue its
+//! webhooks, then commit it to the customer record with compare-and-swap, which re-checks
+//! the trial rule. Two checkouts at once can both store an order, but only one
+//! commit can claim the customer's trial; the loser deletes its order and its webhooks and
+//! reports the rule. The webhooks are queued before the commit so that a crash after it
+//! cannot lose them; the webhook worker sends none for an order that was never committed
+//! ([`is_committed`]).
+
+pub mod record;
+
+use crate::domain::cart::{PricedLine, priced_lines};
+use crate::domain::customers::{self, Checkout, Customer};
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::services::Services;
+use crate::domain::webhooks;
+use crate::infra::store::{Kind, StoreError};
+
+pub use record::{
+    DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
+    is_committed, list, load,
+};
+
+/// Checkout forms remembered per customer (the latest ones).
+const REMEMBERED_CHECKOUTS: usize = 20;
+
+/// What sending a checkout form did.
+pub enum Placed {
+    /// It placed this order.
+    New(Box<Order>),
+    /// The same form was sent before (a second click): that sending's order number.
+    Already(String),
+}
+
+/// Why an order was not placed; the checkout page shows it.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckoutError {
+    #[error("Your cart is empty.")]
+    EmptyCart,
+    #[error("{0} cannot be ordered yet; open it from your cart to see why.")]
+    NotOrderable(String),
+    #[error(
+        "You have already ordered a trial pack, and a trial pack can be ordered only once. Remove {0} from your cart to order the rest."
+    )]
+    TrialAlreadyOrdered(String),
+    #[error("An order can hold one trial pack, once: keep one trial pack with quantity 1.")]
+    OneTrialPerOrder,
+    #[error("The payment did not go through: {0}")]
+    Payment(String),
+    #[error("{}", .0.message)]
+    Api(DomainError),
+    /// The form's key was claimed by an earlier sending, for this order.
+    #[error("This order is being placed already.")]
+    AlreadyPlaced(String),
+}
+
+impl From<DomainError> for CheckoutError {
+    fn from(error: DomainError) -> Self {
+        CheckoutError::Api(error)
+    }
+}
+
+impl From<StoreError> for CheckoutError {
+    fn from(error: StoreError) -> Self {
+        CheckoutError::Api(error.into())
+    }
+}
+
+/// An order number: `PP-` and 12 characters of Crockford base32 (60 random bits).
+fn order_number() -> String {
+    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let bits = rand::random::<u64>();
+    let digits: String = (0..12)
+        .map(|i| ALPHABET[((bits >> (i * 5)) & 31) as usize] as char)
+        .collect();
+    format!("PP-{digits}")
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The trial line of an order, if any; more than one trial pack (or copy) is refused.
+fn trial_line(lines: &[PricedLine]) -> Result<Option<&PricedLine>, CheckoutError> {
+    let trials: Vec<&PricedLine> = lines.iter().filter(|l| l.pack.trial).collect();
+    match trials.as_slice() {
+        [] => Ok(None),
+        [one] if one.quantity == 1 => Ok(Some(one)),
+        _ => Err(CheckoutError::OneTrialPerOrder),
+    }
+}
+
+/// Places the customer's cart as an order, once per checkout form (`checkout_key`).
+pub async fn place(
+    state: &Services,
+    customer: &Customer,
+    delivery: DeliveryAddress,
+    checkout_key: &str,
+) -> Result<Placed, CheckoutError> {
+    let lines = priced_lines(state, customer).await?;
+    if lines.is_empty() {
+        return Err(CheckoutError::EmptyCart);
+    }
+    if let Some(line) = lines.iter().find(|l| !l.pack.is_orderable()) {
+        return Err(CheckoutError::NotOrderable(line.pack.display_name()));
+    }
+    let trial = trial_line(&lines)?.map(|l| l.pack.display_name());
+    if let Some(name) = &trial
+        && customer.trial_order.is_some()
+    {
+        return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
+    }
+    let number = order_number();
+    let claimed = customers::modify(state.store.as_ref(), &customer.id, |record| {
+        if let Some(earlier) = record.checkouts.iter().find(|c| c.key == checkout_key) {
+            return Err(CheckoutError::AlreadyPlaced(earlier.order_number.clone()));
+        }
+        record.checkouts.push(Checkout {
+            key: checkout_key.to_owned(),
+            order_number: number.clone(),
+        });
+        let excess = record.checkouts.len().saturating_sub(REMEMBERED_CHECKOUTS);
+        record.checkouts.drain(..excess);
+        Ok(())
+    })
+    .await;
+    match claimed {
+        Ok(_) => {}
+        Err(CheckoutError::AlreadyPlaced(number)) => return Ok(Placed::Already(number)),
+        Err(error) => return Err(error),
+    }
+    match place_claimed(state, customer, &lines, trial, delivery, number).await {
+        Ok(order) => Ok(Placed::New(Box::new(order))),
+        Err(error) => {
+            // Not placed: the form may be sent again.
+            let released = customers::modify(state.store.as_ref(), &customer.id, |record| {
+                record.checkouts.retain(|c| c.key != checkout_key);
+                Ok::<_, StoreError>(())
+            })
+            .await;
+            if let Err(e) = released {
+                tracing::warn!(error = %e, "could not release a failed checkout's key");
+            }
+            Err(error)
+        }
+    }
+}
+
+/// Places the order `number` of the priced `lines` (its checkout key claimed).
+async fn place_claimed(
+    state: &Services,
+    customer: &Customer,
+    lines: &[PricedLine],
+    trial: Option<String>,
+    delivery: DeliveryAddress,
+    number: String,
+) -> Result<Order, CheckoutError> {
+    let mut order = Order {
+        number,
+        customer_id: customer.id.clone(),
+        customer_email: customer.email.clone(),
+        lines: lines
+            .iter()
+            .map(|l| OrderLine {
+                pack_id: l.pack_id.clone(),
+                name: l.pack.display_name(),
+                product: l.pack.product.clone(),
+                physical_spec: l.pack.physical_spec.clone(),
+                quantity: l.quantity,
+                unit_price: l.unit_price,
+                line_total: l.line_total,
+                trial: l.pack.trial,
+                tracking_id: l.pack.tracking_id.clone(),
+                created_by: l.pack.created_by.clone(),
+                pack: l.pack.pack.clone(),
+            })
+            .collect(),
+        currency: state.prices.currency.clone(),
+        total: crate::domain::cart::total(lines),
+        delivery,
+        payment: Payment {
+            provider: state.payment.name().to_owned(),
+            state: PaymentState::AwaitingInvoicePayment,
+        },
+        placed_at: now(),
+    };
+    order.payment.state = state
+        .payment
+        .pay(&order)
+        .await
+        .map_err(CheckoutError::Payment)?;
+    let value = serde_json::to_vec(&order).map_err(|e| StoreError(e.to_string()))?;
+    if !state
+        .store
+        .insert(Kind::Order, &order.number, &value)
+        .await?
+    {
+        return Err(
+            DomainError::new(ErrorCode::Internal, "order number collision; try again").into(),
+        );
+    }
+    let queued = webhooks::enqueue_order_confirmations(state.store.as_ref(), &order).await?;
+    let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
+    let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
+        if let Some(name) = &trial
+            && record.trial_order.is_some()
+        {
+            return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
+        }
+        if trial.is_some() {
+            record.trial_order = Some(order.number.clone());
+        }
+        record.orders.push(order.number.clone());
+        record
+            .cart
+            .retain(|line| !ordered.contains(&line.pack_id.as_str()));
+        Ok(())
+    })
+    .await;
+    if let Err(error) = committed {
+        webhooks::withdraw(state.store.as_ref(), &queued).await?;
+        state.store.delete(Kind::Order, &order.number).await?;
+        return Err(error);
+    }
+    state.webhooks.wake();
+    tracing::info!(order = %order.number, lines = order.lines.len(), "order placed");
+    Ok(order)
+}
+
+/// The state of the cart a checkout page showed: a form sent for another state (the cart
+/// changed in another tab since) is shown again rather than placed.
+pub fn cart_state(lines: &[PricedLine]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for line in lines {
+        for part in [
+            line.pack_id.as_bytes(),
+            &line.quantity.to_le_bytes(),
+            &line.unit_price.to_le_bytes(),
+            &line.pack.updated_at.to_le_bytes(),
+            line.pack.physical_spec.pack_size.to_string().as_bytes(),
+            line.pack.physical_spec.paper_class.as_bytes(),
+            line.pack.physical_spec.finishing_option.as_bytes(),
+            line.pack.physical_spec.paper_laminate.as_bytes(),
+        ] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+    }
+    hex::encode(&hasher.finalize()[..16])
+}

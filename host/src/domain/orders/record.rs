@@ -1,0 +1,133 @@
+//! An order as stored: what was ordered, where it goes and how it is paid; reading orders
+//! back. Placing one is [`super::place`]'s.
+
+use async_trait::async_trait;
+use presspack_engine::model::PhysicalSpec;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::domain::customers;
+use crate::infra::store::{self, Kind, Store, StoreError};
+
+/// Where an order goes. Every field is bounded; `line2` may be empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryAddress {
+    pub name: String,
+    pub line1: String,
+    pub line2: String,
+    pub city: String,
+    pub postcode: String,
+    pub country: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentState {
+    /// Ordered on account: the customer pays the invoice sent with the order.
+    AwaitingInvoicePayment,
+    Paid,
+}
+
+impl PaymentState {
+    pub fn describe(self) -> &'static str {
+        match self {
+            PaymentState::AwaitingInvoicePayment => "awaiting invoice payment",
+            PaymentState::Paid => "paid",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Payment {
+    pub provider: String,
+    pub state: PaymentState,
+}
+
+/// One pack of an order, as it was ordered.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderLine {
+    pub pack_id: String,
+    pub name: String,
+    pub product: String,
+    pub physical_spec: PhysicalSpec,
+    pub quantity: u32,
+    pub unit_price: u64,
+    pub line_total: u64,
+    pub trial: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_id: Option<String>,
+    /// The consumer key of the API key that created the pack.
+    pub created_by: String,
+    /// The pack data as ordered, for production.
+    pub pack: Box<RawValue>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Order {
+    pub number: String,
+    pub customer_id: String,
+    pub customer_email: String,
+    pub lines: Vec<OrderLine>,
+    pub currency: String,
+    pub total: u64,
+    pub delivery: DeliveryAddress,
+    pub payment: Payment,
+    pub placed_at: u64,
+}
+
+/// Takes payment for an order. The built-in [`InvoicePayment`] records the order as awaiting
+/// payment of an invoice; a card provider would redirect, then confirm here.
+#[async_trait]
+pub trait PaymentProvider: Send + Sync {
+    fn name(&self) -> &'static str;
+    async fn pay(&self, order: &Order) -> Result<PaymentState, String>;
+}
+
+pub struct InvoicePayment;
+
+#[async_trait]
+impl PaymentProvider for InvoicePayment {
+    fn name(&self) -> &'static str {
+        "invoice"
+    }
+
+    async fn pay(&self, _order: &Order) -> Result<PaymentState, String> {
+        Ok(PaymentState::AwaitingInvoicePayment)
+    }
+}
+
+/// Whether the order was committed to its customer's record, that is, really placed (an
+/// order record without it is a checkout that lost the trial rule or crashed midway).
+pub async fn is_committed(store: &dyn Store, order: &Order) -> Result<bool, StoreError> {
+    Ok(customers::load(store, &order.customer_id)
+        .await?
+        .is_some_and(|customer| customer.orders.contains(&order.number)))
+}
+
+pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, StoreError> {
+    if number.len() > 32 {
+        return Ok(None);
+    }
+    Ok(store::load(store, Kind::Order, number)
+        .await?
+        .map(|(o, _)| o))
+}
+
+/// Every placed order, oldest first (operator CLI). An order record no customer lists (a
+/// checkout that crashed before its commit) was never placed and is left out.
+pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
+    let mut orders = Vec::new();
+    for number in store.list(Kind::Order).await? {
+        if let Some(order) = load(store, &number).await?
+            && is_committed(store, &order).await?
+        {
+            orders.push(order);
+        }
+    }
+    orders.sort_by_key(|o| o.placed_at);
+    Ok(orders)
+}

@@ -1,0 +1,328 @@
+//! Packs: the stored form, the store operations on it, and the warnings worked out whenever a
+//! pack is written. The pack data is kept as the canonical JSON the model produced, so
+//! reading a pack never re-parses it.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use presspack_engine::layout::LayoutReport;
+use presspack_engine::model::{
+    Pack, PhysicalSpec, Product, Warning, WarningCode, pack_warnings, template_warnings,
+};
+use presspack_engine::wire::Op;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::images::retention::pin_images;
+use crate::domain::keys::ApiKey;
+use crate::domain::services::Services;
+use crate::infra::engine::EngineCallError;
+use crate::infra::store::{Kind, Store, random_id};
+use crate::infra::templates::Templates;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackRecord {
+    pub product: String,
+    pub pack: Box<RawValue>,
+    /// The pack's warnings, computed whenever the pack is written.
+    pub warnings: Vec<Warning>,
+    pub physical_spec: PhysicalSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friendly_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_again_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design_code: Option<String>,
+    /// The consumer key of the API key that created the pack.
+    pub created_by: String,
+    /// The customer who took ownership through a drop-in; from then API keys lose access.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// The secret in the pack's drop-in URLs.
+    pub drop_in_token: String,
+    /// Created by createTrialPartnerPack: a customer may order one trial pack, ever.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trial: bool,
+    /// The quantity addToCart asked for; the customer's cart takes it when they open the
+    /// `cart` or `checkout` drop-in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cart_quantity: Option<u32>,
+    pub created_at: u64,
+    pub updated_at: u64,
+}
+
+/// A pack record with its id.
+pub struct StoredPack {
+    pub id: String,
+    pub record: PackRecord,
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn internal(what: &str, e: impl std::fmt::Display) -> DomainError {
+    DomainError::new(ErrorCode::Internal, format!("{what}: {e}"))
+}
+
+impl PackRecord {
+    pub fn new(
+        product: &Product,
+        pack: &Pack,
+        physical_spec: PhysicalSpec,
+        created_by: &str,
+        templates: &Templates,
+    ) -> Result<Self, DomainError> {
+        let (pack, warnings) = canonical(pack, product, templates)?;
+        Ok(PackRecord {
+            product: product.code.clone(),
+            pack,
+            warnings,
+            physical_spec,
+            tracking_id: None,
+            friendly_name: None,
+            start_again_url: None,
+            design_code: None,
+            created_by: created_by.to_owned(),
+            owner: None,
+            drop_in_token: random_id(),
+            trial: false,
+            cart_quantity: None,
+            created_at: now(),
+            updated_at: now(),
+        })
+    }
+
+    /// Whether `key` may read and update this pack: only the key that created it, and only
+    /// until a customer owns it. Another key's pack looks like no pack at all.
+    pub fn check_access(&self, key: Option<&ApiKey>) -> Result<(), DomainError> {
+        match key {
+            Some(key) if key.consumer_key == self.created_by => {}
+            _ => return Err(not_found()),
+        }
+        if self.owner.is_some() {
+            return Err(DomainError::new(
+                ErrorCode::PackOwnedByCustomer,
+                "packId: a customer has taken ownership of this pack; API keys can no longer read or update it",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether the pack may be ordered: none of its warnings blocks ordering.
+    pub fn is_orderable(&self) -> bool {
+        !self.warnings.iter().any(|w| w.code.blocks_ordering())
+    }
+
+    /// Whether the customer `customer_id` has taken the pack through a drop-in.
+    pub fn is_owned_by(&self, customer_id: &str) -> bool {
+        self.owner.as_deref() == Some(customer_id)
+    }
+
+    /// The name the customer sees: the pack's `friendlyName`, else its product's.
+    pub fn display_name(&self) -> String {
+        match &self.friendly_name {
+            Some(name) if !name.trim().is_empty() => name.clone(),
+            _ => match self.product.as_str() {
+                "businesscard" => "Business cards".into(),
+                "minicard" => "MiniCards".into(),
+                "postcard" => "Postcards".into(),
+                "sticker" => "Stickers".into(),
+                other => other.to_owned(),
+            },
+        }
+    }
+
+    /// Replaces the pack data and recomputes its warnings.
+    pub fn set_pack(
+        &mut self,
+        pack: &Pack,
+        product: &Product,
+        templates: &Templates,
+    ) -> Result<(), DomainError> {
+        (self.pack, self.warnings) = canonical(pack, product, templates)?;
+        self.updated_at = now();
+        Ok(())
+    }
+}
+
+/// The pack as stored (its canonical JSON) and its warnings.
+fn canonical(
+    pack: &Pack,
+    product: &Product,
+    templates: &Templates,
+) -> Result<(Box<RawValue>, Vec<Warning>), DomainError> {
+    let json = serde_json::to_string(pack).map_err(|e| internal("pack", e))?;
+    let raw = RawValue::from_string(json).map_err(|e| internal("pack", e))?;
+    let mut warnings = pack_warnings(pack, product);
+    warnings.extend(template_warnings(pack, product, &|code| {
+        templates.get(code).map(|entry| &entry.template)
+    }));
+    Ok((raw, warnings))
+}
+
+fn not_found() -> DomainError {
+    DomainError::new(ErrorCode::PackNotFound, "packId: no pack has this id")
+}
+
+/// Ids are 32 hex digits; anything else cannot name a pack and is not looked up.
+fn is_pack_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+pub async fn load(store: &dyn Store, id: &str) -> Result<StoredPack, DomainError> {
+    if !is_pack_id(id) {
+        return Err(not_found());
+    }
+    let (record, _) = crate::infra::store::load(store, Kind::Pack, id)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(StoredPack {
+        id: id.to_owned(),
+        record,
+    })
+}
+
+/// Stores a new pack under a fresh id and returns the id.
+pub async fn insert(store: &dyn Store, record: &PackRecord) -> Result<String, DomainError> {
+    let value = serde_json::to_vec(record).map_err(|e| internal("pack", e))?;
+    // A collision of 128 random bits does not happen; the loop only keeps that a certainty.
+    for _ in 0..4 {
+        let id = random_id();
+        if store.insert(Kind::Pack, &id, &value).await? {
+            return Ok(id);
+        }
+    }
+    Err(internal("pack", "no free pack id"))
+}
+
+/// Applies `change` to the pack and writes it back; see [`crate::infra::store::modify`].
+pub async fn modify(
+    store: &dyn Store,
+    id: &str,
+    change: impl FnMut(&mut PackRecord) -> Result<(), DomainError>,
+) -> Result<StoredPack, DomainError> {
+    if !is_pack_id(id) {
+        return Err(not_found());
+    }
+    let record = crate::infra::store::modify(store, Kind::Pack, id, change)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(StoredPack {
+        id: id.to_owned(),
+        record,
+    })
+}
+
+/// The product of a stored pack, which the catalogue must still have.
+pub fn stored_product<'a>(
+    state: &'a Services,
+    record: &PackRecord,
+) -> Result<&'a Product, DomainError> {
+    state.catalogue.product(&record.product).ok_or_else(|| {
+        DomainError::new(
+            ErrorCode::Internal,
+            format!(
+                "the pack's product {:?} is no longer in the catalogue",
+                record.product
+            ),
+        )
+    })
+}
+
+/// PVT001 (a text does not fit its box) and PVT002 (a character came from a fallback font)
+/// for every side with a template of the pack's product, from the engine's layout of it. A
+/// datum the template cannot take (wrong kind, unknown font) makes the pack invalid.
+pub async fn text_warnings(state: &Services, pack: &Pack) -> Result<Vec<Warning>, DomainError> {
+    let sides: Vec<(usize, &presspack_engine::model::Side)> = pack
+        .sides
+        .iter()
+        .enumerate()
+        // A side without a template of this server is warned about already (PV010).
+        .filter(|(_, side)| state.templates.get(&side.template_code).is_some())
+        .collect();
+    let inputs = sides
+        .iter()
+        .map(|(_, side)| serde_json::to_vec(side).expect("sides serialise"))
+        .collect();
+    let reports = state
+        .engine
+        .call_each(Op::Report, inputs)
+        .await
+        .map_err(DomainError::from)?;
+    let mut warnings = Vec::new();
+    for ((index, side), report) in sides.into_iter().zip(reports) {
+        let report: LayoutReport = match report {
+            Ok(output) => serde_json::from_slice(&output).map_err(|e| {
+                DomainError::new(ErrorCode::Internal, format!("engine report: {e}"))
+            })?,
+            Err(EngineCallError::Refused(failure)) if failure.code != "unknown_template" => {
+                return Err(DomainError::new(
+                    ErrorCode::InvalidPack,
+                    format!("pack.sides[{index}]: {}", failure.message),
+                ));
+            }
+            Err(error) => return Err(error.into()),
+        };
+        for overflow in report.overflows {
+            let mut too = Vec::new();
+            if overflow.width > 0.0 {
+                too.push(format!("{:.1} mm too wide", overflow.width));
+            }
+            if overflow.height > 0.0 {
+                too.push(format!("{:.1} mm too tall", overflow.height));
+            }
+            warnings.push(Warning {
+                element: format!("{}.{}", side.element(), overflow.link_id),
+                code: WarningCode::TextOverflow,
+                message: format!("the text is {} for its box", too.join(" and ")),
+            });
+        }
+        for link_id in report.font_substituted {
+            warnings.push(Warning {
+                element: format!("{}.{link_id}", side.element()),
+                code: WarningCode::FontSubstituted,
+                message:
+                    "a character is missing from the chosen font and is drawn in a fallback font"
+                        .into(),
+            });
+        }
+    }
+    Ok(warnings)
+}
+
+/// Replaces a pack's sides and basket with `text` (pack JSON) and works out its warnings
+/// again, if `may_update` allows it: updatePack for an API key, and the design canvas for the
+/// owning customer.
+pub async fn replace_pack(
+    state: &Services,
+    id: &str,
+    text: &str,
+    friendly_name: Option<&str>,
+    may_update: impl Fn(&PackRecord) -> Result<(), DomainError>,
+) -> Result<StoredPack, DomainError> {
+    // The text warnings need the engine (async), so they are worked out before the
+    // compare-and-swap loop; a pack's product never changes.
+    let current = load(state.store.as_ref(), id).await?;
+    may_update(&current.record)?;
+    let product = stored_product(state, &current.record)?;
+    let pack = Pack::parse(text, "pack", product)
+        .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPack))?;
+    let text_warnings = text_warnings(state, &pack).await?;
+    pin_images(state.store.as_ref(), text).await?;
+    modify(state.store.as_ref(), id, |record| {
+        may_update(record)?;
+        record.set_pack(&pack, product, &state.templates)?;
+        record.warnings.extend(text_warnings.iter().cloned());
+        if let Some(name) = friendly_name {
+            record.friendly_name = Some(name.to_owned());
+        }
+        Ok(())
+    })
+    .await
+}

@@ -1,0 +1,34 @@
+//! The handles every domain operation may use.
+
+use std::sync::Arc;
+
+use presspack_engine::model::Catalogue;
+
+use crate::domain::customers::PasswordHashing;
+use crate::domain::images::service::ImageService;
+use crate::domain::orders::record::PaymentProvider;
+use crate::domain::prices::PriceList;
+use crate::domain::webhooks::Webhooks;
+use crate::infra::engine::EngineHost;
+use crate::infra::secrets::SecretKey;
+use crate::infra::store::{SharedBlobs, SharedStore};
+use crate::infra::templates::Templates;
+
+/// What the domain's operations work with: the records and files, the engine, the built-in
+/// data, and the services that hold settings (images, prices, payment, webhooks).
+pub struct Services {
+    pub store: SharedStore,
+    /// Image files and renditions.
+    pub blobs: SharedBlobs,
+    pub catalogue: &'static Catalogue,
+    /// The engine's wasm module under wasmtime: every render and measurement.
+    pub engine: Arc<EngineHost>,
+    pub templates: Arc<Templates>,
+    pub images: ImageService,
+    pub prices: PriceList,
+    pub payment: Box<dyn PaymentProvider>,
+    pub passwords: PasswordHashing,
+    /// The deployment's MAC key (CSRF tokens, device cookies, image ids).
+    pub secret_key: SecretKey,
+    pub webhooks: Arc<Webhooks>,
+}

@@ -1,0 +1,11 @@
+//! The HTTP edge: the RPC endpoint, the customer pages, and the server that carries them.
+//! Domain errors become API replies and pages here, and only here.
+
+pub mod auth;
+pub mod client;
+pub mod metrics;
+pub mod observe;
+pub mod pages;
+pub mod rpc;
+pub mod serve;
+pub mod state;

@@ -1,0 +1,157 @@
+//! Operations: a request id and a log line for every request, Prometheus metrics at
+//! `/metrics`, and the `/healthz` and `/readyz` probes.
+//!
+//! Log lines and metrics name a request by its endpoint: the API method for `/api/service/`
+//! calls (a known one, else `unknown`) and the route template for pages (`/dropins/{pack_id}/
+//! {name}`), never the path or query, which carry pack ids and drop-in tokens.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tracing::Instrument;
+
+use crate::http::metrics::{ApiOutcome, count_store_error};
+use crate::http::state::AppState;
+use crate::infra::store::Kind;
+
+/// The header carrying a request's id, taken from the client (or proxy) when it sends a
+/// sensible one, and returned on every response.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// A client's id if it is short and plain, else a new random one.
+fn request_id(request: &Request) -> String {
+    request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|id| {
+            (1..=64).contains(&id.len())
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        })
+        .map_or_else(|| hex::encode(rand::random::<[u8; 12]>()), str::to_owned)
+}
+
+fn status_class(status: StatusCode) -> &'static str {
+    match status.as_u16() {
+        200..=299 => "2xx",
+        300..=399 => "3xx",
+        400..=499 => "4xx",
+        _ => "5xx",
+    }
+}
+
+/// The middleware of every route: gives the request an id (in a tracing span, so every log
+/// line of the request carries it, and in the `x-request-id` response header), logs one line
+/// when it is answered and counts it.
+pub async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
+    let id = request_id(&request);
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|path| path.as_str().to_owned());
+    let span = tracing::info_span!("request", id = %id);
+    let started = Instant::now();
+    let mut response = next.run(request).instrument(span.clone()).await;
+    let elapsed = started.elapsed();
+    let status = response.status();
+    let (endpoint, outcome) = match response.extensions().get::<ApiOutcome>() {
+        Some(api) => (api.method, api.outcome),
+        None => (
+            route.as_deref().map_or("unmatched", intern),
+            status_class(status),
+        ),
+    };
+    state.metrics.record(endpoint, outcome, elapsed);
+    span.in_scope(|| {
+        tracing::info!(
+            endpoint,
+            outcome,
+            status = status.as_u16(),
+            millis = elapsed.as_secs_f64() * 1000.0,
+            "served"
+        );
+    });
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    // Every reply is what its Content-Type says, never sniffed into something else.
+    response.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+/// A route template as a `'static` label: routes are fixed at start-up, so the set is small;
+/// each is leaked once.
+fn intern(route: &str) -> &'static str {
+    static ROUTES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut routes = ROUTES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(known) = routes.iter().find(|known| **known == route) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(route.to_owned().into_boxed_str());
+    routes.push(leaked);
+    leaked
+}
+
+/// `GET /metrics`: Prometheus text format.
+pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let blob_bytes =
+        match tokio::time::timeout(Duration::from_secs(2), state.blobs.stored_bytes()).await {
+            Ok(Ok(bytes)) => Some(bytes),
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "metrics: cannot read the blob store's size");
+                None
+            }
+            Err(_) => None,
+        };
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        state.metrics.render(state.engine.usage(), blob_bytes),
+    )
+        .into_response()
+}
+
+/// `GET /healthz`: the process serves requests.
+pub async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// `GET /readyz`: the store answers and the engine pool has instances; 503 naming what is
+/// not ready otherwise, so a load balancer sends traffic elsewhere.
+pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
+    let store = tokio::time::timeout(
+        Duration::from_secs(2),
+        state.store.get(Kind::ApiKey, "readiness-probe"),
+    )
+    .await;
+    let problem = match store {
+        Ok(Ok(_)) if state.engine.usage().1 > 0 => None,
+        Ok(Ok(_)) => Some("the engine has no instances"),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "readiness: the store failed");
+            count_store_error();
+            Some("the store is unavailable")
+        }
+        Err(_) => Some("the store did not answer within 2 s"),
+    };
+    match problem {
+        None => (StatusCode::OK, "ready\n").into_response(),
+        Some(problem) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {problem}\n"),
+        )
+            .into_response(),
+    }
+}

@@ -1,0 +1,180 @@
+//! The account pages: sign up, sign in, sign out. Each form posts back to its own page, which
+//! shows the problem next to the form, and on success continues to `next` (a path on this
+//! site, such as the drop-in the customer came from).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Form, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+
+use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, csrf_field, local_path};
+use crate::http::pages::sessions::Visitor;
+use crate::http::state::AppState;
+
+type Fields = HashMap<String, String>;
+
+fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
+    fields.get(name).map_or("", String::as_str)
+}
+
+fn next_of(fields: &Fields) -> &str {
+    fields
+        .get("next")
+        .and_then(|next| local_path(next))
+        .unwrap_or("/cart")
+}
+
+/// The sign-in form, returning to `next`.
+pub fn sign_in_form(visitor: &Visitor, next: &str, email: &str) -> Markup {
+    html! {
+        form.card method="post" action="/account/signin" {
+            h2 { "Sign in" }
+            (csrf_field(visitor))
+            input type="hidden" name="next" value=(next);
+            label for="signin-email" { "E-mail address" }
+            input #signin-email type="email" name="email" value=(email) autocomplete="email" required;
+            label for="signin-password" { "Password" }
+            input #signin-password type="password" name="password" autocomplete="current-password" required;
+            button type="submit" { "Sign in" }
+        }
+    }
+}
+
+/// The sign-up form, returning to `next`.
+pub fn sign_up_form(visitor: &Visitor, next: &str, name: &str, email: &str) -> Markup {
+    html! {
+        form.card method="post" action="/account/signup" {
+            h2 { "Create an account" }
+            (csrf_field(visitor))
+            input type="hidden" name="next" value=(next);
+            label for="signup-name" { "Your name" }
+            input #signup-name type="text" name="name" value=(name) autocomplete="name" maxlength="100" required;
+            label for="signup-email" { "E-mail address" }
+            input #signup-email type="email" name="email" value=(email) autocomplete="email" required;
+            label for="signup-password" { "Password" }
+            input #signup-password type="password" name="password" autocomplete="new-password"
+                minlength=(MIN_PASSWORD) maxlength=(MAX_PASSWORD) required
+                aria-describedby="signup-password-hint";
+            p.hint #signup-password-hint { "At least " (MIN_PASSWORD) " characters." }
+            button type="submit" { "Create account" }
+        }
+    }
+}
+
+/// Both forms side by side, for a page that needs a customer (a drop-in).
+pub fn sign_in_or_up(visitor: &Visitor, next: &str) -> Markup {
+    html! {
+        div.columns {
+            (sign_in_form(visitor, next, ""))
+            (sign_up_form(visitor, next, "", ""))
+        }
+    }
+}
+
+pub async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
+    let next = next_of(&query).to_owned();
+    layout::page(&visitor, "Sign in", sign_in_form(&visitor, &next, ""))
+}
+
+pub async fn sign_up_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
+    let next = next_of(&query).to_owned();
+    layout::page(
+        &visitor,
+        "Create an account",
+        sign_up_form(&visitor, &next, "", ""),
+    )
+}
+
+pub async fn sign_in(
+    State(state): State<Arc<AppState>>,
+    mut visitor: Visitor,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let (email, password, next) = (
+        field(&fields, "email"),
+        field(&fields, "password"),
+        next_of(&fields),
+    );
+    let again = |visitor: &Visitor, status: StatusCode, message: &str| {
+        let content = html! { (layout::alert(message)) (sign_in_form(visitor, next, email)) };
+        (status, layout::page(visitor, "Sign in", content)).into_response()
+    };
+    let limits = &state.sign_in_limits;
+    if let Err(wait) = limits.admit(state.store.as_ref(), &visitor, email).await? {
+        let seconds = wait.as_secs().max(1);
+        let wait = if seconds < 120 {
+            format!("{seconds} seconds")
+        } else {
+            format!("{} minutes", seconds.div_ceil(60))
+        };
+        let message = format!("Too many sign-in attempts. Please wait {wait} before trying again.");
+        return Ok(again(&visitor, StatusCode::TOO_MANY_REQUESTS, &message));
+    }
+    match customers::sign_in(state.store.as_ref(), &state.passwords, email, password).await {
+        Ok(customer) => {
+            limits
+                .succeeded(state.store.as_ref(), &visitor, email)
+                .await?;
+            visitor.sign_in(&state, customer).await?;
+            Ok(layout::redirect(&visitor, next))
+        }
+        Err(AccountError::Store(error)) => Err(error.into()),
+        Err(error) => Ok(again(
+            &visitor,
+            StatusCode::UNAUTHORIZED,
+            &error.to_string(),
+        )),
+    }
+}
+
+pub async fn sign_up(
+    State(state): State<Arc<AppState>>,
+    mut visitor: Visitor,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let (name, email, next) = (
+        field(&fields, "name"),
+        field(&fields, "email"),
+        next_of(&fields),
+    );
+    let result = customers::sign_up(
+        state.store.as_ref(),
+        &state.passwords,
+        email,
+        name,
+        field(&fields, "password"),
+    )
+    .await;
+    match result {
+        Ok(customer) => {
+            visitor.sign_in(&state, customer).await?;
+            Ok(layout::redirect(&visitor, next))
+        }
+        Err(AccountError::Store(error)) => Err(error.into()),
+        Err(error) => {
+            let content = html! {
+                (layout::alert(&error.to_string()))
+                (sign_up_form(&visitor, next, name, email))
+            };
+            let page = layout::page(&visitor, "Create an account", content);
+            Ok((StatusCode::BAD_REQUEST, page).into_response())
+        }
+    }
+}
+
+pub async fn sign_out(
+    State(state): State<Arc<AppState>>,
+    mut visitor: Visitor,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    visitor.sign_out(&state).await?;
+    Ok(layout::redirect(&visitor, "/account/signin"))
+}

@@ -1,0 +1,169 @@
+//! The cart page: the customer's packs by name with a thumbnail, price and quantity; change
+//! the quantity, rename a pack, remove it, go to checkout.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Form, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::html;
+
+use crate::domain::cart::{
+    self, MAX_QUANTITY, PricedLine, describe_spec, parse_quantity, priced_lines,
+};
+use crate::domain::customers::{self, Customer};
+use crate::domain::error::DomainError;
+use crate::domain::packs;
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, csrf_field, money};
+use crate::http::pages::sessions::Visitor;
+use crate::http::state::AppState;
+
+type Fields = HashMap<String, String>;
+
+/// The longest pack name a customer may give.
+const MAX_NAME: usize = 255;
+
+/// A thumbnail and summary of one line; shared by the cart, checkout and order pages.
+pub fn line_summary(line: &PricedLine, currency: &str) -> maud::Markup {
+    html! {
+        img.thumb src=(format!("/packs/{}/sides/0?max=300", line.pack_id)) alt=(format!("Front of {}", line.pack.display_name()));
+        div.summary {
+            strong.name { (line.pack.display_name()) }
+            @if line.pack.trial { " " span.badge { "Trial pack" } }
+            p.spec { (describe_spec(line.spec())) }
+            p.price { (money(currency, line.unit_price)) " per pack" }
+        }
+    }
+}
+
+fn cart_page(
+    state: &AppState,
+    visitor: &Visitor,
+    lines: &[PricedLine],
+    problem: Option<&str>,
+) -> Response {
+    let currency = &state.prices.currency;
+    let total = cart::total(lines);
+    let content = html! {
+        @if let Some(problem) = problem { (layout::alert(problem)) }
+        @if lines.is_empty() {
+            p.lead { "Your cart is empty. Packs you finish from a shop's design tool appear here." }
+        } @else {
+            ul.lines aria-label="Packs in your cart" {
+                @for line in lines {
+                    li.line {
+                        (line_summary(line, currency))
+                        div.controls {
+                            form method="post" action=(format!("/cart/lines/{}", line.pack_id)) {
+                                (csrf_field(visitor))
+                                input type="hidden" name="action" value="quantity";
+                                label for=(format!("quantity-{}", line.pack_id)) { "Quantity" }
+                                input id=(format!("quantity-{}", line.pack_id)) type="number" name="quantity"
+                                    min="1" max=(MAX_QUANTITY) value=(line.quantity) required;
+                                button.secondary type="submit" { "Update" }
+                            }
+                            form method="post" action=(format!("/cart/lines/{}", line.pack_id)) {
+                                (csrf_field(visitor))
+                                input type="hidden" name="action" value="rename";
+                                label for=(format!("name-{}", line.pack_id)) { "Name" }
+                                input id=(format!("name-{}", line.pack_id)) type="text" name="name"
+                                    maxlength=(MAX_NAME) value=(line.pack.display_name()) required;
+                                button.secondary type="submit" { "Rename" }
+                            }
+                            form method="post" action=(format!("/cart/lines/{}", line.pack_id)) {
+                                (csrf_field(visitor))
+                                input type="hidden" name="action" value="remove";
+                                button.danger type="submit" aria-label=(format!("Remove {}", line.pack.display_name())) { "Remove" }
+                            }
+                        }
+                        p.line-total { (money(currency, line.line_total)) }
+                    }
+                }
+            }
+            p.total { "Total " strong #cart-total { (money(currency, total)) } }
+            p.actions { a.button href="/checkout" { "Go to checkout" } }
+        }
+    };
+    layout::page(visitor, "Your cart", content)
+}
+
+/// `GET /cart`
+pub async fn show(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+) -> Result<Response, PageError> {
+    let customer = visitor.customer()?;
+    let lines = priced_lines(&state, customer).await?;
+    Ok(cart_page(&state, &visitor, &lines, None))
+}
+
+/// `POST /cart/lines/{packId}` with `action` = `quantity`, `rename` or `remove`.
+pub async fn change_line(
+    State(state): State<Arc<AppState>>,
+    mut visitor: Visitor,
+    Path(pack_id): Path<String>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let customer_id = visitor.customer()?.id.clone();
+    let field = |name: &str| fields.get(name).map_or("", String::as_str);
+    let outcome: Result<Customer, String> = match field("action") {
+        "quantity" => match parse_quantity("Quantity", field("quantity")) {
+            Ok(quantity) => Ok(set_quantity(&state, &customer_id, &pack_id, Some(quantity)).await?),
+            Err(problem) => Err(problem),
+        },
+        "remove" => Ok(set_quantity(&state, &customer_id, &pack_id, None).await?),
+        "rename" => {
+            let name = field("name").trim();
+            if name.is_empty() || name.chars().count() > MAX_NAME {
+                Err(format!("Name: 1 to {MAX_NAME} characters"))
+            } else {
+                visitor.owned_pack(state.store.as_ref(), &pack_id).await?;
+                packs::modify(state.store.as_ref(), &pack_id, |pack| {
+                    pack.friendly_name = Some(name.to_owned());
+                    Ok(())
+                })
+                .await?;
+                Ok(visitor.customer()?.clone())
+            }
+        }
+        _ => Err("Choose update, rename or remove.".to_owned()),
+    };
+    match outcome {
+        Ok(customer) => {
+            visitor.customer = Some(customer);
+            Ok(layout::redirect(&visitor, "/cart"))
+        }
+        Err(problem) => {
+            let lines = priced_lines(&state, visitor.customer()?).await?;
+            let page = cart_page(&state, &visitor, &lines, Some(&problem));
+            Ok((StatusCode::BAD_REQUEST, page).into_response())
+        }
+    }
+}
+
+/// Sets a line's quantity, or removes the line (`None`). Only lines in the customer's own
+/// cart can be changed: the cart is inside their record.
+async fn set_quantity(
+    state: &AppState,
+    customer_id: &str,
+    pack_id: &str,
+    quantity: Option<u32>,
+) -> Result<Customer, PageError> {
+    Ok(
+        customers::modify(state.store.as_ref(), customer_id, |customer| {
+            match quantity {
+                Some(q) => customer
+                    .cart
+                    .iter_mut()
+                    .filter(|line| line.pack_id == pack_id)
+                    .for_each(|line| line.quantity = q),
+                None => customer.cart.retain(|line| line.pack_id != pack_id),
+            }
+            Ok::<_, DomainError>(())
+        })
+        .await?,
+    )
+}

@@ -1,0 +1,454 @@
+//! The drop-in pages. A drop-in URL with its pack's token asks the visitor to sign in or up,
+//! then to continue with the pack: that button (a POST with the form's CSRF token, never
+//! the GET of a link, which another site can make a browser do) makes the customer the
+//! pack's owner, and for `cart` and `checkout` puts it in their cart. From then the API key
+//! that created the pack can no longer read or update it, and only the owner can open its
+//! pages.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Form, Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+use presspack_engine::model::{PhysicalSpecInput, Product};
+use subtle::ConstantTimeEq;
+
+use crate::domain::cart::{self, describe_spec, parse_quantity};
+use crate::domain::error::ErrorCode;
+use crate::domain::packs::{self, PackRecord, StoredPack};
+use crate::http::pages::account::sign_in_or_up;
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, csrf_field, money};
+use crate::http::pages::sessions::Visitor;
+use crate::http::rpc::render;
+use crate::http::state::AppState;
+
+type Fields = HashMap<String, String>;
+
+/// Preview images: default and largest longest side in pixels.
+const PREVIEW_SIDE: u32 = 600;
+const MAX_PREVIEW_SIDE: u32 = 1200;
+
+fn invalid_link() -> PageError {
+    PageError::not_found("This link is not valid. Ask the shop that sent you here for a new one.")
+}
+
+fn someone_elses() -> PageError {
+    PageError::forbidden(
+        "This pack belongs to another account. Sign in with the account that saved it.",
+    )
+}
+
+/// The pack of a drop-in URL, if `token` is its drop-in token (constant-time comparison).
+async fn pack_for_token(
+    state: &AppState,
+    pack_id: &str,
+    token: Option<&str>,
+) -> Result<StoredPack, PageError> {
+    let stored = packs::load(state.store.as_ref(), pack_id)
+        .await
+        .map_err(|e| PageError::unless_not_found(e, invalid_link))?;
+    let expected = stored.record.drop_in_token.as_bytes();
+    let given = token.unwrap_or_default().as_bytes();
+    if given.len() != expected.len() || !bool::from(given.ct_eq(expected)) {
+        return Err(invalid_link());
+    }
+    Ok(stored)
+}
+
+fn owned_by_another() -> crate::domain::error::DomainError {
+    crate::domain::error::DomainError::new(
+        ErrorCode::PackOwnedByCustomer,
+        "owned by another customer",
+    )
+}
+
+/// Makes `customer_id` the pack's owner unless another customer is.
+async fn take_ownership(
+    state: &AppState,
+    pack_id: &str,
+    customer_id: &str,
+) -> Result<PackRecord, PageError> {
+    let result = packs::modify(state.store.as_ref(), pack_id, |pack| match &pack.owner {
+        Some(owner) if owner != customer_id => Err(owned_by_another()),
+        Some(_) => Ok(()),
+        None => {
+            pack.owner = Some(customer_id.to_owned());
+            Ok(())
+        }
+    })
+    .await;
+    match result {
+        Ok(stored) => Ok(stored.record),
+        Err(e) if e.code == ErrorCode::PackOwnedByCustomer => Err(someone_elses()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
+    format!("/dropins/{pack_id}/{name}?token={token}")
+}
+
+/// `GET /dropins/{packId}/{name}?token=...`: the drop-in's page for the pack's owner; anyone
+/// else is asked to sign in, or to continue with the pack (see [`continue_with`]).
+pub async fn open(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path((pack_id, name)): Path<(String, String)>,
+    Query(query): Query<Fields>,
+) -> Result<Response, PageError> {
+    let Some(allows_blocking) = crate::domain::dropins::allows_blocking_warnings(&name) else {
+        return Err(invalid_link());
+    };
+    let token = query.get("token").map(String::as_str);
+    let stored = pack_for_token(&state, &pack_id, token).await?;
+    let here = drop_in_path(&pack_id, &name, &stored.record.drop_in_token);
+    let Some(customer) = &visitor.customer else {
+        let content = html! {
+            p.lead { "Sign in or create an account to continue with "
+                strong { (stored.record.display_name()) } ". We keep the pack in your account." }
+            (sign_in_or_up(&visitor, &here))
+        };
+        return Ok(layout::page(&visitor, "Your print pack", content));
+    };
+    let pack = stored.record;
+    match &pack.owner {
+        Some(owner) if owner != &customer.id => return Err(someone_elses()),
+        // Not the customer's yet, or a drop-in that fills the cart: a button says what
+        // happens and does it.
+        None => return Ok(continue_page(&visitor, &pack_id, &name, &pack)),
+        Some(_) if matches!(name.as_str(), "cart" | "checkout") => {
+            return Ok(continue_page(&visitor, &pack_id, &name, &pack));
+        }
+        Some(_) => {}
+    }
+    if !allows_blocking && !pack.is_orderable() {
+        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+    }
+    match name.as_str() {
+        "finish" => {
+            let product = product_of(&state, &pack)?;
+            Ok(finish_page(
+                &state, &visitor, &pack_id, &pack, product, None,
+            ))
+        }
+        "edit" => Ok(crate::http::pages::canvas::edit_page(
+            &visitor,
+            &pack_id,
+            &pack,
+            &drop_in_path(&pack_id, "finish", &pack.drop_in_token),
+        )),
+        _ => Ok(preview_page(&visitor, &pack_id, &pack)),
+    }
+}
+
+/// The page that asks a signed-in customer to continue with a pack they do not own yet, or
+/// to put it in their cart.
+fn continue_page(visitor: &Visitor, pack_id: &str, name: &str, pack: &PackRecord) -> Response {
+    let into_cart = matches!(name, "cart" | "checkout");
+    let (title, button) = if into_cart {
+        ("Add to your cart", "Add to my cart")
+    } else {
+        ("Your print pack", "Continue with this pack")
+    };
+    let content = html! {
+        p.lead {
+            strong { (pack.display_name()) } " · " (describe_spec(&pack.physical_spec))
+        }
+        @if pack.owner.is_none() {
+            p { "Continuing keeps this pack in your account: from then only you can change or order it." }
+        }
+        form.card method="post" action=(format!("/dropins/{pack_id}/{name}")) {
+            (csrf_field(visitor))
+            input type="hidden" name="token" value=(pack.drop_in_token);
+            button type="submit" { (button) }
+        }
+    };
+    layout::page(visitor, title, content)
+}
+
+/// `POST /dropins/{packId}/{name}` (token and CSRF token in the form): makes the visitor the
+/// pack's owner and, for `cart` and `checkout`, puts the pack in their cart; then on to the
+/// drop-in's page (or the cart, or checkout).
+pub async fn continue_with(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path((pack_id, name)): Path<(String, String)>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let Some(allows_blocking) = crate::domain::dropins::allows_blocking_warnings(&name) else {
+        return Err(invalid_link());
+    };
+    let customer = visitor.customer()?.clone();
+    let stored = pack_for_token(&state, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let pack = take_ownership(&state, &pack_id, &customer.id).await?;
+    if !allows_blocking && !pack.is_orderable() {
+        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+    }
+    match name.as_str() {
+        "cart" | "checkout" => {
+            cart::put(&state, &customer.id, &pack_id, pack.cart_quantity).await?;
+            Ok(layout::redirect(&visitor, &format!("/{name}")))
+        }
+        _ => Ok(layout::redirect(
+            &visitor,
+            &drop_in_path(&pack_id, &name, &stored.record.drop_in_token),
+        )),
+    }
+}
+
+fn product_of<'s>(state: &'s AppState, pack: &PackRecord) -> Result<&'s Product, PageError> {
+    state
+        .catalogue
+        .product(&pack.product)
+        .ok_or_else(|| PageError::not_found("This product is no longer sold."))
+}
+
+/// The sides of a pack as images.
+pub fn side_images(pack_id: &str, pack: &PackRecord, max_side: u32) -> Markup {
+    let sides = serde_json::from_str::<serde_json::Value>(pack.pack.get())
+        .ok()
+        .and_then(|p| p["sides"].as_array().cloned())
+        .unwrap_or_default();
+    html! {
+        div.sides {
+            @for (index, side) in sides.iter().enumerate() {
+                figure {
+                    img src=(format!("/packs/{pack_id}/sides/{index}?max={max_side}"))
+                        alt=(format!("{} side {}", side["type"].as_str().unwrap_or("card"), side["sideNum"]));
+                    figcaption { (side_label(side["type"].as_str())) }
+                }
+            }
+        }
+    }
+}
+
+fn side_label(side_type: Option<&str>) -> &'static str {
+    match side_type {
+        Some("image") => "Front",
+        Some("details") => "Back",
+        _ => "Side",
+    }
+}
+
+fn actions(pack: &PackRecord, pack_id: &str, orderable: bool) -> Markup {
+    html! {
+        p.actions {
+            @if orderable {
+                a.button href=(drop_in_path(pack_id, "finish", &pack.drop_in_token)) { "Choose paper and order" }
+            }
+            @if let Some(url) = &pack.start_again_url {
+                " " a.secondary href=(url) rel="noopener" { "Start again" }
+            }
+        }
+    }
+}
+
+fn preview_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord) -> Response {
+    let content = html! {
+        p.lead { strong { (pack.display_name()) } " · " (describe_spec(&pack.physical_spec)) }
+        (side_images(pack_id, pack, PREVIEW_SIDE))
+        (warning_list(pack))
+        (actions(pack, pack_id, pack.is_orderable()))
+    };
+    layout::page(visitor, "Your design", content)
+}
+
+fn warning_list(pack: &PackRecord) -> Markup {
+    html! {
+        @if !pack.warnings.is_empty() {
+            section.warnings aria-label="Things to check" {
+                h2 { "Things to check" }
+                ul { @for warning in &pack.warnings { li { (warning.message) } } }
+            }
+        }
+    }
+}
+
+fn not_orderable_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord) -> Response {
+    let content = html! {
+        p.notice role="alert" { "This pack cannot be ordered yet: the shop needs to fix the problems below first." }
+        (side_images(pack_id, pack, PREVIEW_SIDE))
+        (warning_list(pack))
+        (actions(pack, pack_id, false))
+    };
+    (
+        StatusCode::CONFLICT,
+        layout::page(visitor, "Not ready to order", content),
+    )
+        .into_response()
+}
+
+fn finish_page(
+    state: &AppState,
+    visitor: &Visitor,
+    pack_id: &str,
+    pack: &PackRecord,
+    product: &Product,
+    problem: Option<&str>,
+) -> Response {
+    let spec = &pack.physical_spec;
+    let options = &product.physical_spec;
+    let mut finishings: Vec<&String> = options
+        .paper_classes
+        .iter()
+        .flat_map(|p| &p.finishing_options)
+        .collect();
+    finishings.dedup();
+    finishings.sort();
+    finishings.dedup();
+    let words = |code: &str| code.replace('_', " ");
+    let price = |paper: &str, size: u32| {
+        let mut priced = spec.clone();
+        paper.clone_into(&mut priced.paper_class);
+        priced.pack_size = size;
+        state
+            .prices
+            .unit_price(&pack.product, &priced)
+            .map(|p| money(&state.prices.currency, p))
+            .unwrap_or_default()
+    };
+    let content = html! {
+        @if let Some(problem) = problem { (layout::alert(problem)) }
+        div.columns {
+            (side_images(pack_id, pack, 400))
+            form.card method="post" action=(format!("/packs/{pack_id}/finish")) {
+                h2 { (pack.display_name()) }
+                (csrf_field(visitor))
+                input type="hidden" name="token" value=(pack.drop_in_token);
+                label for="paperClass" { "Paper" }
+                select #paperClass name="paperClass" {
+                    @for paper in &options.paper_classes {
+                        option value=(paper.code) selected[paper.code == spec.paper_class] { (words(&paper.code)) }
+                    }
+                }
+                label for="finishingOption" { "Finishing" }
+                select #finishingOption name="finishingOption" {
+                    @for finishing in &finishings {
+                        option value=(finishing) selected[**finishing == spec.finishing_option] { (words(finishing)) }
+                    }
+                }
+                label for="paperLaminate" { "Laminate" }
+                select #paperLaminate name="paperLaminate" {
+                    @for laminate in &options.paper_laminates {
+                        option value=(laminate) selected[*laminate == spec.paper_laminate] {
+                            @if laminate == "nolam" { "none" } @else { (words(laminate)) }
+                        }
+                    }
+                }
+                label for="packSize" { "Cards per pack" }
+                select #packSize name="packSize" {
+                    @for size in &options.pack_sizes {
+                        option value=(size) selected[*size == spec.pack_size] { (size) " cards" }
+                    }
+                }
+                label for="quantity" { "Number of packs" }
+                input #quantity type="number" name="quantity" min="1" max=(cart::MAX_QUANTITY)
+                    value=(pack.cart_quantity.unwrap_or(1)) required;
+                button type="submit" { "Add to cart" }
+            }
+        }
+        (actions(pack, pack_id, false))
+        table.orders.prices {
+            caption { "Prices per pack" }
+            thead { tr { th scope="col" { "Paper" } @for size in &options.pack_sizes { th scope="col" { (size) " cards" } } } }
+            tbody {
+                @for paper in &options.paper_classes {
+                    tr { th scope="row" { (words(&paper.code)) } @for size in &options.pack_sizes { td { (price(&paper.code, *size)) } } }
+                }
+            }
+        }
+    };
+    layout::page(visitor, "Choose your paper", content)
+}
+
+/// `POST /packs/{packId}/finish`: the chosen physical specification and quantity; puts the
+/// pack in the cart.
+pub async fn finish(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path(pack_id): Path<String>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let customer = visitor.customer()?.clone();
+    let stored = pack_for_token(&state, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let pack = take_ownership(&state, &pack_id, &customer.id).await?;
+    if !pack.is_orderable() {
+        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+    }
+    let product = product_of(&state, &stored.record)?;
+    let text = |name: &str| fields.get(name).map(|v| v.trim().to_owned());
+    let chosen = (|| {
+        let quantity = parse_quantity("Number of packs", &text("quantity").unwrap_or_default())?;
+        let pack_size = match text("packSize") {
+            Some(size) => Some(
+                size.parse::<u32>()
+                    .map_err(|_| "Cards per pack: choose one of the sizes offered".to_owned())?,
+            ),
+            None => None,
+        };
+        let input = PhysicalSpecInput {
+            product_type: None,
+            paper_class: text("paperClass"),
+            finishing_option: text("finishingOption"),
+            pack_size,
+            paper_laminate: text("paperLaminate"),
+        };
+        let spec = product
+            .physical_spec(input, "physicalSpec")
+            .map_err(|e| format!("That combination is not available: {e}"))?;
+        Ok::<_, String>((spec, quantity))
+    })();
+    let (spec, quantity) = match chosen {
+        Ok(chosen) => chosen,
+        Err(problem) => {
+            let page = finish_page(&state, &visitor, &pack_id, &pack, product, Some(&problem));
+            return Ok((StatusCode::BAD_REQUEST, page).into_response());
+        }
+    };
+    packs::modify(state.store.as_ref(), &pack_id, |pack| {
+        if !pack.is_owned_by(&customer.id) {
+            return Err(owned_by_another());
+        }
+        pack.physical_spec = spec.clone();
+        Ok(())
+    })
+    .await?;
+    cart::put(&state, &customer.id, &pack_id, Some(quantity)).await?;
+    Ok(layout::redirect(&visitor, "/cart"))
+}
+
+/// `GET /packs/{packId}/sides/{index}?max=N`: a side of the visitor's own pack as PNG.
+pub async fn side_image(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path((pack_id, index)): Path<(String, usize)>,
+    Query(query): Query<Fields>,
+) -> Result<Response, PageError> {
+    let stored = visitor.owned_pack(state.store.as_ref(), &pack_id).await?;
+    let max_side = query
+        .get("max")
+        .and_then(|m| m.parse::<u32>().ok())
+        .unwrap_or(PREVIEW_SIDE)
+        .min(MAX_PREVIEW_SIDE);
+    let png = render::pack_side(&state, &stored.record, index, max_side)
+        .await
+        .map_err(|e| {
+            PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
+        })?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, no-store"),
+            ),
+        ],
+        png,
+    )
+        .into_response())
+}

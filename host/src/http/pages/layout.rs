@@ -1,0 +1,228 @@
+//! What every customer page shares: the page layout, the response headers (cookies, content
+//! security policy, no caching), redirects, error pages and form helpers. Pages are rendered
+//! on the server with `maud`, which escapes every interpolated value.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use maud::{DOCTYPE, Markup, html};
+
+use crate::domain::customers::Customer;
+use crate::http::pages::error::PageError;
+use crate::http::pages::sessions::Visitor;
+
+/// Largest form body a customer page accepts.
+pub const MAX_FORM_BYTES: usize = 64 * 1024;
+
+const STYLESHEET: &str = include_str!("../../../static/shop.css");
+const CONFIRMATION_SCRIPT: &str = include_str!("../../../static/confirmation.js");
+
+/// The policy of every page: only this server's styles, images and scripts, forms posted
+/// only here, never framed. `connect_src` adds the origins a page's script may call.
+/// `wasm` lets the page's scripts compile WebAssembly (the design canvas's engine).
+fn content_security_policy(connect_src: &[String], wasm: bool) -> HeaderValue {
+    let connect = if connect_src.is_empty() {
+        "'none'".to_owned()
+    } else {
+        connect_src.join(" ")
+    };
+    let script = if wasm {
+        "'self' 'wasm-unsafe-eval'"
+    } else {
+        "'self'"
+    };
+    let policy = format!(
+        "default-src 'none'; style-src 'self'; img-src 'self'; script-src {script}; \
+         connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    );
+    HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("default-src 'none'"))
+}
+
+/// Headers of every customer response: no caching (pages show a customer's data), no
+/// referrer (drop-in URLs carry tokens), no framing, no type sniffing.
+fn with_page_headers(mut response: Response, visitor: Option<&Visitor>) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            content_security_policy(&[], false),
+        );
+    }
+    if let Some(visitor) = visitor {
+        for cookie in &visitor.set_cookies {
+            headers.append(header::SET_COOKIE, cookie.clone());
+        }
+    }
+    response
+}
+
+/// A page in the shop's layout.
+pub fn page(visitor: &Visitor, title: &str, content: Markup) -> Response {
+    page_with(visitor, title, content, &[])
+}
+
+/// A page whose script may call `connect_src` origins (the order confirmation callback).
+pub fn page_with(
+    visitor: &Visitor,
+    title: &str,
+    content: Markup,
+    connect_src: &[String],
+) -> Response {
+    page_with_policy(
+        visitor,
+        title,
+        content,
+        content_security_policy(connect_src, false),
+    )
+}
+
+/// A page running the design canvas: its script compiles the engine's WebAssembly and calls
+/// this server (designs, images, uploads).
+pub fn canvas_page(visitor: &Visitor, title: &str, content: Markup) -> Response {
+    let policy = content_security_policy(&["'self'".to_owned()], true);
+    page_with_policy(visitor, title, content, policy)
+}
+
+fn page_with_policy(
+    visitor: &Visitor,
+    title: &str,
+    content: Markup,
+    policy: HeaderValue,
+) -> Response {
+    let markup = layout(title, visitor.customer.as_ref(), Some(visitor), content);
+    let mut response = Html(markup.into_string()).into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, policy);
+    with_page_headers(response, Some(visitor))
+}
+
+/// `303 See Other` to a path on this server (after a form is posted).
+pub fn redirect(visitor: &Visitor, to: &str) -> Response {
+    let location = HeaderValue::from_str(to).unwrap_or(HeaderValue::from_static("/"));
+    let response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
+    with_page_headers(response, Some(visitor))
+}
+
+fn layout(
+    title: &str,
+    customer: Option<&Customer>,
+    visitor: Option<&Visitor>,
+    content: Markup,
+) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Presspack" }
+                link rel="stylesheet" href="/static/shop.css";
+            }
+            body {
+                a.skip href="#main" { "Skip to content" }
+                header.site {
+                    a.brand href="/cart" { span.mark aria-hidden="true" { "P" } "Presspack" }
+                    nav aria-label="Account" {
+                        @if let Some(customer) = customer {
+                            a href="/cart" { "Cart (" (customer.cart.len()) ")" }
+                            a href="/orders" { "Orders" }
+                            @if let Some(visitor) = visitor {
+                                form.inline method="post" action="/account/signout" {
+                                    (csrf_field(visitor))
+                                    button.link type="submit" { "Sign out " (customer.name) }
+                                }
+                            }
+                        } @else {
+                            a href="/account/signin" { "Sign in" }
+                            a href="/account/signup" { "Create an account" }
+                        }
+                    }
+                }
+                main #main {
+                    h1 { (title) }
+                    (content)
+                }
+                footer.site { "Printed with care by Presspack · prices include VAT" }
+            }
+        }
+    }
+}
+
+/// A problem to put right, shown above the form it concerns and announced to screen readers.
+pub fn alert(message: &str) -> Markup {
+    html! { p.notice role="alert" { (message) } }
+}
+
+/// The hidden CSRF field every form carries.
+pub fn csrf_field(visitor: &Visitor) -> Markup {
+    html! { input type="hidden" name="csrf" value=(visitor.csrf_token); }
+}
+
+/// An amount in minor units (pence, cents) with its currency's sign.
+pub fn money(currency: &str, minor: u64) -> String {
+    let amount = format!("{}.{:02}", minor / 100, minor % 100);
+    match currency {
+        "GBP" => format!("£{amount}"),
+        "EUR" => format!("€{amount}"),
+        "USD" => format!("${amount}"),
+        other => format!("{other} {amount}"),
+    }
+}
+
+/// `next` if it is a path on this server (`/...`, not `//host`), else `None`: sign-in
+/// redirects only to this site.
+pub fn local_path(next: &str) -> Option<&str> {
+    let is_local = next.starts_with('/')
+        && !next.starts_with("//")
+        && !next.starts_with("/\\")
+        && next.len() <= 2048
+        && !next.chars().any(|c| c.is_control());
+    is_local.then_some(next)
+}
+
+/// An error page in the shop's layout.
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let content = html! {
+            (alert(&self.message))
+            @if self.offer_sign_in {
+                p { a.button href="/account/signin" { "Sign in" } " " a href="/account/signup" { "Create an account" } }
+            }
+        };
+        let page = Html(layout(self.title, None, None, content).into_string());
+        let response = (self.status, page).into_response();
+        with_page_headers(response, None)
+    }
+}
+
+pub async fn stylesheet() -> Response {
+    static_asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+pub async fn confirmation_script() -> Response {
+    static_asset("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT)
+}
+
+fn static_asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=3600"),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}

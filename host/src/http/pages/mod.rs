@@ -1,0 +1,11 @@
+//! The customer pages: accounts, drop-ins, cart, checkout, orders and the design canvas.
+
+pub mod account;
+pub mod canvas;
+pub mod cart;
+pub mod dropins;
+pub mod error;
+pub mod layout;
+pub mod orders;
+pub mod sessions;
+pub mod settings;

@@ -1,0 +1,356 @@
+//! Checkout, the order confirmation (which makes the order confirmation callback from the
+//! browser) and the order history. A customer sees only their own orders: any other order
+//! number is "not found".
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Form, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+
+use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
+use crate::domain::keys;
+use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
+use crate::http::pages::cart::line_summary;
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, csrf_field, money};
+use crate::http::pages::sessions::Visitor;
+use crate::http::state::AppState;
+
+type Fields = HashMap<String, String>;
+
+/// Address fields: (form name, label, autocomplete, required, longest).
+const ADDRESS_FIELDS: [(&str, &str, &str, bool, usize); 6] = [
+    ("name", "Full name", "name", true, 100),
+    ("line1", "Address", "address-line1", true, 200),
+    (
+        "line2",
+        "Address line 2 (optional)",
+        "address-line2",
+        false,
+        200,
+    ),
+    ("city", "Town or city", "address-level2", true, 100),
+    ("postcode", "Postcode", "postal-code", true, 20),
+    ("country", "Country", "country-name", true, 60),
+];
+
+fn read_address(fields: &Fields) -> Result<DeliveryAddress, String> {
+    let mut values = Vec::new();
+    for (name, label, _, required, longest) in ADDRESS_FIELDS {
+        let value = fields.get(name).map_or("", |v| v.trim());
+        if required && value.is_empty() {
+            return Err(format!("{label}: please fill this in"));
+        }
+        if value.chars().count() > longest || value.chars().any(char::is_control) {
+            return Err(format!("{label}: at most {longest} characters on one line"));
+        }
+        values.push(value.to_owned());
+    }
+    let [name, line1, line2, city, postcode, country] =
+        <[String; 6]>::try_from(values).map_err(|_| "address".to_owned())?;
+    Ok(DeliveryAddress {
+        name,
+        line1,
+        line2,
+        city,
+        postcode,
+        country,
+    })
+}
+
+fn checkout_page(
+    state: &AppState,
+    visitor: &Visitor,
+    lines: &[PricedLine],
+    fields: &Fields,
+    problem: Option<&str>,
+) -> Response {
+    let currency = &state.prices.currency;
+    let total = crate::domain::cart::total(lines);
+    let content = html! {
+        @if let Some(problem) = problem { (layout::alert(problem)) }
+        @if lines.is_empty() {
+            p.lead { "Your cart is empty." } p { a href="/cart" { "Back to your cart" } }
+        } @else {
+            div.columns {
+                section.card aria-label="Order summary" {
+                    h2 { "Your order" }
+                    ul.lines {
+                        @for line in lines {
+                            li.line { (line_summary(line, currency)) p.line-total { (line.quantity) " × = " (money(currency, line.line_total)) } }
+                        }
+                    }
+                    p.total { "Total " strong { (money(currency, total)) } }
+                }
+                form.card method="post" action="/checkout" {
+                    h2 { "Delivery address" }
+                    (csrf_field(visitor))
+                    // One key per showing of the form: however often it is sent, one order.
+                    input type="hidden" name="checkout" value=(crate::infra::store::random_id());
+                    input type="hidden" name="cart" value=(cart_state(lines));
+                    @for (name, label, autocomplete, required, longest) in ADDRESS_FIELDS {
+                        label for=(name) { (label) }
+                        input id=(name) type="text" name=(name) autocomplete=(autocomplete)
+                            maxlength=(longest) required[required]
+                            value=(fields.get(name).map_or("", String::as_str));
+                    }
+                    h2 { "Payment" }
+                    p.hint { "Pay by invoice: the shop sends it for your order, payable within 14 days." }
+                    button type="submit" { "Place order" }
+                }
+            }
+        }
+    };
+    layout::page(visitor, "Checkout", content)
+}
+
+/// `GET /checkout`
+pub async fn checkout(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+) -> Result<Response, PageError> {
+    let lines = priced_lines(&state, visitor.customer()?).await?;
+    Ok(checkout_page(
+        &state,
+        &visitor,
+        &lines,
+        &Fields::new(),
+        None,
+    ))
+}
+
+/// `POST /checkout`: places the order and shows its confirmation. A second sending of the
+/// same form (a double click, a reload) shows the first one's order instead of placing
+/// another.
+pub async fn place_order(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let customer = visitor.customer()?;
+    let key = fields
+        .get("checkout")
+        .filter(|key| key.len() == 32 && key.bytes().all(|b| b.is_ascii_hexdigit()))
+        .ok_or_else(|| {
+            PageError::bad_request(
+                "This checkout form has expired. Go back to your cart and check out again.",
+            )
+        })?;
+    // A form sent before (a second click) shows the order it placed, whatever the cart holds
+    // by now.
+    if let Some(earlier) = customer.checkouts.iter().find(|c| &c.key == key) {
+        return placed_by_another_click(&state, &visitor, &earlier.order_number, key).await;
+    }
+    let lines = priced_lines(&state, customer).await?;
+    let (status, problem) = if lines.is_empty() {
+        (
+            StatusCode::BAD_REQUEST,
+            CheckoutError::EmptyCart.to_string(),
+        )
+    } else if fields.get("cart") != Some(&cart_state(&lines)) {
+        (
+            StatusCode::CONFLICT,
+            "Your cart changed since this page was shown. Check your order below and place it again."
+                .to_owned(),
+        )
+    } else {
+        match read_address(&fields) {
+            Err(problem) => (StatusCode::BAD_REQUEST, problem),
+            Ok(delivery) => match orders::place(&state, customer, delivery, key).await {
+                Ok(Placed::New(order)) => {
+                    let confirmation = format!("/orders/{}/confirmation", order.number);
+                    return Ok(layout::redirect(&visitor, &confirmation));
+                }
+                Ok(Placed::Already(number)) => {
+                    return placed_by_another_click(&state, &visitor, &number, key).await;
+                }
+                Err(CheckoutError::Api(error)) => return Err(error.into()),
+                Err(error @ CheckoutError::TrialAlreadyOrdered(_)) => {
+                    (StatusCode::CONFLICT, error.to_string())
+                }
+                Err(error) => (StatusCode::BAD_REQUEST, error.to_string()),
+            },
+        }
+    };
+    let lines = priced_lines(&state, customer).await?;
+    let page = checkout_page(&state, &visitor, &lines, &fields, Some(&problem));
+    Ok((status, page).into_response())
+}
+
+/// How long a second sending of a checkout form waits for the first to place its order.
+const PLACING_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The answer to a checkout form sent again: once the first sending's order `number` is
+/// placed, its confirmation; if that sending failed, the checkout page again.
+async fn placed_by_another_click(
+    state: &AppState,
+    visitor: &Visitor,
+    number: &str,
+    key: &str,
+) -> Result<Response, PageError> {
+    let customer = visitor.customer()?;
+    let deadline = tokio::time::Instant::now() + PLACING_WAIT;
+    loop {
+        let record = crate::domain::customers::load(state.store.as_ref(), &customer.id)
+            .await?
+            .ok_or_else(PageError::sign_in_needed)?;
+        if record.orders.iter().any(|placed| placed == number) {
+            let confirmation = format!("/orders/{number}/confirmation");
+            return Ok(layout::redirect(visitor, &confirmation));
+        }
+        if !record.checkouts.iter().any(|c| c.key == key) {
+            let lines = priced_lines(state, &record).await?;
+            let problem = "Your order was not placed. Check it below and place it again.";
+            let page = checkout_page(state, visitor, &lines, &Fields::new(), Some(problem));
+            return Ok((StatusCode::CONFLICT, page).into_response());
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(PageError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Your order is on its way",
+                "Your order is still being placed. Look in Your orders in a moment rather than ordering again.",
+            ));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// The visitor's order `number`; another customer's order is "not found".
+async fn own_order(state: &AppState, visitor: &Visitor, number: &str) -> Result<Order, PageError> {
+    let customer = visitor.customer()?;
+    match orders::load(state.store.as_ref(), number).await? {
+        Some(order) if order.customer_id == customer.id => Ok(order),
+        _ => Err(PageError::not_found(
+            "There is no such order in your account.",
+        )),
+    }
+}
+
+fn order_details(order: &Order) -> Markup {
+    let currency = &order.currency;
+    let address = &order.delivery;
+    html! {
+        p.lead { "Order " strong.order-number { (order.number) } " · Payment: " (order.payment.state.describe()) }
+        ul.lines aria-label="Packs in this order" {
+            @for line in &order.lines {
+                li.line {
+                    img.thumb src=(format!("/packs/{}/sides/0?max=300", line.pack_id)) alt=(format!("Front of {}", line.name));
+                    div.summary {
+                        strong.name { (line.name) }
+                        @if line.trial { " " span.badge { "Trial pack" } }
+                        p.spec { (describe_spec(&line.physical_spec)) }
+                    }
+                    p.line-total { (line.quantity) " × " (money(currency, line.unit_price)) " = " (money(currency, line.line_total)) }
+                }
+            }
+        }
+        p.total { "Total " strong { (money(currency, order.total)) } }
+        h2 { "Delivery to" }
+        address {
+            (address.name) br; (address.line1) br;
+            @if !address.line2.is_empty() { (address.line2) br; }
+            (address.city) " " (address.postcode) br; (address.country)
+        }
+    }
+}
+
+/// The browser side of the order confirmation callback: for each pack with a trackingId whose
+/// API key has a callback URL, the URL, tracking id and order number.
+async fn callbacks(state: &AppState, order: &Order) -> Result<Vec<(String, String)>, PageError> {
+    let mut calls = Vec::new();
+    for line in &order.lines {
+        let Some(tracking_id) = &line.tracking_id else {
+            continue;
+        };
+        let key = keys::find(state.store.as_ref(), &line.created_by).await?;
+        if let Some(url) = key.and_then(|k| k.order_callback_url) {
+            calls.push((url, tracking_id.clone()));
+        }
+    }
+    Ok(calls)
+}
+
+fn origin(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    Some(url.origin().ascii_serialization())
+}
+
+/// `GET /orders/{number}/confirmation`
+pub async fn confirmation(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path(number): Path<String>,
+) -> Result<Response, PageError> {
+    let order = own_order(&state, &visitor, &number).await?;
+    let calls = callbacks(&state, &order).await?;
+    let mut origins: Vec<String> = calls.iter().filter_map(|(url, _)| origin(url)).collect();
+    origins.sort();
+    origins.dedup();
+    let content = html! {
+        p.notice.success role="status" { "Thank you! Your order is placed. You pay by invoice; keep your order number for reference." }
+        (order_details(&order))
+        @if !calls.is_empty() {
+            ul #order-callbacks hidden {
+                @for (url, tracking_id) in &calls {
+                    li data-callback-url=(url) data-tracking-id=(tracking_id) data-order-number=(order.number) {}
+                }
+            }
+            script src="/static/confirmation.js" defer {}
+        }
+        p.actions { a.button href="/orders" { "Your orders" } }
+    };
+    Ok(layout::page_with(
+        &visitor,
+        "Order confirmed",
+        content,
+        &origins,
+    ))
+}
+
+/// `GET /orders/{number}`
+pub async fn show(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path(number): Path<String>,
+) -> Result<Response, PageError> {
+    let order = own_order(&state, &visitor, &number).await?;
+    let title = format!("Order {}", order.number);
+    Ok(layout::page(&visitor, &title, order_details(&order)))
+}
+
+/// `GET /orders`: the customer's orders, newest first.
+pub async fn history(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+) -> Result<Response, PageError> {
+    let customer = visitor.customer()?;
+    let mut orders = Vec::new();
+    for number in customer.orders.iter().rev() {
+        orders.extend(crate::domain::orders::load(state.store.as_ref(), number).await?);
+    }
+    let content = html! {
+        @if orders.is_empty() {
+            p.lead { "You have not ordered anything yet." }
+        } @else {
+            table.orders {
+                caption.visually-hidden { "Your orders" }
+                thead { tr { th scope="col" { "Order" } th scope="col" { "Packs" } th scope="col" { "Total" } th scope="col" { "Payment" } } }
+                tbody {
+                    @for order in &orders {
+                        tr {
+                            td { a href=(format!("/orders/{}", order.number)) { (order.number) } }
+                            td { @for (i, line) in order.lines.iter().enumerate() { @if i > 0 { ", " } (line.name) " × " (line.quantity) } }
+                            td { (money(&order.currency, order.total)) }
+                            td { (order.payment.state.describe()) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    Ok(layout::page(&visitor, "Your orders", content))
+}

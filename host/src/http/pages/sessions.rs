@@ -1,0 +1,322 @@
+//! Who is visiting: the session cookie of a signed-in customer, the CSRF token every form
+//! carries, and the limit on failed sign-ins.
+//!
+//! - A session is a random 256-bit cookie value; the store keeps only its SHA-256, as an
+//!   expiring blob holding the customer id, so a copy of the store signs nobody in.
+//! - CSRF protection: every form carries a token that is a MAC, under the deployment's
+//!   secret key, of what the visitor's cookies bind it to: the session when signed in, else
+//!   a random visitor cookie. A cookie planted by someone else (a sibling subdomain, a
+//!   network attacker on plain http) is useless without a token the server made for it.
+//!   Cookies are `SameSite=Lax` and `HttpOnly`; behind https they are `Secure` with the
+//!   `__Host-` prefix.
+//! - Sign-in attempts are counted in the store before the password is checked, so every
+//!   host shares the counts and parallel guesses cannot slip past them (see
+//!   [`SignInLimits`]).
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, header};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::domain::customers::{self, Customer};
+use crate::domain::packs::{self, StoredPack};
+use crate::http::pages::error::PageError;
+use crate::http::pages::settings::SignInLimits;
+use crate::http::state::AppState;
+use crate::infra::secrets::SecretKey;
+use crate::infra::store::{Kind, Store, StoreError};
+
+/// How long a session lasts after sign-in.
+pub const SESSION_TTL: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+/// Cookie names; behind https they get the `__Host-` prefix.
+const SESSION_COOKIE: &str = "pp_session";
+/// A random id of a visitor who is not signed in, which their CSRF tokens are bound to.
+const VISITOR_COOKIE: &str = "pp_csrf";
+/// Set at a successful sign-in: this browser has signed in to this address before (see
+/// [`SignInLimits`]).
+const DEVICE_COOKIE: &str = "pp_device";
+/// How long a device cookie lasts.
+const DEVICE_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+fn random_token() -> String {
+    let mut bytes = [0u8; 32];
+    rand::fill(&mut bytes[..]);
+    hex::encode(bytes)
+}
+
+fn session_key(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+fn read_cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(n, _)| *n == name)
+        .map(|(_, value)| value)
+        .filter(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The visitor of a page: the signed-in customer if any, and the CSRF token of their forms.
+pub struct Visitor {
+    pub customer: Option<Customer>,
+    pub csrf_token: String,
+    /// Whether the token is bound to a cookie that came with the request (a token bound to a
+    /// cookie made for this very response cannot be in any form yet).
+    csrf_from_cookie: bool,
+    /// The session cookie's value, to end the session at sign-out.
+    session_token: Option<String>,
+    /// The device cookie's value, if any.
+    device: Option<String>,
+    /// Cookies the response must set (a new visitor id, a new or ended session).
+    pub set_cookies: Vec<HeaderValue>,
+    pub client: Option<IpAddr>,
+    key: SecretKey,
+}
+
+impl Visitor {
+    /// The pack `pack_id` if this visitor owns it.
+    pub async fn owned_pack(
+        &self,
+        store: &dyn Store,
+        pack_id: &str,
+    ) -> Result<StoredPack, PageError> {
+        let customer = self.customer()?;
+        let no_such_pack = || PageError::not_found("There is no such pack.");
+        let stored = packs::load(store, pack_id)
+            .await
+            .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
+        if !stored.record.is_owned_by(&customer.id) {
+            return Err(no_such_pack());
+        }
+        Ok(stored)
+    }
+
+    /// Whether a submitted form's token is this visitor's, compared in constant time.
+    pub fn check_csrf(&self, submitted: Option<&str>) -> Result<(), PageError> {
+        let valid = submitted.is_some_and(|token| {
+            token.len() == self.csrf_token.len()
+                && bool::from(token.as_bytes().ct_eq(self.csrf_token.as_bytes()))
+        });
+        if valid && self.csrf_from_cookie {
+            Ok(())
+        } else {
+            Err(PageError::forbidden(
+                "This form has expired or did not come from this shop. Go back, reload the page and try again.",
+            ))
+        }
+    }
+
+    /// The signed-in customer, or an error page asking to sign in.
+    pub fn customer(&self) -> Result<&Customer, PageError> {
+        self.customer.as_ref().ok_or_else(PageError::sign_in_needed)
+    }
+
+    /// Starts a session for `customer` (a fresh session id, so none planted before sign-in
+    /// survives it), binds the CSRF token to it and marks this browser as one that signed in
+    /// to the address.
+    pub async fn sign_in(
+        &mut self,
+        state: &AppState,
+        customer: Customer,
+    ) -> Result<(), StoreError> {
+        self.end_session(state).await?;
+        let token = random_token();
+        state
+            .store
+            .put_blob(
+                Kind::Session,
+                &session_key(&token),
+                customer.id.as_bytes(),
+                Some(SESSION_TTL),
+            )
+            .await?;
+        self.set_cookies.push(
+            state
+                .cookies
+                .cookie(SESSION_COOKIE, &token, Some(SESSION_TTL)),
+        );
+        self.set_cookies.push(state.cookies.cookie(
+            DEVICE_COOKIE,
+            &device_token(&self.key, &customer.email),
+            Some(DEVICE_TTL),
+        ));
+        self.csrf_token = csrf_token(&self.key, &token);
+        // Bound to a cookie the browser has only once this response arrives.
+        self.csrf_from_cookie = false;
+        self.session_token = Some(token);
+        self.customer = Some(customer);
+        Ok(())
+    }
+
+    pub async fn sign_out(&mut self, state: &AppState) -> Result<(), StoreError> {
+        self.end_session(state).await?;
+        self.set_cookies.push(
+            state
+                .cookies
+                .cookie(SESSION_COOKIE, "", Some(Duration::ZERO)),
+        );
+        self.new_visitor_id(state);
+        self.customer = None;
+        Ok(())
+    }
+
+    async fn end_session(&mut self, state: &AppState) -> Result<(), StoreError> {
+        if let Some(token) = self.session_token.take() {
+            state
+                .store
+                .delete(Kind::Session, &session_key(&token))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// A fresh visitor id (and so a fresh CSRF token), set as a cookie.
+    fn new_visitor_id(&mut self, state: &AppState) {
+        let id = random_token();
+        self.csrf_token = csrf_token(&self.key, &id);
+        self.csrf_from_cookie = false;
+        self.set_cookies
+            .push(state.cookies.cookie(VISITOR_COOKIE, &id, None));
+    }
+
+    /// Whether this browser signed in to `email` before (its device cookie).
+    pub fn is_known_device(&self, email: &str) -> bool {
+        self.device.as_deref().is_some_and(|device| {
+            let expected = device_token(&self.key, email);
+            bool::from(device.as_bytes().ct_eq(expected.as_bytes()))
+        })
+    }
+}
+
+/// The CSRF token of forms bound to `binding` (a session token or a visitor id).
+fn csrf_token(key: &SecretKey, binding: &str) -> String {
+    key.mac("csrf", &[binding.as_bytes()])
+}
+
+/// The device cookie of a browser that signed in to `email`.
+fn device_token(key: &SecretKey, email: &str) -> String {
+    key.mac("device", &[email.trim().to_lowercase().as_bytes()])
+}
+
+async fn session_customer(store: &dyn Store, token: &str) -> Result<Option<Customer>, StoreError> {
+    let Some(id) = store.get_blob(Kind::Session, &session_key(token)).await? else {
+        return Ok(None);
+    };
+    customers::load(store, &String::from_utf8_lossy(&id)).await
+}
+
+impl FromRequestParts<Arc<AppState>> for Visitor {
+    type Rejection = PageError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AppState>,
+    ) -> Result<Self, Self::Rejection> {
+        let cookies = &state.cookies;
+        let session_token = read_cookie(&parts.headers, &cookies.name(SESSION_COOKIE));
+        let customer = match session_token {
+            Some(token) => session_customer(state.store.as_ref(), token).await?,
+            None => None,
+        };
+        // A session cookie naming no session binds nothing.
+        let session_token = session_token.filter(|_| customer.is_some());
+        let mut visitor = Visitor {
+            customer,
+            csrf_token: String::new(),
+            csrf_from_cookie: false,
+            session_token: session_token.map(str::to_owned),
+            device: read_cookie(&parts.headers, &cookies.name(DEVICE_COOKIE)).map(str::to_owned),
+            set_cookies: Vec::new(),
+            client: state.trusted_proxies.client_of(parts),
+            key: state.secret_key.clone(),
+        };
+        let binding =
+            session_token.or_else(|| read_cookie(&parts.headers, &cookies.name(VISITOR_COOKIE)));
+        match binding {
+            Some(binding) => {
+                visitor.csrf_token = csrf_token(&visitor.key, binding);
+                visitor.csrf_from_cookie = true;
+            }
+            None => visitor.new_visitor_id(state),
+        }
+        Ok(visitor)
+    }
+}
+
+impl SignInLimits {
+    /// Counts an attempt by `visitor` at `email`: `Ok(Err(wait))` if it is over a limit and
+    /// must not be checked.
+    pub async fn admit(
+        &self,
+        store: &dyn Store,
+        visitor: &Visitor,
+        email: &str,
+    ) -> Result<Result<(), Duration>, StoreError> {
+        let address = address_key(email);
+        let client = visitor
+            .client
+            .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key);
+        let mut counts = vec![
+            (
+                format!("signin:{address}:{client}"),
+                self.window,
+                self.per_address_and_client,
+            ),
+            (
+                format!("signin-client:{client}"),
+                self.window,
+                self.per_client,
+            ),
+        ];
+        if !visitor.is_known_device(email) {
+            counts.push((
+                format!("signin-address:{address}"),
+                self.address_window,
+                self.per_address,
+            ));
+        }
+        let mut wait = None;
+        for (id, window, limit) in counts {
+            let (count, left) = store
+                .count_in_window(Kind::RateLimit, &id, window, 1)
+                .await?;
+            if count > limit {
+                wait = wait.max(Some(left));
+            }
+        }
+        Ok(wait.map_or(Ok(()), Err))
+    }
+
+    /// A successful sign-in clears its address and network's count.
+    pub async fn succeeded(
+        &self,
+        store: &dyn Store,
+        visitor: &Visitor,
+        email: &str,
+    ) -> Result<(), StoreError> {
+        let client = visitor
+            .client
+            .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key);
+        store
+            .forget_window(
+                Kind::RateLimit,
+                &format!("signin:{}:{client}", address_key(email)),
+            )
+            .await
+    }
+}
+
+/// An e-mail address as limits count it: hashed, so no address is written into store keys.
+fn address_key(email: &str) -> String {
+    hex::encode(&Sha256::digest(email.trim().to_lowercase().as_bytes())[..16])
+}

@@ -1,0 +1,350 @@
+//! Pack operations: createPack, getPack, updatePack, getPhysicalSpec, updatePhysicalSpec.
+
+use std::collections::BTreeMap;
+
+use presspack_engine::model::{Catalogue, Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::packs::{
+    self, PackRecord, StoredPack, replace_pack, stored_product, text_warnings,
+};
+use crate::domain::{designs, dropins};
+use crate::http::rpc::call::{Call, Reply};
+use crate::http::rpc::params::{Params, truncate};
+use crate::http::state::AppState;
+
+/// Bounds on the free-text parameters of a pack.
+const MAX_TRACKING_ID: usize = 255;
+const MAX_FRIENDLY_NAME: usize = 255;
+const MAX_URL: usize = 2048;
+const MAX_DESIGN_CODE: usize = 64;
+const MAX_TRIAL_PARTNER: usize = 255;
+
+/// The pack response envelope of createPack, getPack and updatePack.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PackEnvelope<'a> {
+    pack_id: &'a str,
+    pack: &'a RawValue,
+    warnings: &'a [Warning],
+    drop_ins: BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_spec: Option<&'a PhysicalSpec>,
+}
+
+/// The physical-specification envelope; updatePhysicalSpec adds the drop-ins.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PhysicalSpecEnvelope<'a> {
+    pack_id: &'a str,
+    physical_spec: &'a PhysicalSpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drop_ins: Option<BTreeMap<&'static str, String>>,
+}
+
+fn drop_ins(state: &AppState, id: &str, record: &PackRecord) -> BTreeMap<&'static str, String> {
+    dropins::for_pack(&state.base_url, id, &record.drop_in_token, &record.warnings)
+}
+
+fn pack_reply(
+    state: &AppState,
+    id: &str,
+    record: &PackRecord,
+    include_spec: bool,
+) -> Result<Reply, DomainError> {
+    Reply::json(&PackEnvelope {
+        pack_id: id,
+        pack: &record.pack,
+        warnings: &record.warnings,
+        drop_ins: drop_ins(state, id, record),
+        physical_spec: include_spec.then_some(&record.physical_spec),
+    })
+}
+
+fn product<'a>(state: &'a AppState, code: &str) -> Result<&'a Product, DomainError> {
+    state.catalogue.product(code).ok_or_else(|| {
+        DomainError::new(
+            ErrorCode::UnknownProduct,
+            format!(
+                "product: {:?} is not a product; products are {}",
+                truncate(code),
+                state.catalogue.product_codes()
+            ),
+        )
+    })
+}
+
+fn read_pack(params: &Params, product: &Product) -> Result<Option<Pack>, DomainError> {
+    params
+        .get("pack")
+        .map(|text| Pack::parse(text, "pack", product))
+        .transpose()
+        .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPack))
+}
+
+/// The `physicalSpec` parameter, completed from `base` and checked against the product.
+fn read_physical_spec(
+    params: &Params,
+    product: &Product,
+    base: &PhysicalSpec,
+) -> Result<Option<PhysicalSpec>, DomainError> {
+    let Some(input) =
+        params.json::<PhysicalSpecInput>("physicalSpec", ErrorCode::InvalidPhysicalSpec)?
+    else {
+        return Ok(None);
+    };
+    let input = PhysicalSpecInput {
+        product_type: input.product_type,
+        paper_class: input.paper_class.or_else(|| Some(base.paper_class.clone())),
+        finishing_option: input
+            .finishing_option
+            .or_else(|| Some(base.finishing_option.clone())),
+        pack_size: input.pack_size.or(Some(base.pack_size)),
+        paper_laminate: input
+            .paper_laminate
+            .or_else(|| Some(base.paper_laminate.clone())),
+    };
+    product
+        .physical_spec(input, "physicalSpec")
+        .map(Some)
+        .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPhysicalSpec))
+}
+
+fn absolute_http_url(name: &str, value: &str) -> Result<String, DomainError> {
+    let url = url::Url::parse(value).map_err(|e| {
+        DomainError::invalid(name, format!("must be an absolute http(s) URL ({e})"))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(DomainError::invalid(
+            name,
+            "must be an absolute http:// or https:// URL",
+        ));
+    }
+    Ok(url.into())
+}
+
+pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    create(state, call, false).await
+}
+
+/// `createTrialPartnerPack`: createPack for a trial partner's key, `businesscard` and
+/// `minicard` only; the pack is marked as a trial pack.
+pub async fn create_trial_partner_pack(
+    state: &AppState,
+    call: &Call<'_>,
+) -> Result<Reply, DomainError> {
+    create(state, call, true).await
+}
+
+/// Checks what only trial packs need: the key's trial-partner id and a trial product.
+fn check_trial(
+    call: &Call<'_>,
+    product: &Product,
+    catalogue: &Catalogue,
+) -> Result<(), DomainError> {
+    let partner = call
+        .params
+        .text("trialPartner", MAX_TRIAL_PARTNER)?
+        .ok_or_else(|| DomainError::missing("trialPartner"))?;
+    let key_partner = call.key.as_ref().and_then(|k| k.trial_partner.as_deref());
+    if key_partner != Some(partner) {
+        return Err(DomainError::new(
+            ErrorCode::TrialPartnerMismatch,
+            "trialPartner: does not match the trial-partner id of the API key that signed the call",
+        ));
+    }
+    if !product.trial_pack {
+        let trial: Vec<&str> = catalogue
+            .products()
+            .iter()
+            .filter(|p| p.trial_pack)
+            .map(|p| p.code.as_str())
+            .collect();
+        return Err(DomainError::new(
+            ErrorCode::NotATrialProduct,
+            format!(
+                "product: {} cannot be a trial pack; trial packs are {}",
+                product.code,
+                trial.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The product a createPack names: `product`, else `physicalSpec.productType`, else
+/// `pack.productCode` (MOO's PHP client sends only the last two). Two that disagree are an
+/// error naming both.
+fn named_product(params: &Params) -> Result<String, DomainError> {
+    let inner = |parameter: &str, field: &str| -> Option<String> {
+        let value: serde_json::Value = serde_json::from_str(params.get(parameter)?).ok()?;
+        value.get(field)?.as_str().map(str::to_owned)
+    };
+    let named = [
+        ("product", params.get("product").map(str::to_owned)),
+        (
+            "physicalSpec.productType",
+            inner("physicalSpec", "productType"),
+        ),
+        ("pack.productCode", inner("pack", "productCode")),
+    ];
+    let mut found = named
+        .iter()
+        .filter_map(|(name, value)| value.as_ref().map(|value| (*name, value)));
+    let Some((first_name, first)) = found.next() else {
+        return Err(DomainError::new(
+            ErrorCode::MissingParameter,
+            "product: this parameter is required (or name the product in physicalSpec.productType \
+             or pack.productCode)",
+        ));
+    };
+    if let Some((name, other)) = found.find(|(_, value)| *value != first) {
+        return Err(DomainError::new(
+            ErrorCode::ConflictingParameters,
+            format!(
+                "{first_name}, {name}: name different products ({:?} and {:?}); name one",
+                truncate(first),
+                truncate(other)
+            ),
+        ));
+    }
+    Ok(first.clone())
+}
+
+async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply, DomainError> {
+    let params = call.params;
+    let product = product(state, &named_product(params)?)?;
+    if trial {
+        check_trial(call, product, state.catalogue)?;
+    }
+    let tracking_id = params.text("trackingId", MAX_TRACKING_ID)?;
+    let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
+    let start_again_url = params
+        .text("startAgainUrl", MAX_URL)?
+        .map(|url| absolute_http_url("startAgainUrl", url))
+        .transpose()?;
+    let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let design = match params.text("designCode", MAX_DESIGN_CODE)? {
+        None => None,
+        Some(code) => {
+            let design = designs::find(state.store.as_ref(), code)
+                .await?
+                .ok_or_else(|| {
+                    DomainError::new(
+                        ErrorCode::UnknownDesignCode,
+                        format!("designCode: {code:?} is not a design code"),
+                    )
+                })?;
+            if design.product != product.code {
+                return Err(DomainError::new(
+                    ErrorCode::ConflictingParameters,
+                    format!(
+                        "designCode: design {code:?} is for {}, not for product {}",
+                        design.product, product.code
+                    ),
+                ));
+            }
+            Some(design)
+        }
+    };
+
+    let pack = match (read_pack(params, product)?, &design) {
+        (Some(_), Some(_)) => {
+            return Err(DomainError::new(
+                ErrorCode::ConflictingParameters,
+                "pack, designCode: give one or the other; a design code supplies the pack",
+            ));
+        }
+        (Some(pack), None) => pack,
+        (None, Some(design)) => design
+            .pack(product)
+            .map_err(|e| DomainError::new(ErrorCode::Internal, format!("design pack: {e}")))?,
+        (None, None) => Pack::empty(product),
+    };
+    let base_spec = design
+        .as_ref()
+        .and_then(|d| d.physical_spec.clone())
+        .unwrap_or_else(|| product.default_physical_spec());
+    let physical_spec = read_physical_spec(params, product, &base_spec)?.unwrap_or(base_spec);
+
+    let creator = call.key.as_ref().ok_or_else(|| {
+        DomainError::new(
+            ErrorCode::MissingSignature,
+            "createPack needs a signed call",
+        )
+    })?;
+    let mut record = PackRecord::new(
+        product,
+        &pack,
+        physical_spec,
+        &creator.consumer_key,
+        &state.templates,
+    )?;
+    record.warnings.extend(text_warnings(state, &pack).await?);
+    record.tracking_id = tracking_id.map(str::to_owned);
+    record.friendly_name = friendly_name.map(str::to_owned);
+    record.start_again_url = start_again_url;
+    record.design_code = design.map(|d| d.code);
+    record.trial = trial;
+    crate::domain::images::retention::pin_images(state.store.as_ref(), record.pack.get()).await?;
+    let id = packs::insert(state.store.as_ref(), &record).await?;
+    pack_reply(state, &id, &record, include_spec)
+}
+
+/// The pack named by `packId`, if the calling key may read and update it.
+pub async fn load(state: &AppState, call: &Call<'_>) -> Result<StoredPack, DomainError> {
+    let stored = packs::load(state.store.as_ref(), call.params.required("packId")?).await?;
+    stored.record.check_access(call.key.as_ref())?;
+    Ok(stored)
+}
+
+pub async fn get_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let params = call.params;
+    let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let stored = load(state, call).await?;
+    pack_reply(state, &stored.id, &stored.record, include_spec)
+}
+
+pub async fn update_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let params = call.params;
+    let id = params.required("packId")?;
+    let text = params.required("pack")?;
+    let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
+    let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
+    let stored = replace_pack(state, id, text, friendly_name, |record| {
+        record.check_access(call.key.as_ref())
+    })
+    .await?;
+    pack_reply(state, &stored.id, &stored.record, include_spec)
+}
+
+pub async fn get_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let stored = load(state, call).await?;
+    Reply::json(&PhysicalSpecEnvelope {
+        pack_id: &stored.id,
+        physical_spec: &stored.record.physical_spec,
+        drop_ins: None,
+    })
+}
+
+pub async fn update_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let params = call.params;
+    let id = params.required("packId")?;
+    params.required("physicalSpec")?;
+    let stored = packs::modify(state.store.as_ref(), id, |record| {
+        record.check_access(call.key.as_ref())?;
+        let product = stored_product(state, record)?;
+        // Fields the client leaves out keep the pack's current values.
+        record.physical_spec = read_physical_spec(params, product, &record.physical_spec)?
+            .ok_or_else(|| DomainError::missing("physicalSpec"))?;
+        Ok(())
+    })
+    .await?;
+    Reply::json(&PhysicalSpecEnvelope {
+        pack_id: &stored.id,
+        physical_spec: &stored.record.physical_spec,
+        drop_ins: Some(drop_ins(state, &stored.id, &stored.record)),
+    })
+}

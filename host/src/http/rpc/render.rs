@@ -1,0 +1,238 @@
+//! `svc.pack.renderSide`, `renderSideUrl` and `getRenderedSide`: a side drawn by the engine's
+//! wasm module, returned as PNG or kept for three hours behind an unguessable URL.
+
+use std::time::Duration;
+
+use presspack_engine::images::{PlanError, plan_images};
+use presspack_engine::model::{ImageBasket, Pack, Side};
+use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
+use presspack_engine::render::{BoxType, EngineError, ImageInput, MAX_OVERLAYS, RenderRequest};
+use presspack_engine::wire::{Op, RenderHeaderInput, read_drawn, render_frame};
+
+use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::packs::PackRecord;
+use crate::http::rpc::call::{Call, Reply};
+use crate::http::state::AppState;
+use crate::infra::store::Kind;
+use crate::infra::store::random_id;
+
+/// How long a renderSideUrl URL works.
+pub const RENDERED_SIDE_TTL: Duration = Duration::from_secs(3 * 60 * 60);
+
+/// The parameters shared by renderSide and renderSideUrl, read and checked.
+struct RenderParams {
+    request: RenderRequest,
+    basket: ImageBasket,
+}
+
+fn read_params(call: &Call<'_>) -> Result<RenderParams, DomainError> {
+    let params = call.params;
+    let side: Side = params
+        .json("side", ErrorCode::InvalidSide)?
+        .ok_or_else(|| DomainError::missing("side"))?;
+    let basket: ImageBasket = params
+        .json("imageBasket", ErrorCode::InvalidSide)?
+        .ok_or_else(|| DomainError::missing("imageBasket"))?;
+    let box_type = match params.text("boxType", 16)? {
+        None => BoxType::Print,
+        Some(value) => BoxType::parse(value).ok_or_else(|| {
+            DomainError::invalid(
+                "boxType",
+                format!("expected bleed, print, cut or safe, got {value:?}"),
+            )
+        })?,
+    };
+    let max_side = match params.text("maxSide", 16)? {
+        None => 1024,
+        Some(value) => value
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (MIN_SIDE..=MAX_SIDE).contains(n))
+            .ok_or_else(|| {
+                DomainError::invalid(
+                    "maxSide",
+                    format!("expected a whole number of pixels from {MIN_SIDE} to {MAX_SIDE}"),
+                )
+            })?,
+    };
+    let overlays: Vec<Side> = params
+        .json("overlays", ErrorCode::InvalidSide)?
+        .unwrap_or_default();
+    if overlays.len() > MAX_OVERLAYS {
+        return Err(DomainError::invalid(
+            "overlays",
+            format!("at most {MAX_OVERLAYS} overlays"),
+        ));
+    }
+    Ok(RenderParams {
+        request: RenderRequest {
+            side,
+            overlays,
+            box_type,
+            max_side,
+            partial: params.bool("partial")?.unwrap_or(false),
+        },
+        basket,
+    })
+}
+
+/// Renders the call's side and returns the PNG bytes.
+async fn render(state: &AppState, call: &Call<'_>) -> Result<Vec<u8>, DomainError> {
+    draw(state, &read_params(call)?).await
+}
+
+/// Side `index` of a stored pack as the customer will get it (the cut box), as PNG: the
+/// previews of the drop-in, cart and order pages.
+pub async fn pack_side(
+    state: &AppState,
+    pack: &PackRecord,
+    index: usize,
+    max_side: u32,
+) -> Result<Vec<u8>, DomainError> {
+    let product = state.catalogue.product(&pack.product).ok_or_else(|| {
+        DomainError::new(
+            ErrorCode::Internal,
+            format!("no product {:?}", pack.product),
+        )
+    })?;
+    let pack = Pack::parse(pack.pack.get(), "pack", product)
+        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("stored pack: {e}")))?;
+    let side = pack.sides.get(index).cloned().ok_or_else(|| {
+        DomainError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
+    })?;
+    let params = RenderParams {
+        request: RenderRequest {
+            side,
+            overlays: Vec::new(),
+            box_type: BoxType::Cut,
+            max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
+            partial: false,
+        },
+        basket: pack.image_basket,
+    };
+    draw(state, &params).await
+}
+
+async fn draw(state: &AppState, params: &RenderParams) -> Result<Vec<u8>, DomainError> {
+    let images = fetch_images(state, params).await?;
+    let request = &params.request;
+    let to_value = |side: &Side| serde_json::to_value(side).expect("sides serialise");
+    let header = RenderHeaderInput {
+        side: to_value(&request.side),
+        overlays: request.overlays.iter().map(to_value).collect(),
+        box_type: request.box_type,
+        max_side: request.max_side,
+        partial: request.partial,
+    };
+    let refs: Vec<(&str, ImageInput<'_>)> = images
+        .iter()
+        .map(|image| {
+            let input = ImageInput {
+                bytes: &image.bytes,
+                enhance: image.enhance,
+            };
+            (image.uri.as_str(), input)
+        })
+        .collect();
+    // The sandbox draws (it reads the untrusted templates, texts and images); its pixels are
+    // encoded natively, where they lie in its memory: encoding is plain arithmetic on a
+    // bounded buffer, and twice as fast as in wasm.
+    let encode = |drawn: &[u8]| {
+        let (_, pixels) = read_drawn(drawn)?;
+        pixels.encode_png().map_err(EngineError::Raster)
+    };
+    state
+        .engine
+        .call_with(Op::Draw, render_frame(&header, &refs), encode)
+        .await
+        .map_err(DomainError::from)?
+        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("the drawn side: {e}")))
+}
+
+/// An image a render draws: the URI the side uses, the bytes of the rendition chosen, and
+/// whether to enhance it.
+struct DrawnImage {
+    uri: String,
+    bytes: Vec<u8>,
+    enhance: bool,
+}
+
+/// Every image the sides draw, as the bytes of the rendition the engine's plan chooses (the
+/// smallest with enough pixels for the output). An image missing from the basket or the
+/// store is an error naming its resourceUri.
+async fn fetch_images(
+    state: &AppState,
+    params: &RenderParams,
+) -> Result<Vec<DrawnImage>, DomainError> {
+    let planned = plan_images(&params.request, &params.basket, |code| {
+        state.templates.get(code).map(|entry| &entry.template)
+    })
+    .map_err(|e| match e {
+        PlanError::UnknownTemplate(_) => {
+            DomainError::new(ErrorCode::UnknownTemplate, e.to_string())
+        }
+        PlanError::NotInBasket(_) => DomainError::new(ErrorCode::MissingImage, e.to_string()),
+    })?;
+    let mut images = Vec::with_capacity(planned.len());
+    for image in planned {
+        let bytes = crate::domain::images::rendition_bytes(state, &image.rendition_uri)
+            .await?
+            .ok_or_else(|| {
+                DomainError::new(
+                    ErrorCode::MissingImage,
+                    format!(
+                        "resourceUri {:?}: the image store has no {:?}",
+                        image.resource_uri, image.rendition_uri
+                    ),
+                )
+            })?;
+        images.push(DrawnImage {
+            uri: image.resource_uri,
+            bytes,
+            enhance: image.enhance,
+        });
+    }
+    Ok(images)
+}
+
+/// `svc.pack.renderSide`: the PNG.
+pub async fn render_side(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    Ok(Reply::document("image/png", render(state, call).await?))
+}
+
+/// `svc.pack.renderSideUrl`: the URL of the PNG, kept for three hours.
+pub async fn render_side_url(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let png = render(state, call).await?;
+    let id = random_id();
+    state
+        .store
+        .put_blob(Kind::RenderedSide, &id, &png, Some(RENDERED_SIDE_TTL))
+        .await
+        .map_err(DomainError::from)?;
+    let url = format!(
+        "{}/api/service/?method=svc.pack.getRenderedSide&id={id}",
+        state.base_url
+    );
+    Ok(Reply::document("text/plain", url.into_bytes()))
+}
+
+/// `svc.pack.getRenderedSide`: the PNG a renderSideUrl URL names, while it lasts.
+pub async fn get_rendered_side(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let id = call.params.required("id")?;
+    let not_found = || {
+        DomainError::new(
+            ErrorCode::RenderedSideNotFound,
+            "id: no rendered side has this id (renderSideUrl URLs work for 3 hours)",
+        )
+    };
+    if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(not_found());
+    }
+    let png = state
+        .store
+        .get_blob(Kind::RenderedSide, id)
+        .await
+        .map_err(DomainError::from)?
+        .ok_or_else(not_found)?;
+    Ok(Reply::document("image/png", png).cache_for(RENDERED_SIDE_TTL))
+}

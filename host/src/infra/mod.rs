@@ -1,0 +1,10 @@
+//! What the domain runs on: the store, the engine's sandbox, the built-in fonts and
+//! templates, the deployment's secret key and outbound fetches. Nothing here knows a pack
+//! from a customer beyond the record kinds it stores.
+
+pub mod engine;
+pub mod fetch;
+pub mod fonts;
+pub mod secrets;
+pub mod store;
+pub mod templates;

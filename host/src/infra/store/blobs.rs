@@ -1,0 +1,243 @@
+//! The blob store: image files and renditions, content-addressed within their owner (a blob's
+//! id is the SHA-256 of its owner's id and its bytes: the same image stores its bytes once
+//! however often it is uploaded, and deleting one image's blobs never takes another's). Two
+//! implementations behind one trait: a directory under the data directory (the embedded
+//! default) and Redis (so that several host processes share the images).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use redis::AsyncCommands;
+use sha2::{Digest, Sha256};
+
+use super::interface::StoreError;
+use super::redis::RedisStore;
+
+#[async_trait]
+pub trait BlobStore: Send + Sync + 'static {
+    /// Stores `bytes` of `owner` (unless already there) and returns their id.
+    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError>;
+
+    /// The bytes with this id, if stored.
+    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Deletes the blob; the bytes it held (0 if there was none).
+    async fn delete(&self, id: &str) -> Result<u64, StoreError>;
+
+    /// The bytes every blob holds together.
+    async fn stored_bytes(&self) -> Result<u64, StoreError>;
+}
+
+pub type SharedBlobs = Arc<dyn BlobStore>;
+
+/// The id of `owner`'s `bytes`: the SHA-256 of both, in hex.
+pub fn blob_id(owner: &str, bytes: &[u8]) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update((owner.len() as u64).to_le_bytes());
+    hasher.update(owner.as_bytes());
+    hasher.update(bytes);
+    hex::encode(hasher.finalize())
+}
+
+/// Ids are hex digests; anything else never names a blob (and never reaches a file path).
+fn is_blob_id(id: &str) -> bool {
+    id.len() == 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+/// Blobs as files `<root>/<first two hex digits>/<id>`.
+pub struct DirectoryBlobs {
+    root: PathBuf,
+    /// The last sum of the files' sizes and when it was taken: walking the directory is
+    /// costly, and the sum is only a metric.
+    stored: tokio::sync::Mutex<Option<(std::time::Instant, u64)>>,
+}
+
+/// How long a sum of the directory's sizes is reused.
+const STORED_BYTES_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl DirectoryBlobs {
+    pub fn open(root: &Path) -> Result<DirectoryBlobs, StoreError> {
+        std::fs::create_dir_all(root).map_err(|e| {
+            StoreError(format!(
+                "cannot create blob directory {}: {e}",
+                root.display()
+            ))
+        })?;
+        Ok(DirectoryBlobs {
+            root: root.to_owned(),
+            stored: tokio::sync::Mutex::new(None),
+        })
+    }
+
+    fn path(&self, id: &str) -> PathBuf {
+        self.root.join(&id[..2]).join(id)
+    }
+}
+
+#[async_trait]
+impl BlobStore for DirectoryBlobs {
+    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
+        let id = blob_id(owner, bytes);
+        let path = self.path(&id);
+        let bytes = bytes.to_vec();
+        let io = |e: std::io::Error| StoreError(format!("blob {id}: {e}"));
+        let written = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+            if path.exists() {
+                return Ok(());
+            }
+            let dir = path.parent().expect("blob paths have a directory");
+            std::fs::create_dir_all(dir)?;
+            // Write aside, flush, then rename: a reader never sees half a file, and a crash
+            // leaves at worst a stray temporary file, never a damaged blob.
+            let temporary = dir.join(format!(".{:032x}.tmp", rand::random::<u128>()));
+            let result = (|| {
+                let mut file = std::fs::File::create(&temporary)?;
+                std::io::Write::write_all(&mut file, &bytes)?;
+                file.sync_all()?;
+                std::fs::rename(&temporary, &path)
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_file(&temporary);
+            }
+            result
+        })
+        .await
+        .map_err(|e| StoreError(format!("blob write stopped: {e}")))?;
+        written.map_err(io)?;
+        Ok(id)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        if !is_blob_id(id) {
+            return Ok(None);
+        }
+        match tokio::fs::read(self.path(id)).await {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError(format!("blob {id}: {e}"))),
+        }
+    }
+
+    async fn delete(&self, id: &str) -> Result<u64, StoreError> {
+        if !is_blob_id(id) {
+            return Ok(0);
+        }
+        let path = self.path(id);
+        let io = |e: std::io::Error| StoreError(format!("blob {id}: {e}"));
+        let size = match tokio::fs::metadata(&path).await {
+            Ok(metadata) => metadata.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(io(e)),
+        };
+        match tokio::fs::remove_file(&path).await {
+            Ok(()) => Ok(size),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(io(e)),
+        }
+    }
+
+    async fn stored_bytes(&self) -> Result<u64, StoreError> {
+        let mut stored = self.stored.lock().await;
+        if let Some((at, bytes)) = *stored
+            && at.elapsed() < STORED_BYTES_AGE
+        {
+            return Ok(bytes);
+        }
+        let root = self.root.clone();
+        let bytes = tokio::task::spawn_blocking(move || -> std::io::Result<u64> {
+            let mut total = 0;
+            for dir in std::fs::read_dir(&root)? {
+                let dir = dir?;
+                if !dir.file_type()?.is_dir() {
+                    continue;
+                }
+                for file in std::fs::read_dir(dir.path())? {
+                    let metadata = file?.metadata()?;
+                    if metadata.is_file() {
+                        total += metadata.len();
+                    }
+                }
+            }
+            Ok(total)
+        })
+        .await
+        .map_err(|e| StoreError(format!("blob sizes: {e}")))?
+        .map_err(|e| StoreError(format!("blob sizes: {e}")))?;
+        *stored = Some((std::time::Instant::now(), bytes));
+        Ok(bytes)
+    }
+}
+
+#[async_trait]
+impl BlobStore for RedisStore {
+    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
+        let id = blob_id(owner, bytes);
+        let mut connection = self.connection.clone();
+        // NX: the same id always holds the same bytes; an existing blob is left alone.
+        let set: Option<String> = redis::cmd("SET")
+            .arg(self.blob_key(&id))
+            .arg(bytes)
+            .arg("NX")
+            .query_async(&mut connection)
+            .await
+            .map_err(redis_error)?;
+        // The running total is its own key (its own slot on a cluster), so it is changed in
+        // a second command: a crash in between leaves the metric off by one blob.
+        if set.is_some() {
+            let _: i64 = connection
+                .incr(self.blob_bytes_key(), bytes.len())
+                .await
+                .map_err(redis_error)?;
+        }
+        Ok(id)
+    }
+
+    async fn delete(&self, id: &str) -> Result<u64, StoreError> {
+        if !is_blob_id(id) {
+            return Ok(0);
+        }
+        let mut connection = self.connection.clone();
+        let key = self.blob_key(id);
+        let (size, deleted): (u64, i64) = redis::pipe()
+            .cmd("STRLEN")
+            .arg(&key)
+            .cmd("DEL")
+            .arg(&key)
+            .query_async(&mut connection)
+            .await
+            .map_err(redis_error)?;
+        if deleted == 0 {
+            return Ok(0);
+        }
+        let _: i64 = connection
+            .decr(self.blob_bytes_key(), size)
+            .await
+            .map_err(redis_error)?;
+        Ok(size)
+    }
+
+    async fn stored_bytes(&self) -> Result<u64, StoreError> {
+        let mut connection = self.connection.clone();
+        let bytes: Option<i64> = connection
+            .get(self.blob_bytes_key())
+            .await
+            .map_err(redis_error)?;
+        Ok(bytes.unwrap_or(0).max(0) as u64)
+    }
+
+    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        if !is_blob_id(id) {
+            return Ok(None);
+        }
+        let mut connection = self.connection.clone();
+        connection.get(self.blob_key(id)).await.map_err(redis_error)
+    }
+}
+
+fn redis_error(e: redis::RedisError) -> StoreError {
+    StoreError(format!("redis: {e}"))
+}

@@ -1,0 +1,249 @@
+//! What every store offers: the [`Store`] trait, the record kinds, the errors, and the
+//! typed helpers over it (load, decode, modify with compare-and-swap).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// The kinds of record; each is a separate key space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Pack,
+    Design,
+    ApiKey,
+    /// OAuth nonces seen, kept until their timestamps leave the accepted window.
+    Nonce,
+    /// A rendered side's PNG (renderSideUrl), expiring.
+    RenderedSide,
+    /// An image's record: its facts and its renditions' blob ids (the bytes are blobs).
+    Image,
+    /// A customer account: credentials, cart, order numbers, trial status.
+    Customer,
+    /// A customer's e-mail address (normalised) -> customer id; unique by insert.
+    CustomerEmail,
+    /// A signed-in session, an expiring blob under the SHA-256 of its cookie.
+    Session,
+    /// A placed order, by order number.
+    Order,
+    /// An order-confirmation webhook waiting to be delivered.
+    WebhookPending,
+    /// A webhook delivered, or given up on after its last retry.
+    WebhookDone,
+    /// Calls counted against an API key's rate limit, per window.
+    RateLimit,
+    /// The deployment's secret key (see `secrets`).
+    Secret,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Pack => "pack",
+            Kind::Design => "design",
+            Kind::ApiKey => "apikey",
+            Kind::Nonce => "nonce",
+            Kind::RenderedSide => "rendered",
+            Kind::Image => "image",
+            Kind::Customer => "customer",
+            Kind::CustomerEmail => "customer-email",
+            Kind::Session => "session",
+            Kind::Order => "order",
+            Kind::WebhookPending => "webhook",
+            Kind::WebhookDone => "webhook-done",
+            Kind::RateLimit => "ratelimit",
+            Kind::Secret => "secret",
+        }
+    }
+}
+
+/// A stored value with the revision it was read at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versioned {
+    pub revision: u64,
+    pub value: Vec<u8>,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+/// A short-lived entry under a record, for [`Store::get_and_claim`].
+#[derive(Debug, Clone, Copy)]
+pub struct Claim<'a> {
+    pub kind: Kind,
+    pub id: &'a str,
+    pub ttl: Duration,
+}
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError>;
+
+    /// Stores a new record at revision 1; `false` (and no write) if the key exists.
+    async fn insert(&self, kind: Kind, id: &str, value: &[u8]) -> Result<bool, StoreError>;
+
+    /// Replaces the record if it is still at `revision`; `false` (and no write) if it has been
+    /// written or deleted since.
+    async fn replace(
+        &self,
+        kind: Kind,
+        id: &str,
+        value: &[u8],
+        revision: u64,
+    ) -> Result<bool, StoreError>;
+
+    /// Deletes the record if it is still at `revision`; `false` (and no delete) if it has been
+    /// written or deleted since.
+    async fn remove(&self, kind: Kind, id: &str, revision: u64) -> Result<bool, StoreError>;
+
+    /// Reads the record `kind`/`id`, as [`Store::get`], and in the same step claims `claim`
+    /// under it: one round trip on Redis, where the claim shares the record's hash slot.
+    /// `true` if the claim was free (no unexpired claim of its kind and id under this record).
+    /// Claims are a space apart from records, never read, and vanish after their `ttl`: the use
+    /// is "seen before?" (an OAuth nonce under its API key).
+    async fn get_and_claim(
+        &self,
+        kind: Kind,
+        id: &str,
+        claim: &Claim<'_>,
+    ) -> Result<(Option<Versioned>, bool), StoreError>;
+
+    /// Frees a claim made by [`Store::get_and_claim`] (a request that turned out invalid
+    /// gives its nonce back).
+    async fn release_claim(
+        &self,
+        kind: Kind,
+        id: &str,
+        claim: &Claim<'_>,
+    ) -> Result<(), StoreError>;
+
+    /// Adds `amount` (events, or bytes) to the count under `kind`/`id` in a fixed window that
+    /// opens with its first addition and lasts `window`, in one atomic step: the count in the
+    /// window so far (this addition included), and the time left in it. On Redis every host
+    /// process shares the count; the embedded store's single serving process keeps it in
+    /// memory (a restart starts the windows afresh).
+    async fn count_in_window(
+        &self,
+        kind: Kind,
+        id: &str,
+        window: Duration,
+        amount: u64,
+    ) -> Result<(u64, Duration), StoreError>;
+
+    /// Ends the window of `kind`/`id` early: the next addition opens a new one.
+    async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError>;
+
+    /// Stores bytes under `kind`/`id`, replacing any; with `ttl`, they disappear after it.
+    async fn put_blob(
+        &self,
+        kind: Kind,
+        id: &str,
+        value: &[u8],
+        ttl: Option<Duration>,
+    ) -> Result<(), StoreError>;
+
+    /// The bytes stored under `kind`/`id`, unless absent or expired.
+    async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Takes what only a serving process needs; called once when a server starts. The
+    /// embedded store locks its nonce file here, so a second server on it stops at start-up.
+    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Deletes a record or blob; `false` if there was none.
+    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
+
+    /// The ids of every record of `kind`, sorted. For small, operator-managed kinds only (on
+    /// Redis it scans the whole key space).
+    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError>;
+
+    /// Puts `id` on the work schedule of `kind`, due at `at` (milliseconds since 1970),
+    /// replacing any earlier time: the queue of a background worker, read with [`Store::due`]
+    /// at a cost that grows with what is due, not with the whole store.
+    async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError>;
+
+    /// Takes `id` off the schedule of `kind`.
+    async fn unschedule(&self, kind: Kind, id: &str) -> Result<(), StoreError>;
+
+    /// Up to `limit` ids of `kind` due at `now` or earlier, earliest first.
+    async fn due(&self, kind: Kind, now: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// Where the data lives, for start-up messages (never includes a password).
+    fn describe(&self) -> String;
+}
+
+pub type SharedStore = Arc<dyn Store>;
+
+/// Now, in milliseconds since 1970.
+pub(crate) fn unix_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// How often [`modify`] retries when another write to the same record got in first.
+const MAX_ATTEMPTS: usize = 16;
+
+/// Reads the JSON record `kind`/`id`; `None` if there is none.
+pub async fn load<T: DeserializeOwned>(
+    store: &dyn Store,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<(T, u64)>, StoreError> {
+    store
+        .get(kind, id)
+        .await?
+        .map(|stored| decode(kind, id, stored))
+        .transpose()
+}
+
+/// The JSON record `kind`/`id` read from `stored`, with its revision.
+pub fn decode<T: DeserializeOwned>(
+    kind: Kind,
+    id: &str,
+    stored: Versioned,
+) -> Result<(T, u64), StoreError> {
+    let record = serde_json::from_slice(&stored.value)
+        .map_err(|e| StoreError(format!("stored {} {id} is unreadable: {e}", kind.as_str())))?;
+    Ok((record, stored.revision))
+}
+
+/// Applies `change` to the JSON record `kind`/`id` and writes it back with compare-and-swap,
+/// re-reading and re-applying if another writer got in between, so no write is lost.
+/// `Ok(None)` if there is no such record.
+pub async fn modify<T, E>(
+    store: &dyn Store,
+    kind: Kind,
+    id: &str,
+    mut change: impl FnMut(&mut T) -> Result<(), E>,
+) -> Result<Option<T>, E>
+where
+    T: Serialize + DeserializeOwned,
+    E: From<StoreError>,
+{
+    for _ in 0..MAX_ATTEMPTS {
+        let Some((mut record, revision)) = load::<T>(store, kind, id).await? else {
+            return Ok(None);
+        };
+        change(&mut record)?;
+        let value = serde_json::to_vec(&record).map_err(|e| StoreError(e.to_string()))?;
+        if store.replace(kind, id, &value, revision).await? {
+            return Ok(Some(record));
+        }
+        tokio::task::yield_now().await;
+    }
+    Err(StoreError(format!(
+        "{} {id} is being changed by many requests at once; try again",
+        kind.as_str()
+    ))
+    .into())
+}
+
+/// 128 random bits as 32 lower-case hex digits, from the thread's CSPRNG.
+pub fn random_id() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}

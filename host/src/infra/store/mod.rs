@@ -1,0 +1,22 @@
+//! Durable state behind one trait, with two implementations: SQLite in WAL mode (the
+//! embedded default, a file under the data directory that the server and the operator CLI can
+//! open at once) and Redis.
+//!
+//! The trait is a small versioned record store. Each record is an opaque value under a
+//! `(Kind, id)` key with a revision that grows on every write; updates are compare-and-swap
+//! on the revision, so two concurrent read-modify-write cycles can never silently lose one
+//! write. Resources keep their own typed records on top (see `domain::packs`).
+
+mod blobs;
+mod expiring;
+mod interface;
+mod redis;
+mod sqlite;
+
+pub use blobs::{BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
+pub(crate) use interface::unix_millis;
+pub use interface::{
+    Claim, Kind, SharedStore, Store, StoreError, Versioned, decode, load, modify, random_id,
+};
+pub use redis::RedisStore;
+pub use sqlite::SqliteStore;
