@@ -5,6 +5,8 @@
 //! the same call (what a signed one does). Run with
 //! `cargo bench -p presspack-bench --bench signing`.
 
+use presspack::domain::keys::API_KEYS;
+use presspack::http::auth::NONCES;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -14,7 +16,7 @@ use presspack::config::Config;
 use presspack::domain::keys::{self, NewKey};
 use presspack::http::auth::SignedRequest;
 use presspack::http::rpc::Params;
-use presspack::infra::store::{Claim, Kind};
+use presspack::infra::store::Claim;
 
 const BASE_URL: &str = "http://127.0.0.1:8080";
 const PATH: &str = "/api/service/";
@@ -82,7 +84,7 @@ fn nonce_claim(c: &mut Criterion) {
     let mut group = c.benchmark_group("embedded store");
     group.bench_function("read an API key", |b| {
         b.iter(|| {
-            let stored = runtime.block_on(store.get(Kind::ApiKey, consumer_key));
+            let stored = runtime.block_on(store.get(API_KEYS, consumer_key));
             assert!(stored.unwrap().is_some());
         })
     });
@@ -92,12 +94,12 @@ fn nonce_claim(c: &mut Criterion) {
         b.iter(|| {
             let nonce = format!("1790000000:{}", counter.fetch_add(1, Ordering::Relaxed));
             let claim = Claim {
-                kind: Kind::Nonce,
+                kind: NONCES,
                 id: &nonce,
                 ttl: Duration::from_secs(601),
             };
             let (stored, claimed) = runtime
-                .block_on(store.get_and_claim(Kind::ApiKey, consumer_key, &claim))
+                .block_on(store.get_and_claim(API_KEYS, consumer_key, &claim))
                 .unwrap();
             assert!(stored.is_some() && claimed);
         })

@@ -2,13 +2,16 @@
 //! pipeline that turns a template and a side into pixels and measurements:
 //! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]).
 //! [`render`] is the typed entry point; [`images`] says which stored renditions a render
-//! draws; [`wire`] carries the same calls as bytes for the wasm builds (`guest` for
-//! wasmtime, `web` for browsers); [`package`] is the file layout of the npm package.
+//! draws; [`wire`] is the format that carries the same calls as bytes for the wasm builds and
+//! [`dispatch`] runs them (`guest` for wasmtime, `web` for browsers); [`package`] is the file
+//! layout of the npm package.
 //!
 //! The crate is pure: no I/O, no threads, no clock. Everything it needs arrives as values, so
 //! the same code runs natively, in the browser and under the host's wasm runtime, and gives
 //! the same bytes everywhere.
 
+pub mod dispatch;
+pub mod failure;
 pub mod images;
 pub mod ingest;
 pub mod layout;

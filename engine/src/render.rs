@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::failure::FailureCode;
 use crate::ingest::IngestError;
 use crate::layout::{LayoutError, LayoutReport, layout_side};
 use crate::model::{ModelError, Side, Template, TemplateError};
@@ -119,27 +120,31 @@ pub enum EngineError {
 }
 
 impl EngineError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> FailureCode {
         match self {
-            EngineError::UnknownTemplate(_) => "unknown_template",
-            EngineError::Template(_) => "invalid_template",
-            EngineError::TooManyTemplates => "too_many_templates",
-            EngineError::Side { .. } => "invalid_side",
-            EngineError::Layout(LayoutError::DatumMismatch { .. }) => "datum_mismatch",
-            EngineError::Layout(LayoutError::TooManyData(_)) => "too_many_data",
-            EngineError::Layout(LayoutError::Font { .. }) | EngineError::Font(_) => "unknown_font",
-            EngineError::Layout(LayoutError::Text { .. }) | EngineError::Text(_) => "invalid_text",
-            EngineError::Raster(RasterError::MissingImage(_)) => "missing_image",
-            EngineError::Raster(RasterError::MaxSide(_)) => "invalid_max_side",
-            EngineError::Raster(_) => "render_failed",
+            EngineError::UnknownTemplate(_) => FailureCode::UnknownTemplate,
+            EngineError::Template(_) => FailureCode::InvalidTemplate,
+            EngineError::TooManyTemplates => FailureCode::TooManyTemplates,
+            EngineError::Side { .. } => FailureCode::InvalidSide,
+            EngineError::Layout(LayoutError::DatumMismatch { .. }) => FailureCode::DatumMismatch,
+            EngineError::Layout(LayoutError::TooManyData(_)) => FailureCode::TooManyData,
+            EngineError::Layout(LayoutError::Font { .. }) | EngineError::Font(_) => {
+                FailureCode::UnknownFont
+            }
+            EngineError::Layout(LayoutError::Text { .. }) | EngineError::Text(_) => {
+                FailureCode::InvalidText
+            }
+            EngineError::Raster(RasterError::MissingImage(_)) => FailureCode::MissingImage,
+            EngineError::Raster(RasterError::MaxSide(_)) => FailureCode::InvalidMaxSide,
+            EngineError::Raster(_) => FailureCode::RenderFailed,
             EngineError::Image {
                 error: ImageError::TooLarge { .. },
                 ..
-            } => "image_too_large",
-            EngineError::Image { .. } => "undecodable_image",
-            EngineError::TooManyOverlays(_) => "too_many_overlays",
+            } => FailureCode::ImageTooLarge,
+            EngineError::Image { .. } => FailureCode::UndecodableImage,
+            EngineError::TooManyOverlays(_) => FailureCode::TooManyOverlays,
             EngineError::Ingest(refused) => refused.code(),
-            EngineError::Request(_) => "invalid_request",
+            EngineError::Request(_) => FailureCode::InvalidRequest,
         }
     }
 }

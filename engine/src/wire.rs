@@ -22,17 +22,17 @@
 //! A failure is `{"code": "<stable code>", "message": "...", "reason": "..."}` ([`Failure`];
 //! `reason`, what to do instead, only for refused images).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::ingest::{IngestReport, IngestRequest, Ingested, ingest};
+use crate::failure::FailureCode;
+use crate::ingest::{IngestReport, IngestRequest, Ingested};
 use crate::layout::LayoutReport;
-use crate::model::{FromJson, Side, Template};
+use crate::model::{FromJson, Side};
 use crate::raster::Pixels;
-use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
+use crate::render::{BoxType, Engine, EngineError, ImageInput, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 
 /// Largest frame accepted (a 4096 px render's images plus headroom).
@@ -66,7 +66,7 @@ impl Op {
 /// An engine failure as it crosses the ABI.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
-    pub code: String,
+    pub code: FailureCode,
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -75,7 +75,7 @@ pub struct Failure {
 impl From<&EngineError> for Failure {
     fn from(error: &EngineError) -> Failure {
         Failure {
-            code: error.code().to_owned(),
+            code: error.code(),
             message: error.to_string(),
             reason: match error {
                 EngineError::Ingest(refused) => Some(refused.reason()),
@@ -123,7 +123,7 @@ impl Default for FrameBuilder {
 }
 
 /// A frame of a header and a blob section, copied once (a drawn image is megabytes).
-fn frame_of<H: Serialize>(header: &H, blobs: &[u8]) -> Vec<u8> {
+pub(crate) fn frame_of<H: Serialize>(header: &H, blobs: &[u8]) -> Vec<u8> {
     let header = serde_json::to_vec(header).expect("frame headers serialise");
     let mut frame = Vec::with_capacity(4 + header.len() + blobs.len());
     frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
@@ -346,75 +346,5 @@ impl RenderHeaderInput {
             max_side: self.max_side,
             partial: self.partial,
         })
-    }
-}
-
-impl Engine {
-    /// Runs one call given as bytes; the answer is bytes too. `Init` is not a call on an
-    /// engine (see [`engine_from_init`]).
-    pub fn call(&mut self, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineError> {
-        match op {
-            Op::Init => Err(EngineError::Request(
-                "the engine is already initialised".into(),
-            )),
-            Op::AddTemplate => {
-                let xml = std::str::from_utf8(input)
-                    .map_err(|_| EngineError::Request("template is not UTF-8".into()))?;
-                let template = Template::parse(xml).map_err(EngineError::Template)?;
-                let code = self.add_template(template)?;
-                Ok(serde_json::to_vec(&AddedTemplate { code }).expect("serialises"))
-            }
-            Op::Draw => {
-                let frame = Frame::read(input)?;
-                let header: RenderHeader = frame.header()?;
-                let request = header.request.into_request()?;
-                let images = header
-                    .images
-                    .iter()
-                    .map(|image| {
-                        let input = ImageInput {
-                            bytes: frame.blob(&image.blob)?,
-                            enhance: image.enhance,
-                        };
-                        Ok((image.resource_uri.clone(), input))
-                    })
-                    .collect::<Result<HashMap<_, _>, EngineError>>()?;
-                let (canvas, report) = self.draw(&request, &images)?;
-                let pixels = canvas.pixels();
-                let header = DrawnHeader {
-                    width: pixels.width(),
-                    height: pixels.height(),
-                    report,
-                };
-                Ok(frame_of(&header, pixels.premultiplied()))
-            }
-            Op::Report => {
-                let value: Value = serde_json::from_slice(input)
-                    .map_err(|e| EngineError::Request(format!("side: {e}")))?;
-                let side = Side::from_json(value, "side").map_err(|error| EngineError::Side {
-                    path: "side".into(),
-                    error,
-                })?;
-                let report = self.report(&side)?;
-                Ok(serde_json::to_vec(&report).expect("serialises"))
-            }
-            Op::Ingest => {
-                let frame = Frame::read(input)?;
-                let request: IngestRequest = frame.header()?;
-                let ingested = ingest(frame.blobs(), &request).map_err(EngineError::Ingest)?;
-                let mut out = FrameBuilder::new();
-                let blobs = ingested.blobs.iter().map(|blob| out.blob(blob)).collect();
-                Ok(out.finish(&IngestedHeader {
-                    report: ingested.report,
-                    blobs,
-                }))
-            }
-            Op::Measure => {
-                let request: MeasureRequest = serde_json::from_slice(input)
-                    .map_err(|e| EngineError::Request(format!("measure request: {e}")))?;
-                let measurement = self.measure(&request)?;
-                Ok(serde_json::to_vec(&measurement).expect("serialises"))
-            }
-        }
     }
 }

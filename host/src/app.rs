@@ -24,7 +24,9 @@ use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
 use crate::http::state::AppState;
 use crate::http::{observe, rpc, serve};
-use crate::infra::engine::{ENGINE_WASM, EngineCallError, EngineHost, EngineLimits, EngineSetup};
+use crate::infra::engine::{
+    ENGINE_WASM, EngineCallError, EngineClient, EngineHost, EngineLimits, EngineSetup,
+};
 use crate::infra::fonts::{Fonts, FontsError};
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
@@ -143,7 +145,7 @@ impl Application {
             passwords: PasswordHashing::new(config.engine_instances.max(2)),
             secret_key,
             webhooks: Arc::new(webhooks),
-            engine: engine.engine,
+            engine: EngineClient::new(engine.engine),
             templates: engine.templates,
         });
         let state = Arc::new(AppState {

@@ -3,11 +3,12 @@
 //! parallel sign-in guesses and checkout clicks, unsigned uploads as free storage and
 //! engine time, slow bodies holding upload permits, and the smaller holes after them.
 
+use presspack::domain::images::IMAGES;
+use presspack::domain::packs::PACKS;
 use std::time::Duration;
 
 use presspack::domain::customers;
-use presspack::domain::keys::{self, Permission};
-use presspack::infra::store::Kind;
+use presspack::domain::keys;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
@@ -27,8 +28,8 @@ every_store!(
     a_guesser_elsewhere_cannot_lock_the_owner_out,
     ten_clicks_on_place_order_place_one_order,
     a_cart_changed_since_the_checkout_page_is_shown_again,
-    a_store_failure_fails_the_checkout_not_a_line,
-    store_failures_on_drop_ins_say_try_again,
+    a_corrupt_record_fails_the_checkout_not_a_line,
+    corrupt_records_on_drop_ins_are_not_invalid_links,
     calls_without_a_key_are_limited_per_address,
     unsigned_upload_bytes_are_budgeted_before_the_engine,
     unused_uploads_are_swept_and_used_ones_kept,
@@ -76,7 +77,7 @@ async fn multipart(app: &TestApp, uri: &str, parts: &[(&str, &str)]) -> ApiRespo
 }
 
 async fn pack_count(app: &TestApp) -> usize {
-    app.store.list(Kind::Pack).await.unwrap().len()
+    app.store.list(PACKS).await.unwrap().len()
 }
 
 /// Critical: an old query-string signature (from a log), sent again with a multipart body
@@ -482,30 +483,32 @@ async fn a_cart_changed_since_the_checkout_page_is_shown_again(kind: StoreKind) 
 }
 
 /// Replaces a pack's stored record with bytes that are not a pack: the store answers, but
-/// what it answers cannot be read (as when the store fails mid-request).
+/// what it answers cannot be read. A corrupt record is the server's fault, not a passing
+/// outage: pages say something went wrong (500), the API `internal_error`; nothing is
+/// placed or dropped either way (an outage: `a_store_outage_says_try_again`).
 async fn break_pack(app: &TestApp, pack: &str) {
-    let stored = app.store.get(Kind::Pack, pack).await.unwrap().unwrap();
+    let stored = app.store.get(PACKS, pack).await.unwrap().unwrap();
     assert!(
         app.store
-            .replace(Kind::Pack, pack, b"\xff not a pack", stored.revision)
+            .replace(PACKS, pack, b"\xff not a pack", stored.revision)
             .await
             .unwrap()
     );
 }
 
 /// Medium: a store failure while pricing the cart dropped the line and placed the rest.
-async fn a_store_failure_fails_the_checkout_not_a_line(kind: StoreKind) {
+async fn a_corrupt_record_fails_the_checkout_not_a_line(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let (shopper, email, packs) = shopper_with_cart(&app, 2).await;
     let form = shopper.get("/checkout").await;
     break_pack(&app, &packs[1]).await;
     let page = place_order(&shopper, &form).await;
-    assert_eq!(page.status, 503, "{}", page.body);
-    assert!(page.body.contains("try again"), "{}", page.body);
+    assert_eq!(page.status, 500, "{}", page.body);
+    assert!(page.body.contains("Something went wrong"), "{}", page.body);
     let page = shopper.get("/checkout").await;
-    assert_eq!(page.status, 503, "{}", page.body);
+    assert_eq!(page.status, 500, "{}", page.body);
     let page = shopper.get("/cart").await;
-    assert_eq!(page.status, 503, "{}", page.body);
+    assert_eq!(page.status, 500, "{}", page.body);
     let customer = customers::find_by_email(app.store.as_ref(), &email)
         .await
         .unwrap()
@@ -514,7 +517,7 @@ async fn a_store_failure_fails_the_checkout_not_a_line(kind: StoreKind) {
     assert_eq!(customer.cart.len(), 2, "no line dropped");
 }
 
-async fn store_failures_on_drop_ins_say_try_again(kind: StoreKind) {
+async fn corrupt_records_on_drop_ins_are_not_invalid_links(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let (pack, drop_ins) = new_pack(&app, &[]).await;
     let shopper = Shopper::new(&app);
@@ -525,12 +528,13 @@ async fn store_failures_on_drop_ins_say_try_again(kind: StoreKind) {
             .get(name)
             .map_or_else(|| local(&drop_ins["edit"]).replace("/edit", "/cart"), local);
         let page = shopper.get(&url).await;
-        assert_eq!(page.status, 503, "{name}: {}", page.body);
-        assert!(page.body.contains("try again"), "{}", page.body);
+        assert_eq!(page.status, 500, "{name}: {}", page.body);
+        assert!(page.body.contains("Something went wrong"), "{}", page.body);
         assert!(!page.body.contains("not valid"), "{}", page.body);
     }
     let page = shopper.get(&format!("/packs/{pack}/sides/0")).await;
-    assert_eq!(page.status, 503);
+    assert_eq!(page.status, 500);
+    app.get_pack(&pack).await.error("internal_error");
     // A pack that does not exist is still "not valid".
     let page = shopper
         .get(&format!(
@@ -540,6 +544,63 @@ async fn store_failures_on_drop_ins_say_try_again(kind: StoreKind) {
         ))
         .await;
     assert_eq!(page.status, 404);
+}
+
+/// A store that stops answering is a passing outage: the API says `store_unavailable`, a page
+/// says to try again (503), and once the store answers again the service goes on without a
+/// restart. Redis refuses every command of the server's own ACL user while it is "down".
+#[tokio::test]
+async fn a_store_outage_says_try_again() {
+    let user = format!("presspack-test-{:016x}", rand::random::<u64>());
+    let admin = redis::Client::open(crate::helpers::redis_url()).unwrap();
+    let mut admin = admin.get_multiplexed_async_connection().await.unwrap();
+    let acl = |rules: &[&str]| {
+        let mut command = redis::cmd("ACL");
+        command.arg("SETUSER").arg(&user);
+        for rule in rules {
+            command.arg(*rule);
+        }
+        command
+    };
+    let _: () = acl(&["on", ">outage-test", "~*", "&*", "+@all"])
+        .query_async(&mut admin)
+        .await
+        .unwrap();
+    let url = crate::helpers::redis_url().replacen(
+        "redis://",
+        &format!("redis://{user}:outage-test@"),
+        1,
+    );
+    let app = spawn_app_with(StoreKind::Redis, |config| config.redis_url = Some(url)).await;
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let shopper = Shopper::new(&app);
+    shopper.sign_up(&unique_email()).await;
+
+    let _: () = acl(&["-@all"]).query_async(&mut admin).await.unwrap();
+    let message = app.get_pack(&pack).await.error("store_unavailable");
+    assert!(message.contains("try again"), "{message}");
+    let page = shopper.get(&local(&drop_ins["edit"])).await;
+    assert_eq!(page.status, 503, "{}", page.body);
+    assert!(page.body.contains("try again"), "{}", page.body);
+    assert!(!page.body.contains("not valid"), "{}", page.body);
+    let page = shopper.get("/cart").await;
+    assert_eq!(page.status, 503, "{}", page.body);
+    assert!(app.metrics().await.lines().any(|line| {
+        line.strip_prefix("presspack_store_errors_total ")
+            .is_some_and(|count| count != "0")
+    }));
+
+    let _: () = acl(&["+@all"]).query_async(&mut admin).await.unwrap();
+    app.get_pack(&pack).await.ok();
+    let page = shopper.get(&local(&drop_ins["edit"])).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    drop(app);
+    let _: () = redis::cmd("ACL")
+        .arg("DELUSER")
+        .arg(&user)
+        .query_async(&mut admin)
+        .await
+        .unwrap();
 }
 
 /// Medium: without a key, uploads and engine time were free.
@@ -611,7 +672,7 @@ async fn unsigned_upload_bytes_are_budgeted_before_the_engine(kind: StoreKind) {
     assert!(message.starts_with("imageFile"), "{message}");
     assert!(message.contains("100000 bytes"), "{message}");
     // Nothing of the refused file was stored.
-    assert_eq!(app.store.list(Kind::Image).await.unwrap().len(), 1);
+    assert_eq!(app.store.list(IMAGES).await.unwrap().len(), 1);
 }
 
 /// The `presspack_blob_bytes` figure of `/metrics`.
@@ -977,7 +1038,7 @@ fn an_answered_nonce_is_refused_after_kill_9() {
             ..presspack::config::Config::default()
         };
         let store = presspack::app::open_store(&config).await.unwrap();
-        crate::helpers::create_key(&store, &Permission::ALL).await
+        crate::helpers::create_key(&store, &crate::helpers::every_permission()).await
     });
     let params = [("method", "svc.pack.getPhysicalSpec"), ("packId", "x")];
     let mut replays = Vec::new();

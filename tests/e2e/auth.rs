@@ -1,5 +1,6 @@
 //! API keys, OAuth 1.0a signatures, per-operation rules and pack ownership.
 
+use presspack::domain::packs::PACKS;
 use std::num::NonZeroU64;
 
 use presspack::app::Application;
@@ -7,7 +8,7 @@ use presspack::domain::keys::{self, Permission};
 use presspack::domain::packs::PackRecord;
 use presspack::http::auth::AuthRule;
 use presspack::http::rpc::OPERATIONS;
-use presspack::infra::store::{Kind, StoreError};
+use presspack::infra::store::StoreError;
 use reqwest::Method;
 
 use crate::helpers::{
@@ -273,7 +274,8 @@ async fn granted_permissions_open_their_operations(kind: StoreKind) {
 
 async fn a_key_reads_and_updates_only_its_own_packs_until_a_customer_owns_them(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    let other = Credentials::from(&create_key(&app.store, &Permission::ALL).await);
+    let other =
+        Credentials::from(&create_key(&app.store, &crate::helpers::every_permission()).await);
     let id = app.create_pack("businesscard", &[]).await["packId"]
         .as_str()
         .unwrap()
@@ -302,15 +304,10 @@ async fn a_key_reads_and_updates_only_its_own_packs_until_a_customer_owns_them(k
         app.post(params).await.ok();
     }
     // A customer takes ownership (the drop-in pages do this; here, directly in the store).
-    presspack::infra::store::modify(
-        app.store.as_ref(),
-        Kind::Pack,
-        &id,
-        |record: &mut PackRecord| {
-            record.owner = Some("customer-1".into());
-            Ok::<(), StoreError>(())
-        },
-    )
+    presspack::infra::store::modify(app.store.as_ref(), PACKS, &id, |record: &mut PackRecord| {
+        record.owner = Some("customer-1".into());
+        Ok::<(), StoreError>(())
+    })
     .await
     .unwrap()
     .unwrap();

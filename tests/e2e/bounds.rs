@@ -1,7 +1,7 @@
 //! Every input has a bound, and going past one is a clear error naming the parameter, at the
 //! API's edge: parameters and multipart parts per request, sides, cards, data items and text
 //! per pack, and overlays per render. (Body size: `transport`; image sizes: `images`; the
-//! engine's waiting room: `engine_host`'s unit tests; rate limits: `operations`; JSON depth:
+//! engine's waiting room: `infra::engine::pool`'s unit tests; rate limits: `operations`; JSON depth:
 //! `packs`.)
 
 use serde_json::json;

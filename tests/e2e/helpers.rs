@@ -8,6 +8,7 @@ use presspack::config::Config;
 use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
 use presspack::infra::store::SharedStore;
 use serde_json::Value;
+use strum::IntoEnumIterator;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -171,7 +172,7 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     let mut config = test_config(kind, data_dir.path());
     adjust(&mut config);
     let store = open_store(&config).await.expect("store opens");
-    let key = create_key(&store, &Permission::ALL).await;
+    let key = create_key(&store, &every_permission()).await;
     let mut app = TestApp {
         address: String::new(),
         metrics_address: None,
@@ -185,6 +186,11 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     };
     app.start().await;
     app
+}
+
+/// Every permission a key can have.
+pub fn every_permission() -> Vec<Permission> {
+    Permission::iter().collect()
 }
 
 /// Creates an API key with `permissions` (the inherent ones are always there).

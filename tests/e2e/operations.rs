@@ -1,8 +1,6 @@
 //! What operators watch and rely on: `/healthz`, `/readyz`, `/metrics`, the request id of
 //! every response, and per-key rate limits.
 
-use presspack::domain::keys::Permission;
-
 use crate::every_store;
 use crate::helpers::{ApiResponse, StoreKind, create_key, spawn_app, spawn_app_with};
 
@@ -133,7 +131,7 @@ async fn each_key_has_its_own_rate_limit(kind: StoreKind) {
     assert!((1..=60).contains(&retry), "{retry}");
 
     // Another key has its own window; unsigned calls have their address's.
-    let other = create_key(&app.store, &Permission::ALL).await;
+    let other = create_key(&app.store, &crate::helpers::every_permission()).await;
     let theirs = app
         .send(
             reqwest::Method::POST,

@@ -1,9 +1,8 @@
 //! Templates, renderSide, renderSideUrl, getRenderedSide and text.measure over HTTP, with the
 //! engine running under wasmtime in the server.
 
+use presspack::http::rpc::render::RENDERED_SIDES;
 use std::path::Path;
-
-use presspack::infra::store::Kind;
 
 use presspack_engine::model::Template;
 use presspack_engine::render::{Engine, MeasureRequest};
@@ -451,7 +450,7 @@ async fn render_side_url_serves_the_png_without_a_key(kind: StoreKind) {
     // Expiry is the store's: a blob past its time is gone (the render's is 3 hours).
     app.store
         .put_blob(
-            Kind::RenderedSide,
+            RENDERED_SIDES,
             "short",
             b"png",
             Some(std::time::Duration::from_millis(50)),
@@ -460,7 +459,7 @@ async fn render_side_url_serves_the_png_without_a_key(kind: StoreKind) {
         .unwrap();
     assert!(
         app.store
-            .get_blob(Kind::RenderedSide, "short")
+            .get_blob(RENDERED_SIDES, "short")
             .await
             .unwrap()
             .is_some()
@@ -468,7 +467,7 @@ async fn render_side_url_serves_the_png_without_a_key(kind: StoreKind) {
     tokio::time::sleep(std::time::Duration::from_millis(120)).await;
     assert!(
         app.store
-            .get_blob(Kind::RenderedSide, "short")
+            .get_blob(RENDERED_SIDES, "short")
             .await
             .unwrap()
             .is_none()

@@ -1,10 +1,16 @@
 //! The `Store` trait's contract, run against both implementations.
 
+use presspack::domain::designs::DESIGNS;
+use presspack::domain::orders::record::ORDERS;
+use presspack::domain::packs::PACKS;
+use presspack::domain::webhooks::WEBHOOKS_PENDING;
+use presspack::http::auth::NONCES;
+use presspack::http::client::RATE_LIMITS;
 use std::sync::Arc;
 use std::time::Duration;
 
 use presspack::app::open_store;
-use presspack::infra::store::{Claim, Kind, SharedStore};
+use presspack::infra::store::{Claim, SharedStore};
 
 use crate::every_store;
 use crate::helpers::{RedisKeys, StoreKind, test_config};
@@ -30,52 +36,52 @@ async fn store(
 async fn insert_get_replace_delete_list(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _config, _keys) = store(kind, dir.path()).await;
-    assert!(store.get(Kind::Design, "a").await.unwrap().is_none());
-    assert!(store.insert(Kind::Design, "a", b"one").await.unwrap());
+    assert!(store.get(DESIGNS, "a").await.unwrap().is_none());
+    assert!(store.insert(DESIGNS, "a", b"one").await.unwrap());
     assert!(
-        !store.insert(Kind::Design, "a", b"again").await.unwrap(),
+        !store.insert(DESIGNS, "a", b"again").await.unwrap(),
         "insert never overwrites"
     );
-    let got = store.get(Kind::Design, "a").await.unwrap().unwrap();
+    let got = store.get(DESIGNS, "a").await.unwrap().unwrap();
     assert_eq!((got.revision, got.value.as_slice()), (1, &b"one"[..]));
-    assert!(store.replace(Kind::Design, "a", b"two", 1).await.unwrap());
+    assert!(store.replace(DESIGNS, "a", b"two", 1).await.unwrap());
     assert!(
-        !store.replace(Kind::Design, "a", b"stale", 1).await.unwrap(),
+        !store.replace(DESIGNS, "a", b"stale", 1).await.unwrap(),
         "stale revision"
     );
-    let got = store.get(Kind::Design, "a").await.unwrap().unwrap();
+    let got = store.get(DESIGNS, "a").await.unwrap().unwrap();
     assert_eq!((got.revision, got.value.as_slice()), (2, &b"two"[..]));
     assert!(
-        store.get(Kind::Pack, "a").await.unwrap().is_none(),
+        store.get(PACKS, "a").await.unwrap().is_none(),
         "kinds are separate"
     );
-    assert!(store.insert(Kind::Design, "b*{x}", b"").await.unwrap());
-    assert_eq!(store.list(Kind::Design).await.unwrap(), ["a", "b*{x}"]);
-    assert!(store.delete(Kind::Design, "a").await.unwrap());
-    assert!(!store.delete(Kind::Design, "a").await.unwrap());
-    assert!(!store.replace(Kind::Design, "a", b"gone", 2).await.unwrap());
-    assert_eq!(store.list(Kind::Design).await.unwrap(), ["b*{x}"]);
-    store.delete(Kind::Design, "b*{x}").await.unwrap();
+    assert!(store.insert(DESIGNS, "b*{x}", b"").await.unwrap());
+    assert_eq!(store.list(DESIGNS).await.unwrap(), ["a", "b*{x}"]);
+    assert!(store.delete(DESIGNS, "a").await.unwrap());
+    assert!(!store.delete(DESIGNS, "a").await.unwrap());
+    assert!(!store.replace(DESIGNS, "a", b"gone", 2).await.unwrap());
+    assert_eq!(store.list(DESIGNS).await.unwrap(), ["b*{x}"]);
+    store.delete(DESIGNS, "b*{x}").await.unwrap();
 }
 
 async fn compare_and_swap_loses_no_increment(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _config, _keys) = store(kind, dir.path()).await;
-    store.insert(Kind::Pack, "counter", b"0").await.unwrap();
+    store.insert(PACKS, "counter", b"0").await.unwrap();
     let tasks: Vec<_> = (0..8)
         .map(|_| {
             let store = Arc::clone(&store);
             tokio::spawn(async move {
                 for _ in 0..25 {
                     loop {
-                        let current = store.get(Kind::Pack, "counter").await.unwrap().unwrap();
+                        let current = store.get(PACKS, "counter").await.unwrap().unwrap();
                         let n: u64 = std::str::from_utf8(&current.value)
                             .unwrap()
                             .parse()
                             .unwrap();
                         let next = (n + 1).to_string();
                         if store
-                            .replace(Kind::Pack, "counter", next.as_bytes(), current.revision)
+                            .replace(PACKS, "counter", next.as_bytes(), current.revision)
                             .await
                             .unwrap()
                         {
@@ -89,10 +95,10 @@ async fn compare_and_swap_loses_no_increment(kind: StoreKind) {
     for task in tasks {
         task.await.unwrap();
     }
-    let done = store.get(Kind::Pack, "counter").await.unwrap().unwrap();
+    let done = store.get(PACKS, "counter").await.unwrap().unwrap();
     assert_eq!(done.value, b"200");
     assert_eq!(done.revision, 201);
-    store.delete(Kind::Pack, "counter").await.unwrap();
+    store.delete(PACKS, "counter").await.unwrap();
 }
 
 async fn a_second_process_sees_the_same_records(kind: StoreKind) {
@@ -100,32 +106,17 @@ async fn a_second_process_sees_the_same_records(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let (first, config, _keys) = store(kind, dir.path()).await;
     let second = open_store(&config).await.unwrap();
-    assert!(first.insert(Kind::Design, "shared", b"x").await.unwrap());
+    assert!(first.insert(DESIGNS, "shared", b"x").await.unwrap());
     assert_eq!(
-        second
-            .get(Kind::Design, "shared")
-            .await
-            .unwrap()
-            .unwrap()
-            .value,
+        second.get(DESIGNS, "shared").await.unwrap().unwrap().value,
         b"x"
     );
-    assert!(
-        second
-            .replace(Kind::Design, "shared", b"y", 1)
-            .await
-            .unwrap()
-    );
+    assert!(second.replace(DESIGNS, "shared", b"y", 1).await.unwrap());
     assert_eq!(
-        first
-            .get(Kind::Design, "shared")
-            .await
-            .unwrap()
-            .unwrap()
-            .value,
+        first.get(DESIGNS, "shared").await.unwrap().unwrap().value,
         b"y"
     );
-    first.delete(Kind::Design, "shared").await.unwrap();
+    first.delete(DESIGNS, "shared").await.unwrap();
 }
 
 async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind) {
@@ -133,23 +124,19 @@ async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind
     let (store, config, _keys) = store(kind, dir.path()).await;
     let long = Duration::from_secs(60);
     let claim = |id| Claim {
-        kind: Kind::Nonce,
+        kind: NONCES,
         id,
         ttl: long,
     };
-    assert!(store.insert(Kind::Design, "owner", b"x").await.unwrap());
+    assert!(store.insert(DESIGNS, "owner", b"x").await.unwrap());
     let (record, claimed) = store
-        .get_and_claim(Kind::Design, "owner", &claim("n1"))
+        .get_and_claim(DESIGNS, "owner", &claim("n1"))
         .await
         .unwrap();
     assert_eq!(record.unwrap().value, b"x", "the record is read as by get");
     assert!(claimed);
     let claimed_again = |store: SharedStore, owner: &'static str, claim: Claim<'static>| async move {
-        store
-            .get_and_claim(Kind::Design, owner, &claim)
-            .await
-            .unwrap()
-            .1
+        store.get_and_claim(DESIGNS, owner, &claim).await.unwrap().1
     };
     assert!(
         !claimed_again(store.clone(), "owner", claim("n1")).await,
@@ -161,7 +148,7 @@ async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind
         "claims belong to their record, which need not exist"
     );
     let other_kind = Claim {
-        kind: Kind::Pack,
+        kind: PACKS,
         ..claim("n1")
     };
     assert!(
@@ -169,13 +156,13 @@ async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind
         "kinds are separate"
     );
     assert_eq!(
-        store.list(Kind::Design).await.unwrap(),
+        store.list(DESIGNS).await.unwrap(),
         ["owner"],
         "claims are not records"
     );
     // A released claim is free again, and stays free after a restart; the others stay taken.
     store
-        .release_claim(Kind::Design, "owner", &claim("n2"))
+        .release_claim(DESIGNS, "owner", &claim("n2"))
         .await
         .unwrap();
     drop(store);
@@ -204,7 +191,7 @@ async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind
 async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _config, _keys) = store(kind, dir.path()).await;
-    let queue = Kind::WebhookPending;
+    let queue = WEBHOOKS_PENDING;
     assert!(store.due(queue, i64::MAX, 10).await.unwrap().is_empty());
     for (id, at) in [
         ("late", 3000),
@@ -226,12 +213,9 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     store.schedule(queue, "early", 4000).await.unwrap();
     store.unschedule(queue, "middle").await.unwrap();
     store.unschedule(queue, "never scheduled").await.unwrap();
-    store.schedule(Kind::Order, "other kind", 0).await.unwrap();
+    store.schedule(ORDERS, "other kind", 0).await.unwrap();
     assert_eq!(store.due(queue, 5000, 10).await.unwrap(), ["late", "early"]);
-    assert_eq!(
-        store.due(Kind::Order, 5000, 10).await.unwrap(),
-        ["other kind"]
-    );
+    assert_eq!(store.due(ORDERS, 5000, 10).await.unwrap(), ["other kind"]);
 }
 
 async fn windows_count_events_until_they_end(kind: StoreKind) {
@@ -240,22 +224,22 @@ async fn windows_count_events_until_they_end(kind: StoreKind) {
     let minute = Duration::from_secs(60);
     for expected in 1..=3 {
         let (count, left) = store
-            .count_in_window(Kind::RateLimit, "key-a", minute, 1)
+            .count_in_window(RATE_LIMITS, "key-a", minute, 1)
             .await
             .unwrap();
         assert_eq!(count, expected);
         assert!(left <= minute && left > Duration::from_secs(30), "{left:?}");
     }
     // Ids and kinds count apart.
-    let other = store.count_in_window(Kind::RateLimit, "key-b", minute, 1);
+    let other = store.count_in_window(RATE_LIMITS, "key-b", minute, 1);
     assert_eq!(other.await.unwrap().0, 1);
-    let kind_apart = store.count_in_window(Kind::Nonce, "key-a", minute, 1);
+    let kind_apart = store.count_in_window(NONCES, "key-a", minute, 1);
     assert_eq!(kind_apart.await.unwrap().0, 1);
     // A new window starts once the old one has ended.
     let short = Duration::from_millis(200);
     assert_eq!(
         store
-            .count_in_window(Kind::RateLimit, "key-c", short, 1)
+            .count_in_window(RATE_LIMITS, "key-c", short, 1)
             .await
             .unwrap()
             .0,
@@ -263,7 +247,7 @@ async fn windows_count_events_until_they_end(kind: StoreKind) {
     );
     tokio::time::sleep(short * 2).await;
     let (count, _) = store
-        .count_in_window(Kind::RateLimit, "key-c", short, 1)
+        .count_in_window(RATE_LIMITS, "key-c", short, 1)
         .await
         .unwrap();
     assert_eq!(count, 1);

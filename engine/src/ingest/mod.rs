@@ -20,6 +20,7 @@ use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageFormat};
 use serde::{Deserialize, Serialize};
 
+use crate::failure::FailureCode;
 use crate::model::Catalogue;
 use crate::raster::MAX_IMAGE_PIXELS;
 pub use facts::Format;
@@ -127,15 +128,15 @@ pub enum IngestError {
 }
 
 impl IngestError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> FailureCode {
         match self {
-            IngestError::Unsupported => "unsupported_image_type",
-            IngestError::Transparent => "transparent_png",
-            IngestError::TooManyPixels { .. } => "image_too_many_pixels",
-            IngestError::SideTooLong { .. } => "image_side_too_long",
-            IngestError::TooLargeToDecode { .. } => "image_too_large_to_decode",
-            IngestError::Undecodable { .. } => "undecodable_image",
-            IngestError::UnreadablePdf(_) => "unreadable_pdf",
+            IngestError::Unsupported => FailureCode::UnsupportedImageType,
+            IngestError::Transparent => FailureCode::TransparentPng,
+            IngestError::TooManyPixels { .. } => FailureCode::ImageTooManyPixels,
+            IngestError::SideTooLong { .. } => FailureCode::ImageSideTooLong,
+            IngestError::TooLargeToDecode { .. } => FailureCode::ImageTooLargeToDecode,
+            IngestError::Undecodable { .. } => FailureCode::UndecodableImage,
+            IngestError::UnreadablePdf(_) => FailureCode::UnreadablePdf,
         }
     }
 

@@ -15,6 +15,11 @@ use tokio::sync::Semaphore;
 
 use crate::infra::store::{self, Kind, Store, StoreError, random_id};
 
+/// Record kind: customer accounts, by customer id.
+pub const CUSTOMERS: Kind = Kind::new("customer");
+/// Record kind: a normalised e-mail address -> customer id; unique by insert.
+pub const CUSTOMER_EMAILS: Kind = Kind::new("customer-email");
+
 /// Password length bounds, in characters (NIST SP 800-63B: at least 8, allow at least 64).
 pub const MIN_PASSWORD: usize = 8;
 pub const MAX_PASSWORD: usize = 128;
@@ -151,17 +156,17 @@ impl PasswordHashing {
             .permits
             .acquire()
             .await
-            .map_err(|e| StoreError(e.to_string()))?;
+            .map_err(|e| StoreError::corrupt(e.to_string()))?;
         tokio::task::spawn_blocking(work)
             .await
-            .map_err(|e| StoreError(format!("password hashing failed: {e}")))
+            .map_err(|e| StoreError::unavailable(format!("password hashing failed: {e}")))
     }
 
     async fn hash(&self, password: &str) -> Result<String, AccountError> {
         let password = password.to_owned();
         self.run(move || hash_now(&password))
             .await?
-            .map_err(|e| AccountError::Store(StoreError(e)))
+            .map_err(|e| AccountError::Store(StoreError::unavailable(e)))
     }
 
     async fn verify(&self, password: &str, hash: Option<&str>) -> Result<bool, StoreError> {
@@ -189,9 +194,7 @@ fn hash_now(password: &str) -> Result<String, String> {
 }
 
 pub async fn load(store: &dyn Store, id: &str) -> Result<Option<Customer>, StoreError> {
-    Ok(store::load(store, Kind::Customer, id)
-        .await?
-        .map(|(c, _)| c))
+    Ok(store::load(store, CUSTOMERS, id).await?.map(|(c, _)| c))
 }
 
 /// Changes a customer record with compare-and-swap (see [`store::modify`]).
@@ -200,9 +203,9 @@ pub async fn modify<E: From<StoreError>>(
     id: &str,
     change: impl FnMut(&mut Customer) -> Result<(), E>,
 ) -> Result<Customer, E> {
-    store::modify(store, Kind::Customer, id, change)
+    store::modify(store, CUSTOMERS, id, change)
         .await?
-        .ok_or_else(|| StoreError(format!("customer {id} has vanished")).into())
+        .ok_or_else(|| StoreError::conflict(format!("customer {id} has vanished")).into())
 }
 
 pub async fn sign_up(
@@ -218,7 +221,7 @@ pub async fn sign_up(
         return Err(invalid("name", format!("1 to {MAX_NAME} characters")));
     }
     check_password(password)?;
-    if store.get(Kind::CustomerEmail, &email).await?.is_some() {
+    if store.get(CUSTOMER_EMAILS, &email).await?.is_some() {
         return Err(AccountError::EmailTaken);
     }
     let customer = Customer {
@@ -232,15 +235,15 @@ pub async fn sign_up(
         trial_order: None,
         checkouts: Vec::new(),
     };
-    let value = serde_json::to_vec(&customer).map_err(|e| StoreError(e.to_string()))?;
-    store.insert(Kind::Customer, &customer.id, &value).await?;
+    let value = serde_json::to_vec(&customer).map_err(|e| StoreError::corrupt(e.to_string()))?;
+    store.insert(CUSTOMERS, &customer.id, &value).await?;
     // The address record decides who has the address; a sign-up that lost the race removes
     // its customer record again.
     if !store
-        .insert(Kind::CustomerEmail, &email, customer.id.as_bytes())
+        .insert(CUSTOMER_EMAILS, &email, customer.id.as_bytes())
         .await?
     {
-        store.delete(Kind::Customer, &customer.id).await?;
+        store.delete(CUSTOMERS, &customer.id).await?;
         return Err(AccountError::EmailTaken);
     }
     Ok(customer)
@@ -265,7 +268,7 @@ pub async fn find_by_email(store: &dyn Store, email: &str) -> Result<Option<Cust
     let Ok(email) = normalise_email(email) else {
         return Ok(None);
     };
-    match store.get(Kind::CustomerEmail, &email).await? {
+    match store.get(CUSTOMER_EMAILS, &email).await? {
         Some(id) => load(store, &String::from_utf8_lossy(&id.value)).await,
         None => Ok(None),
     }

@@ -8,6 +8,9 @@ use serde_json::value::RawValue;
 
 use crate::infra::store::{Kind, Store, StoreError};
 
+/// Record kind: designs (starting packs), by design code.
+pub const DESIGNS: Kind = Kind::new("design");
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Design {
@@ -70,21 +73,21 @@ impl Design {
 }
 
 pub async fn find(store: &dyn Store, code: &str) -> Result<Option<Design>, StoreError> {
-    Ok(crate::infra::store::load(store, Kind::Design, code)
+    Ok(crate::infra::store::load(store, DESIGNS, code)
         .await?
         .map(|(design, _)| design))
 }
 
 /// Stores a new design; `false` if the code is taken.
 pub async fn add(store: &dyn Store, design: &Design) -> Result<bool, StoreError> {
-    let value = serde_json::to_vec(design).map_err(|e| StoreError(e.to_string()))?;
-    store.insert(Kind::Design, &design.code, &value).await
+    let value = serde_json::to_vec(design).map_err(|e| StoreError::corrupt(e.to_string()))?;
+    store.insert(DESIGNS, &design.code, &value).await
 }
 
 pub async fn list(store: &dyn Store) -> Result<Vec<String>, StoreError> {
-    store.list(Kind::Design).await
+    store.list(DESIGNS).await
 }
 
 pub async fn remove(store: &dyn Store, code: &str) -> Result<bool, StoreError> {
-    store.delete(Kind::Design, code).await
+    store.delete(DESIGNS, code).await
 }

@@ -4,12 +4,14 @@
 //! fault of the store or the engine, its cause for the log. Nothing here logs or counts: the
 //! HTTP edge does, once, where it answers ([`crate::http::observe::record_failure`]).
 
+use presspack_engine::failure::FailureCode;
 use presspack_engine::model::ModelError;
 
 use crate::infra::engine::EngineCallError;
-use crate::infra::store::StoreError;
+use crate::infra::store::{StoreError, StoreErrorKind};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Every code is listed in docs/api.md (a test checks it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumIter)]
 pub enum ErrorCode {
     UnknownMethod,
     MissingParameter,
@@ -57,52 +59,6 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// Every code, for the documentation test that keeps docs/api.md in step.
-    pub const ALL: [ErrorCode; 42] = [
-        ErrorCode::UnknownMethod,
-        ErrorCode::MissingParameter,
-        ErrorCode::InvalidParameter,
-        ErrorCode::MalformedJson,
-        ErrorCode::NotAvailableYet,
-        ErrorCode::RequestTooLarge,
-        ErrorCode::UnsupportedContentType,
-        ErrorCode::ConflictingParameters,
-        ErrorCode::RequestTooSlow,
-        ErrorCode::UnknownProduct,
-        ErrorCode::PackNotFound,
-        ErrorCode::InvalidPack,
-        ErrorCode::InvalidPhysicalSpec,
-        ErrorCode::UnknownDesignCode,
-        ErrorCode::MissingSignature,
-        ErrorCode::UnknownKey,
-        ErrorCode::InvalidSignature,
-        ErrorCode::StaleTimestamp,
-        ErrorCode::ReusedNonce,
-        ErrorCode::PermissionDenied,
-        ErrorCode::KeyDisabled,
-        ErrorCode::SignatureNotAllowed,
-        ErrorCode::InvalidOauthParameters,
-        ErrorCode::PackOwnedByCustomer,
-        ErrorCode::UnknownTemplate,
-        ErrorCode::InvalidSide,
-        ErrorCode::UnknownFont,
-        ErrorCode::MissingImage,
-        ErrorCode::InvalidImage,
-        ErrorCode::RenderedSideNotFound,
-        ErrorCode::ImageRejected,
-        ErrorCode::ImageFetchFailed,
-        ErrorCode::ImageAddressNotAllowed,
-        ErrorCode::PackNotOrderable,
-        ErrorCode::TrialPartnerMismatch,
-        ErrorCode::NotATrialProduct,
-        ErrorCode::CartFull,
-        ErrorCode::StoreUnavailable,
-        ErrorCode::Internal,
-        ErrorCode::EngineFailure,
-        ErrorCode::ServerBusy,
-        ErrorCode::RateLimited,
-    ];
-
     /// What kind of failure the code is.
     pub fn kind(self) -> ErrorKind {
         use ErrorCode::*;
@@ -214,13 +170,37 @@ impl ErrorKind {
     }
 }
 
+/// Where a failure beneath an operation came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CauseSource {
+    Store,
+    Engine,
+}
+
+/// What failed beneath an operation, for the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cause {
+    pub source: CauseSource,
+    pub detail: String,
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let source = match self.source {
+            CauseSource::Store => "store",
+            CauseSource::Engine => "engine",
+        };
+        write!(f, "{source}: {}", self.detail)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DomainError {
     pub code: ErrorCode,
     /// For the client: names the parameter and the problem.
     pub message: String,
     /// For the log only (it can name hosts or the engine's internals): what failed beneath.
-    pub cause: Option<String>,
+    pub cause: Option<Cause>,
 }
 
 impl DomainError {
@@ -232,10 +212,18 @@ impl DomainError {
         }
     }
 
-    /// `code` and `message` for the client, `cause` for the log.
-    pub fn caused(code: ErrorCode, message: impl Into<String>, cause: impl ToString) -> Self {
+    /// `code` and `message` for the client, what failed beneath for the log.
+    pub fn caused(
+        code: ErrorCode,
+        message: impl Into<String>,
+        source: CauseSource,
+        detail: impl ToString,
+    ) -> Self {
         DomainError {
-            cause: Some(cause.to_string()),
+            cause: Some(Cause {
+                source,
+                detail: detail.to_string(),
+            }),
             ..DomainError::new(code, message)
         }
     }
@@ -270,13 +258,32 @@ impl DomainError {
     }
 }
 
+/// A store failure keeps its kind: an outage or a write that lost too many races is worth
+/// trying again; a record that cannot be read is the server's fault.
 impl From<StoreError> for DomainError {
     fn from(error: StoreError) -> Self {
-        DomainError::caused(
-            ErrorCode::StoreUnavailable,
-            "the data store is unavailable; try again shortly",
-            error,
-        )
+        let cause = format!("{:?}: {error}", error.kind);
+        let store = CauseSource::Store;
+        match error.kind {
+            StoreErrorKind::Unavailable => DomainError::caused(
+                ErrorCode::StoreUnavailable,
+                "the data store is unavailable; try again shortly",
+                store,
+                cause,
+            ),
+            StoreErrorKind::Conflict => DomainError::caused(
+                ErrorCode::StoreUnavailable,
+                "the record is being changed by many requests at once; try again shortly",
+                store,
+                cause,
+            ),
+            StoreErrorKind::Corrupt => DomainError::caused(
+                ErrorCode::Internal,
+                "a stored record could not be read (logged under this reply's X-Request-Id)",
+                store,
+                cause,
+            ),
+        }
     }
 }
 
@@ -287,24 +294,30 @@ impl From<StoreError> for DomainError {
 impl From<EngineCallError> for DomainError {
     fn from(error: EngineCallError) -> Self {
         match error {
-            EngineCallError::Refused(failure) if failure.code == "engine_error" => {
+            EngineCallError::Refused(failure) if failure.code == FailureCode::EngineError => {
                 // An answer the host could not read: internal text, not a message for clients.
                 DomainError::caused(
                     ErrorCode::EngineFailure,
                     "this input is not supported: the engine refused it without a readable \
                      reason (logged under this reply's X-Request-Id)",
+                    CauseSource::Engine,
                     format!("unreadable engine refusal: {}", failure.message),
                 )
             }
             EngineCallError::Refused(failure) => {
-                let code = match failure.code.as_str() {
-                    "unknown_template" => ErrorCode::UnknownTemplate,
-                    "unknown_font" => ErrorCode::UnknownFont,
-                    "missing_image" => ErrorCode::MissingImage,
-                    "undecodable_image" | "image_too_large" => ErrorCode::InvalidImage,
-                    "invalid_max_side" => ErrorCode::InvalidParameter,
-                    "invalid_side" | "datum_mismatch" | "too_many_data" | "invalid_text"
-                    | "too_many_overlays" => ErrorCode::InvalidSide,
+                let code = match failure.code {
+                    FailureCode::UnknownTemplate => ErrorCode::UnknownTemplate,
+                    FailureCode::UnknownFont => ErrorCode::UnknownFont,
+                    FailureCode::MissingImage => ErrorCode::MissingImage,
+                    FailureCode::UndecodableImage | FailureCode::ImageTooLarge => {
+                        ErrorCode::InvalidImage
+                    }
+                    FailureCode::InvalidMaxSide => ErrorCode::InvalidParameter,
+                    FailureCode::InvalidSide
+                    | FailureCode::DatumMismatch
+                    | FailureCode::TooManyData
+                    | FailureCode::InvalidText
+                    | FailureCode::TooManyOverlays => ErrorCode::InvalidSide,
                     _ => ErrorCode::Internal,
                 };
                 DomainError::new(code, failure.message)
@@ -324,6 +337,7 @@ impl From<EngineCallError> for DomainError {
                      X-Request-Id)",
                     limit.as_millis()
                 ),
+                CauseSource::Engine,
                 error,
             ),
             EngineCallError::Trapped(_) => DomainError::caused(
@@ -331,11 +345,19 @@ impl From<EngineCallError> for DomainError {
                 "this input is not supported: the engine failed on it (its memory limit, or a \
                  fault); make it smaller or simpler (the failure is logged under this reply's \
                  X-Request-Id)",
+                CauseSource::Engine,
+                error,
+            ),
+            EngineCallError::Unreadable(_) => DomainError::caused(
+                ErrorCode::Internal,
+                "the engine's answer could not be read (logged under this reply's X-Request-Id)",
+                CauseSource::Engine,
                 error,
             ),
             EngineCallError::Setup(_) => DomainError::caused(
                 ErrorCode::EngineFailure,
                 "the render engine is not available just now; try again shortly",
+                CauseSource::Engine,
                 error,
             ),
         }
@@ -345,29 +367,24 @@ impl From<EngineCallError> for DomainError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::IntoEnumIterator;
 
     #[test]
     fn numbers_and_names_are_unique() {
-        let mut numbers: Vec<u32> = ErrorCode::ALL
-            .iter()
-            .map(|c| c.number_and_name().0)
-            .collect();
-        let mut names: Vec<&str> = ErrorCode::ALL
-            .iter()
-            .map(|c| c.number_and_name().1)
-            .collect();
+        let mut numbers: Vec<u32> = ErrorCode::iter().map(|c| c.number_and_name().0).collect();
+        let mut names: Vec<&str> = ErrorCode::iter().map(|c| c.number_and_name().1).collect();
         numbers.sort();
         numbers.dedup();
         names.sort();
         names.dedup();
-        assert_eq!(numbers.len(), ErrorCode::ALL.len());
-        assert_eq!(names.len(), ErrorCode::ALL.len());
+        assert_eq!(numbers.len(), ErrorCode::iter().count());
+        assert_eq!(names.len(), ErrorCode::iter().count());
     }
 
     #[test]
     fn docs_api_md_lists_every_error_code() {
         let docs = include_str!("../../../docs/api.md");
-        for code in ErrorCode::ALL {
+        for code in ErrorCode::iter() {
             let (number, name) = code.number_and_name();
             let row = format!("| {number} | `{name}` |");
             assert!(

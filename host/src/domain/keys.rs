@@ -6,13 +6,30 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use strum::IntoEnumIterator;
 
 use crate::infra::store::{self, Kind, Store, StoreError, Versioned};
 
+/// Record kind: API keys, by consumer key.
+pub const API_KEYS: Kind = Kind::new("apikey");
+
 /// What a key may do. `create`, `get_template`, `read` and `update` belong to every key
 /// (`read` and `update` only on the key's own packs); the others are granted by the operator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Permission {
     Create,
     GetTemplate,
@@ -25,28 +42,9 @@ pub enum Permission {
 }
 
 impl Permission {
-    pub const ALL: [Permission; 8] = [
-        Permission::Create,
-        Permission::GetTemplate,
-        Permission::Read,
-        Permission::Update,
-        Permission::CreateTrialPack,
-        Permission::AddToCart,
-        Permission::RenderSide,
-        Permission::ImportImage,
-    ];
-
+    /// The name in the store, the CLI and messages (as serde writes it).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Permission::Create => "create",
-            Permission::GetTemplate => "get_template",
-            Permission::Read => "read",
-            Permission::Update => "update",
-            Permission::CreateTrialPack => "create_trial_pack",
-            Permission::AddToCart => "add_to_cart",
-            Permission::RenderSide => "render_side",
-            Permission::ImportImage => "import_image",
-        }
+        self.into()
     }
 
     /// Whether every key has this permission, so it cannot be granted or revoked.
@@ -68,16 +66,13 @@ impl FromStr for Permission {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Permission::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Permission::ALL.iter().map(|p| p.as_str()).collect();
-                format!(
-                    "{s:?} is not a permission; permissions are {}",
-                    names.join(", ")
-                )
-            })
+        Permission::iter().find(|p| p.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = Permission::iter().map(Permission::as_str).collect();
+            format!(
+                "{s:?} is not a permission; permissions are {}",
+                names.join(", ")
+            )
+        })
     }
 }
 
@@ -110,10 +105,7 @@ impl ApiKey {
 
     /// All permissions of the key, inherent ones included.
     pub fn permissions(&self) -> Vec<Permission> {
-        Permission::ALL
-            .into_iter()
-            .filter(|p| self.has(*p))
-            .collect()
+        Permission::iter().filter(|p| self.has(*p)).collect()
     }
 }
 
@@ -225,11 +217,8 @@ pub async fn create(store: &dyn Store, new: NewKey) -> Result<ApiKey, KeyError> 
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
     };
-    let value = serde_json::to_vec(&key).map_err(|e| StoreError(e.to_string()))?;
-    if !store
-        .insert(Kind::ApiKey, &key.consumer_key, &value)
-        .await?
-    {
+    let value = serde_json::to_vec(&key).map_err(|e| StoreError::corrupt(e.to_string()))?;
+    if !store.insert(API_KEYS, &key.consumer_key, &value).await? {
         return Err(KeyError::Invalid(
             "consumer key collision; try again".into(),
         ));
@@ -238,19 +227,19 @@ pub async fn create(store: &dyn Store, new: NewKey) -> Result<ApiKey, KeyError> 
 }
 
 pub async fn find(store: &dyn Store, consumer_key: &str) -> Result<Option<ApiKey>, StoreError> {
-    Ok(store::load(store, Kind::ApiKey, consumer_key)
+    Ok(store::load(store, API_KEYS, consumer_key)
         .await?
         .map(|(key, _)| key))
 }
 
 /// The key in a record read from the store.
 pub fn decode(consumer_key: &str, stored: Versioned) -> Result<ApiKey, StoreError> {
-    store::decode(Kind::ApiKey, consumer_key, stored).map(|(key, _)| key)
+    store::decode(API_KEYS, consumer_key, stored).map(|(key, _)| key)
 }
 
 pub async fn list(store: &dyn Store) -> Result<Vec<ApiKey>, StoreError> {
     let mut keys = Vec::new();
-    for id in store.list(Kind::ApiKey).await? {
+    for id in store.list(API_KEYS).await? {
         keys.extend(find(store, &id).await?);
     }
     Ok(keys)
@@ -262,7 +251,7 @@ pub async fn change(
     consumer_key: &str,
     change: impl FnMut(&mut ApiKey) -> Result<(), KeyError>,
 ) -> Result<ApiKey, KeyError> {
-    store::modify(store, Kind::ApiKey, consumer_key, change)
+    store::modify(store, API_KEYS, consumer_key, change)
         .await?
         .ok_or_else(|| KeyError::NotFound(consumer_key.to_owned()))
 }

@@ -4,11 +4,10 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use presspack_engine::layout::LayoutReport;
+use presspack_engine::failure::FailureCode;
 use presspack_engine::model::{
-    Pack, PhysicalSpec, Product, Warning, WarningCode, pack_warnings, template_warnings,
+    Pack, PhysicalSpec, Product, Side, Warning, WarningCode, pack_warnings, template_warnings,
 };
-use presspack_engine::wire::Op;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -19,6 +18,9 @@ use crate::domain::services::Services;
 use crate::infra::engine::EngineCallError;
 use crate::infra::store::{Kind, Store, random_id};
 use crate::infra::templates::Templates;
+
+/// Record kind: packs, by pack id.
+pub const PACKS: Kind = Kind::new("pack");
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -179,7 +181,7 @@ pub async fn load(store: &dyn Store, id: &str) -> Result<StoredPack, DomainError
     if !is_pack_id(id) {
         return Err(not_found());
     }
-    let (record, _) = crate::infra::store::load(store, Kind::Pack, id)
+    let (record, _) = crate::infra::store::load(store, PACKS, id)
         .await?
         .ok_or_else(not_found)?;
     Ok(StoredPack {
@@ -194,7 +196,7 @@ pub async fn insert(store: &dyn Store, record: &PackRecord) -> Result<String, Do
     // A collision of 128 random bits does not happen; the loop only keeps that a certainty.
     for _ in 0..4 {
         let id = random_id();
-        if store.insert(Kind::Pack, &id, &value).await? {
+        if store.insert(PACKS, &id, &value).await? {
             return Ok(id);
         }
     }
@@ -210,7 +212,7 @@ pub async fn modify(
     if !is_pack_id(id) {
         return Err(not_found());
     }
-    let record = crate::infra::store::modify(store, Kind::Pack, id, change)
+    let record = crate::infra::store::modify(store, PACKS, id, change)
         .await?
         .ok_or_else(not_found)?;
     Ok(StoredPack {
@@ -239,29 +241,22 @@ pub fn stored_product<'a>(
 /// for every side with a template of the pack's product, from the engine's layout of it. A
 /// datum the template cannot take (wrong kind, unknown font) makes the pack invalid.
 pub async fn text_warnings(state: &Services, pack: &Pack) -> Result<Vec<Warning>, DomainError> {
-    let sides: Vec<(usize, &presspack_engine::model::Side)> = pack
+    let sides: Vec<(usize, &Side)> = pack
         .sides
         .iter()
         .enumerate()
         // A side without a template of this server is warned about already (PV010).
         .filter(|(_, side)| state.templates.get(&side.template_code).is_some())
         .collect();
-    let inputs = sides
-        .iter()
-        .map(|(_, side)| serde_json::to_vec(side).expect("sides serialise"))
-        .collect();
-    let reports = state
-        .engine
-        .call_each(Op::Report, inputs)
-        .await
-        .map_err(DomainError::from)?;
+    let to_report: Vec<&Side> = sides.iter().map(|(_, side)| *side).collect();
+    let reports = state.engine.reports(&to_report).await?;
     let mut warnings = Vec::new();
     for ((index, side), report) in sides.into_iter().zip(reports) {
-        let report: LayoutReport = match report {
-            Ok(output) => serde_json::from_slice(&output).map_err(|e| {
-                DomainError::new(ErrorCode::Internal, format!("engine report: {e}"))
-            })?,
-            Err(EngineCallError::Refused(failure)) if failure.code != "unknown_template" => {
+        let report = match report {
+            Ok(report) => report,
+            Err(EngineCallError::Refused(failure))
+                if failure.code != FailureCode::UnknownTemplate =>
+            {
                 return Err(DomainError::new(
                     ErrorCode::InvalidPack,
                     format!("pack.sides[{index}]: {}", failure.message),

@@ -9,7 +9,7 @@ use crate::domain::images::service::ImageService;
 use crate::domain::orders::record::PaymentProvider;
 use crate::domain::prices::PriceList;
 use crate::domain::webhooks::Webhooks;
-use crate::infra::engine::EngineHost;
+use crate::infra::engine::EngineClient;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{SharedBlobs, SharedStore};
 use crate::infra::templates::Templates;
@@ -22,7 +22,7 @@ pub struct Services {
     pub blobs: SharedBlobs,
     pub catalogue: &'static Catalogue,
     /// The engine's wasm module under wasmtime: every render and measurement.
-    pub engine: Arc<EngineHost>,
+    pub engine: EngineClient,
     pub templates: Arc<Templates>,
     pub images: ImageService,
     pub prices: PriceList,

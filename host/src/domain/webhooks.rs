@@ -32,6 +32,11 @@ use crate::domain::orders::record::{self, Order};
 use crate::infra::fetch::{FetchPolicy, Fetcher};
 use crate::infra::store::{self, Kind, SharedStore, Store, StoreError, unix_millis};
 
+/// Record kind: webhook messages waiting to be delivered (and their schedule).
+pub const WEBHOOKS_PENDING: Kind = Kind::new("webhook");
+/// Record kind: webhook messages delivered, or given up on after the last retry.
+pub const WEBHOOKS_DONE: Kind = Kind::new("webhook-done");
+
 pub const EVENT_TYPE: &str = "order.confirmed";
 
 /// The default delays before the second, third, ... attempt.
@@ -96,25 +101,17 @@ pub fn signature(secret: &str, id: &str, timestamp: i64, body: &str) -> Option<S
     ))
 }
 
-/// An RFC 3339 UTC time (`2026-11-23T16:05:00Z`) from seconds since 1970.
+/// An RFC 3339 UTC time (`2026-11-23T16:05:00Z`) from seconds since 1970 (the times given
+/// are the server's clock, far inside what RFC 3339 can write).
 fn rfc3339(seconds: u64) -> String {
-    let (days, rest) = (seconds / 86_400, seconds % 86_400);
-    // Howard Hinnant's civil-from-days.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+    i64::try_from(seconds)
+        .ok()
+        .and_then(|seconds| time::OffsetDateTime::from_unix_timestamp(seconds).ok())
+        .and_then(|time| {
+            time.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| "1970-01-01T00:00:00Z".to_owned())
 }
 
 /// Queues one message per ordered pack that has a trackingId and whose API key has a
@@ -158,13 +155,10 @@ pub async fn enqueue_order_confirmations(
             last_error: None,
             finished_at: None,
         };
-        let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
-        store
-            .insert(Kind::WebhookPending, &delivery.id, &value)
-            .await?;
-        store
-            .schedule(Kind::WebhookPending, &delivery.id, now)
-            .await?;
+        let value =
+            serde_json::to_vec(&delivery).map_err(|e| StoreError::corrupt(e.to_string()))?;
+        store.insert(WEBHOOKS_PENDING, &delivery.id, &value).await?;
+        store.schedule(WEBHOOKS_PENDING, &delivery.id, now).await?;
         ids.push(delivery.id);
     }
     Ok(ids)
@@ -217,7 +211,7 @@ pub async fn run_worker(
     }
     while !*stop.borrow() {
         let now = unix_millis();
-        match store.due(Kind::WebhookPending, now, BATCH).await {
+        match store.due(WEBHOOKS_PENDING, now, BATCH).await {
             Ok(ids) => {
                 // Several at once, so that one slow receiver does not hold up the others;
                 // each message is claimed on its own.
@@ -259,12 +253,10 @@ async fn deliver_logged(
 /// Puts every pending message on the schedule at its own time: a process that stopped
 /// between storing a message and scheduling it loses nothing. Runs once, at start.
 async fn reschedule_all(store: &dyn Store) -> Result<(), StoreError> {
-    for id in store.list(Kind::WebhookPending).await? {
-        if let Some((delivery, _)) =
-            store::load::<Delivery>(store, Kind::WebhookPending, &id).await?
-        {
+    for id in store.list(WEBHOOKS_PENDING).await? {
+        if let Some((delivery, _)) = store::load::<Delivery>(store, WEBHOOKS_PENDING, &id).await? {
             store
-                .schedule(Kind::WebhookPending, &id, delivery.due_at())
+                .schedule(WEBHOOKS_PENDING, &id, delivery.due_at())
                 .await?;
         }
     }
@@ -282,7 +274,7 @@ impl Delivery {
 async fn save(store: &dyn Store, delivery: &Delivery) -> Result<(), StoreError> {
     store::modify(
         store,
-        Kind::WebhookPending,
+        WEBHOOKS_PENDING,
         &delivery.id,
         |stored: &mut Delivery| {
             *stored = delivery.clone();
@@ -291,7 +283,7 @@ async fn save(store: &dyn Store, delivery: &Delivery) -> Result<(), StoreError> 
     )
     .await?;
     store
-        .schedule(Kind::WebhookPending, &delivery.id, delivery.due_at())
+        .schedule(WEBHOOKS_PENDING, &delivery.id, delivery.due_at())
         .await
 }
 
@@ -301,27 +293,27 @@ async fn deliver_if_due(
     id: &str,
 ) -> Result<(), StoreError> {
     let Some((mut delivery, revision)) =
-        store::load::<Delivery>(store, Kind::WebhookPending, id).await?
+        store::load::<Delivery>(store, WEBHOOKS_PENDING, id).await?
     else {
-        return store.unschedule(Kind::WebhookPending, id).await;
+        return store.unschedule(WEBHOOKS_PENDING, id).await;
     };
     let now = unix_millis();
     if delivery.due_at() > now {
         return store
-            .schedule(Kind::WebhookPending, id, delivery.due_at())
+            .schedule(WEBHOOKS_PENDING, id, delivery.due_at())
             .await;
     }
     // Claim it: another process that reads it now sees the lease and leaves it alone.
     delivery.leased_until = now + LEASE.as_millis() as i64;
-    let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
+    let value = serde_json::to_vec(&delivery).map_err(|e| StoreError::corrupt(e.to_string()))?;
     if !store
-        .replace(Kind::WebhookPending, id, &value, revision)
+        .replace(WEBHOOKS_PENDING, id, &value, revision)
         .await?
     {
         return Ok(()); // another worker took it
     }
     store
-        .schedule(Kind::WebhookPending, id, delivery.leased_until)
+        .schedule(WEBHOOKS_PENDING, id, delivery.leased_until)
         .await?;
     let outcome = match order_state(store, &delivery).await? {
         OrderState::Committed => attempt(store, webhooks, &delivery).await,
@@ -364,10 +356,11 @@ async fn deliver_if_due(
                 DeliveryState::GaveUp
             };
             delivery.finished_at = Some(now);
-            let value = serde_json::to_vec(&delivery).map_err(|e| StoreError(e.to_string()))?;
-            store.insert(Kind::WebhookDone, id, &value).await?;
-            store.delete(Kind::WebhookPending, id).await?;
-            store.unschedule(Kind::WebhookPending, id).await?;
+            let value =
+                serde_json::to_vec(&delivery).map_err(|e| StoreError::corrupt(e.to_string()))?;
+            store.insert(WEBHOOKS_DONE, id, &value).await?;
+            store.delete(WEBHOOKS_PENDING, id).await?;
+            store.unschedule(WEBHOOKS_PENDING, id).await?;
             tracing::info!(webhook = %id, state = ?delivery.state, attempts = delivery.attempts, "webhook finished");
         }
     }
@@ -377,8 +370,8 @@ async fn deliver_if_due(
 /// Takes queued messages back (an order that lost its checkout).
 pub async fn withdraw(store: &dyn Store, ids: &[String]) -> Result<(), StoreError> {
     for id in ids {
-        store.delete(Kind::WebhookPending, id).await?;
-        store.unschedule(Kind::WebhookPending, id).await?;
+        store.delete(WEBHOOKS_PENDING, id).await?;
+        store.unschedule(WEBHOOKS_PENDING, id).await?;
     }
     Ok(())
 }
@@ -474,7 +467,7 @@ async fn attempt(
 /// done is shown once, done.
 pub async fn list(store: &dyn Store) -> Result<Vec<Delivery>, StoreError> {
     let mut all: Vec<Delivery> = Vec::new();
-    for kind in [Kind::WebhookPending, Kind::WebhookDone] {
+    for kind in [WEBHOOKS_PENDING, WEBHOOKS_DONE] {
         for id in store.list(kind).await? {
             if let Some((delivery, _)) = store::load::<Delivery>(store, kind, &id).await? {
                 all.retain(|d| d.id != delivery.id);

@@ -12,6 +12,11 @@ use axum::extract::ConnectInfo;
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 
+use crate::infra::store::Kind;
+
+/// Record kind: fixed-window counts: calls per key or address, upload bytes, sign-in attempts.
+pub const RATE_LIMITS: Kind = Kind::new("ratelimit");
+
 /// An address range `address/prefix`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Network {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::domain::error::{DomainError, ErrorCode, ErrorKind};
+use crate::domain::error::{CauseSource, DomainError, ErrorKind};
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
 const BUCKETS: [f64; 12] = [
@@ -37,7 +37,11 @@ pub enum Edge {
 pub fn record_failure(error: &DomainError, edge: Edge) {
     let code = error.code.number_and_name().1;
     let message = &error.message;
-    if error.code == ErrorCode::StoreUnavailable && error.cause.is_some() {
+    if error
+        .cause
+        .as_ref()
+        .is_some_and(|cause| cause.source == CauseSource::Store)
+    {
         count_store_error();
     }
     let routine = edge == Edge::Api

@@ -5,6 +5,7 @@
 //! calls (a known one, else `unknown`) and the route template for pages (`/dropins/{pack_id}/
 //! {name}`), never the path or query, which carry pack ids and drop-in tokens.
 
+use crate::domain::keys::API_KEYS;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -17,7 +18,6 @@ use tracing::Instrument;
 
 use crate::http::metrics::{ApiOutcome, count_store_error};
 use crate::http::state::AppState;
-use crate::infra::store::Kind;
 
 /// The header carrying a request's id, taken from the client (or proxy) when it sends a
 /// sensible one, and returned on every response.
@@ -133,7 +133,7 @@ pub async fn healthz() -> &'static str {
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     let store = tokio::time::timeout(
         Duration::from_secs(2),
-        state.store.get(Kind::ApiKey, "readiness-probe"),
+        state.store.get(API_KEYS, "readiness-probe"),
     )
     .await;
     let problem = match store {

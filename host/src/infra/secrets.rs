@@ -8,6 +8,9 @@ use sha2::Sha256;
 
 use crate::infra::store::{Kind, Store, StoreError};
 
+/// Record kind: the deployment's secret key.
+pub const SECRETS: Kind = Kind::new("secret");
+
 /// The record holding the key.
 const KEY_ID: &str = "mac-key";
 
@@ -25,13 +28,12 @@ impl SecretKey {
     /// the others read its key).
     pub async fn load_or_create(store: &dyn Store) -> Result<SecretKey, StoreError> {
         let fresh: [u8; 32] = rand::random();
-        store.insert(Kind::Secret, KEY_ID, &fresh).await?;
-        let stored = store
-            .get(Kind::Secret, KEY_ID)
-            .await?
-            .ok_or_else(|| StoreError("the secret key vanished after it was stored".into()))?;
+        store.insert(SECRETS, KEY_ID, &fresh).await?;
+        let stored = store.get(SECRETS, KEY_ID).await?.ok_or_else(|| {
+            StoreError::unavailable("the secret key vanished after it was stored")
+        })?;
         let key: [u8; 32] = stored.value.as_slice().try_into().map_err(|_| {
-            StoreError(format!(
+            StoreError::corrupt(format!(
                 "the stored secret key is {} bytes, not 32",
                 stored.value.len()
             ))

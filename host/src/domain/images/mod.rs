@@ -15,13 +15,16 @@ pub mod retention;
 pub mod service;
 
 use presspack_engine::ingest::{IngestReport, RenditionKind};
-use presspack_engine::wire::{Op, ingest_frame, read_ingested};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::services::Services;
 use crate::infra::engine::EngineCallError;
 use crate::infra::store::{Kind, StoreError, load, unix_millis};
+
+/// Record kind: image records (facts and rendition blob ids), by image id; also the retention
+/// schedule.
+pub const IMAGES: Kind = Kind::new("image");
 
 /// The prefix of every image and rendition URI.
 pub const STORE_SCHEME: &str = "store://";
@@ -65,7 +68,7 @@ pub struct Refusal {
 /// Puts the unpinned image `id` on the schedule, due after the retention time from now.
 async fn keep_unused(state: &Services, id: &str) -> Result<(), StoreError> {
     let due = unix_millis() + state.images.settings().retention.as_millis() as i64;
-    state.store.schedule(Kind::Image, id, due).await
+    state.store.schedule(IMAGES, id, due).await
 }
 
 /// Stores an image (once per distinct file) and returns its id and record, or the engine's
@@ -78,9 +81,9 @@ pub async fn store_image(
     // and the deployment's key.
     let id = state.secret_key.mac("image", &[bytes])[..32].to_owned();
     let store = state.store.as_ref();
-    let existing = store.get(Kind::Image, &id).await?;
+    let existing = store.get(IMAGES, &id).await?;
     let tombstone = match existing
-        .map(|stored| crate::infra::store::decode::<ImageRecord>(Kind::Image, &id, stored))
+        .map(|stored| crate::infra::store::decode::<ImageRecord>(IMAGES, &id, stored))
         .transpose()?
     {
         Some((record, _)) if !record.swept => {
@@ -92,20 +95,18 @@ pub async fn store_image(
         Some((_, revision)) => Some(revision),
         None => None,
     };
-    let frame = ingest_frame(&state.images.ingest_request(bytes.len()), bytes);
-    let output = match state.engine.call(Op::Ingest, frame).await {
-        Ok(output) => output,
+    let request = state.images.ingest_request(bytes.len());
+    let ingested = match state.engine.ingest(&request, bytes).await {
+        Ok(ingested) => ingested,
         Err(EngineCallError::Refused(failure)) if failure.reason.is_some() => {
             return Ok(Err(Refusal {
-                code: failure.code,
+                code: failure.code.as_str().to_owned(),
                 message: failure.message,
                 reason: failure.reason.unwrap_or_default(),
             }));
         }
         Err(error) => return Err(error.into()),
     };
-    let ingested = read_ingested(&output)
-        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("engine answer: {e}")))?;
     // The blobs of an image made again after it was swept are apart from the old ones,
     // which the sweep may still be deleting.
     let owner = match tombstone {
@@ -134,11 +135,11 @@ pub async fn store_image(
     // schedule entry the sweep drops, never an image it does not know of.
     keep_unused(state, &id).await?;
     let written = match tombstone {
-        Some(revision) => store.replace(Kind::Image, &id, &value, revision).await?,
+        Some(revision) => store.replace(IMAGES, &id, &value, revision).await?,
         // Losing a race with the same file uploaded at once leaves the same record either
         // way (same owner, same blobs).
         None => {
-            store.insert(Kind::Image, &id, &value).await?;
+            store.insert(IMAGES, &id, &value).await?;
             true
         }
     };
@@ -167,8 +168,7 @@ pub async fn rendition_bytes(state: &Services, uri: &str) -> Result<Option<Vec<u
     if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(None);
     }
-    let Some((record, _)) = load::<ImageRecord>(state.store.as_ref(), Kind::Image, id).await?
-    else {
+    let Some((record, _)) = load::<ImageRecord>(state.store.as_ref(), IMAGES, id).await? else {
         return Ok(None);
     };
     if record.swept {

@@ -13,9 +13,10 @@
 //!   pin or an upload that got in first wins), deletes its blobs, then its record. Images
 //!   stored before retention existed are on no schedule and are never swept.
 
+use crate::domain::images::IMAGES;
 use std::time::Duration;
 
-use crate::infra::store::{self, Kind, SharedBlobs, Store, StoreError, unix_millis};
+use crate::infra::store::{self, SharedBlobs, Store, StoreError, unix_millis};
 
 use super::ImageRecord;
 
@@ -57,14 +58,14 @@ pub fn image_ids(json: &str) -> Vec<String> {
 pub async fn pin_images(store: &dyn Store, json: &str) -> Result<(), StoreError> {
     for id in image_ids(json) {
         // Most images are pinned already: read first, write only when needed.
-        match store::load::<ImageRecord>(store, Kind::Image, &id).await? {
+        match store::load::<ImageRecord>(store, IMAGES, &id).await? {
             Some((record, _)) if !record.pinned && !record.swept => {
-                store::modify::<ImageRecord, StoreError>(store, Kind::Image, &id, |record| {
+                store::modify::<ImageRecord, StoreError>(store, IMAGES, &id, |record| {
                     record.pinned = !record.swept;
                     Ok(())
                 })
                 .await?;
-                store.unschedule(Kind::Image, &id).await?;
+                store.unschedule(IMAGES, &id).await?;
             }
             _ => {}
         }
@@ -89,11 +90,7 @@ pub async fn sweep(
     let mut looked_at = 0;
     while looked_at < limit {
         let due = store
-            .due(
-                Kind::Image,
-                unix_millis(),
-                SWEEP_BATCH.min(limit - looked_at),
-            )
+            .due(IMAGES, unix_millis(), SWEEP_BATCH.min(limit - looked_at))
             .await?;
         if due.is_empty() {
             break;
@@ -115,13 +112,12 @@ async fn sweep_one(
     blobs: &SharedBlobs,
     id: &str,
 ) -> Result<Option<u64>, StoreError> {
-    let Some((mut record, revision)) = store::load::<ImageRecord>(store, Kind::Image, id).await?
-    else {
-        store.unschedule(Kind::Image, id).await?;
+    let Some((mut record, revision)) = store::load::<ImageRecord>(store, IMAGES, id).await? else {
+        store.unschedule(IMAGES, id).await?;
         return Ok(None);
     };
     if record.pinned {
-        store.unschedule(Kind::Image, id).await?;
+        store.unschedule(IMAGES, id).await?;
         return Ok(None);
     }
     // Marked first: from here on nobody is given the image, and a pin or upload that got in
@@ -130,8 +126,8 @@ async fn sweep_one(
         revision
     } else {
         record.swept = true;
-        let value = serde_json::to_vec(&record).map_err(|e| StoreError(e.to_string()))?;
-        if !store.replace(Kind::Image, id, &value, revision).await? {
+        let value = serde_json::to_vec(&record).map_err(|e| StoreError::corrupt(e.to_string()))?;
+        if !store.replace(IMAGES, id, &value, revision).await? {
             return Ok(None);
         }
         revision + 1
@@ -140,8 +136,8 @@ async fn sweep_one(
     for blob in record.blobs() {
         freed += blobs.delete(blob).await?;
     }
-    store.remove(Kind::Image, id, revision).await?;
-    store.unschedule(Kind::Image, id).await?;
+    store.remove(IMAGES, id, revision).await?;
+    store.unschedule(IMAGES, id).await?;
     tracing::info!(image = %id, bytes = freed, "unused image deleted");
     Ok(Some(freed))
 }

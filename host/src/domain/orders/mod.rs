@@ -17,9 +17,10 @@ pub mod record;
 use crate::domain::cart::{PricedLine, priced_lines};
 use crate::domain::customers::{self, Checkout, Customer};
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::orders::record::ORDERS;
 use crate::domain::services::Services;
 use crate::domain::webhooks;
-use crate::infra::store::{Kind, StoreError};
+use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
@@ -196,12 +197,8 @@ async fn place_claimed(
         .pay(&order)
         .await
         .map_err(CheckoutError::Payment)?;
-    let value = serde_json::to_vec(&order).map_err(|e| StoreError(e.to_string()))?;
-    if !state
-        .store
-        .insert(Kind::Order, &order.number, &value)
-        .await?
-    {
+    let value = serde_json::to_vec(&order).map_err(|e| StoreError::corrupt(e.to_string()))?;
+    if !state.store.insert(ORDERS, &order.number, &value).await? {
         return Err(
             DomainError::new(ErrorCode::Internal, "order number collision; try again").into(),
         );
@@ -226,7 +223,7 @@ async fn place_claimed(
     .await;
     if let Err(error) = committed {
         webhooks::withdraw(state.store.as_ref(), &queued).await?;
-        state.store.delete(Kind::Order, &order.number).await?;
+        state.store.delete(ORDERS, &order.number).await?;
         return Err(error);
     }
     state.webhooks.wake();

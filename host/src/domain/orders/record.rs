@@ -9,6 +9,9 @@ use serde_json::value::RawValue;
 use crate::domain::customers;
 use crate::infra::store::{self, Kind, Store, StoreError};
 
+/// Record kind: placed orders, by order number.
+pub const ORDERS: Kind = Kind::new("order");
+
 /// Where an order goes. Every field is bounded; `line2` may be empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -112,16 +115,14 @@ pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, Stor
     if number.len() > 32 {
         return Ok(None);
     }
-    Ok(store::load(store, Kind::Order, number)
-        .await?
-        .map(|(o, _)| o))
+    Ok(store::load(store, ORDERS, number).await?.map(|(o, _)| o))
 }
 
 /// Every placed order, oldest first (operator CLI). An order record no customer lists (a
 /// checkout that crashed before its commit) was never placed and is left out.
 pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
     let mut orders = Vec::new();
-    for number in store.list(Kind::Order).await? {
+    for number in store.list(ORDERS).await? {
         if let Some(order) = load(store, &number).await?
             && is_committed(store, &order).await?
         {

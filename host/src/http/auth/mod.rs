@@ -7,6 +7,7 @@
 pub mod oauth;
 pub mod rate;
 
+use crate::domain::keys::API_KEYS;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::domain::error::{DomainError, ErrorCode};
@@ -15,6 +16,10 @@ use crate::http::rpc::params::Params;
 use crate::http::state::AppState;
 use crate::infra::store::{Claim, Kind};
 use oauth::{Protocol, SignatureCheck};
+
+/// Record kind: OAuth nonces seen, claimed under their API key until their timestamps leave the
+/// window.
+pub const NONCES: Kind = Kind::new("nonce");
 
 /// How an operation is authorised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -186,13 +191,13 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
     let window = state.timestamp_window.as_secs();
     let nonce = format!("{}:{}", protocol.timestamp, protocol.nonce);
     let claim = Claim {
-        kind: Kind::Nonce,
+        kind: NONCES,
         id: &nonce,
         ttl: Duration::from_secs(2 * window + 1),
     };
     let (stored, claimed) = state
         .store
-        .get_and_claim(Kind::ApiKey, &protocol.consumer_key, &claim)
+        .get_and_claim(API_KEYS, &protocol.consumer_key, &claim)
         .await?;
     let checked = match stored {
         Some(stored) => keys::decode(&protocol.consumer_key, stored)
@@ -218,7 +223,7 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
             if claimed
                 && let Err(e) = state
                     .store
-                    .release_claim(Kind::ApiKey, &protocol.consumer_key, &claim)
+                    .release_claim(API_KEYS, &protocol.consumer_key, &claim)
                     .await
             {
                 tracing::warn!(error = %e, "could not give back the nonce of a refused request");

@@ -4,6 +4,7 @@
 //! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; a call over a limit fails
 //! with `rate_limited` and `Retry-After`, before any costly work.
 
+use crate::http::client::RATE_LIMITS;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue};
@@ -14,7 +15,6 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::keys::ApiKey;
 use crate::http::client::limit_key;
 use crate::http::state::AppState;
-use crate::infra::store::Kind;
 
 pub const WINDOW: Duration = Duration::from_secs(60);
 
@@ -75,7 +75,7 @@ pub async fn count_call(state: &AppState, key: &ApiKey) -> Result<Option<RateSta
     }
     let (used, reset) = state
         .store
-        .count_in_window(Kind::RateLimit, &key.consumer_key, WINDOW, 1)
+        .count_in_window(RATE_LIMITS, &key.consumer_key, WINDOW, 1)
         .await?;
     Ok(Some(RateState {
         who: "this key",
@@ -141,6 +141,6 @@ async fn count_for_address(
     let id = format!("{name}:{}", limit_key(client));
     Ok(state
         .store
-        .count_in_window(Kind::RateLimit, &id, window, amount)
+        .count_in_window(RATE_LIMITS, &id, window, amount)
         .await?)
 }

@@ -13,6 +13,7 @@
 //!   host shares the counts and parallel guesses cannot slip past them (see
 //!   [`SignInLimits`]).
 
+use crate::http::client::RATE_LIMITS;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,6 +31,9 @@ use crate::http::pages::settings::SignInLimits;
 use crate::http::state::AppState;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{Kind, Store, StoreError};
+
+/// Record kind: signed-in sessions: expiring values under the SHA-256 of their cookie.
+pub const SESSIONS: Kind = Kind::new("session");
 
 /// How long a session lasts after sign-in.
 pub const SESSION_TTL: Duration = Duration::from_secs(30 * 24 * 60 * 60);
@@ -134,7 +138,7 @@ impl Visitor {
         state
             .store
             .put_blob(
-                Kind::Session,
+                SESSIONS,
                 &session_key(&token),
                 customer.id.as_bytes(),
                 Some(SESSION_TTL),
@@ -172,10 +176,7 @@ impl Visitor {
 
     async fn end_session(&mut self, state: &AppState) -> Result<(), StoreError> {
         if let Some(token) = self.session_token.take() {
-            state
-                .store
-                .delete(Kind::Session, &session_key(&token))
-                .await?;
+            state.store.delete(SESSIONS, &session_key(&token)).await?;
         }
         Ok(())
     }
@@ -209,7 +210,7 @@ fn device_token(key: &SecretKey, email: &str) -> String {
 }
 
 async fn session_customer(store: &dyn Store, token: &str) -> Result<Option<Customer>, StoreError> {
-    let Some(id) = store.get_blob(Kind::Session, &session_key(token)).await? else {
+    let Some(id) = store.get_blob(SESSIONS, &session_key(token)).await? else {
         return Ok(None);
     };
     customers::load(store, &String::from_utf8_lossy(&id)).await
@@ -287,9 +288,7 @@ impl SignInLimits {
         }
         let mut wait = None;
         for (id, window, limit) in counts {
-            let (count, left) = store
-                .count_in_window(Kind::RateLimit, &id, window, 1)
-                .await?;
+            let (count, left) = store.count_in_window(RATE_LIMITS, &id, window, 1).await?;
             if count > limit {
                 wait = wait.max(Some(left));
             }
@@ -309,7 +308,7 @@ impl SignInLimits {
             .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key);
         store
             .forget_window(
-                Kind::RateLimit,
+                RATE_LIMITS,
                 &format!("signin:{}:{client}", address_key(email)),
             )
             .await

@@ -6,8 +6,8 @@ use std::time::Duration;
 use presspack_engine::images::{PlanError, plan_images};
 use presspack_engine::model::{ImageBasket, Pack, Side};
 use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
-use presspack_engine::render::{BoxType, EngineError, ImageInput, MAX_OVERLAYS, RenderRequest};
-use presspack_engine::wire::{Op, RenderHeaderInput, read_drawn, render_frame};
+use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS, RenderRequest};
+use presspack_engine::wire::RenderHeaderInput;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::PackRecord;
@@ -15,6 +15,9 @@ use crate::http::rpc::call::{Call, Reply};
 use crate::http::state::AppState;
 use crate::infra::store::Kind;
 use crate::infra::store::random_id;
+
+/// Record kind: a rendered side's PNG (renderSideUrl), expiring.
+pub const RENDERED_SIDES: Kind = Kind::new("rendered");
 
 /// How long a renderSideUrl URL works.
 pub const RENDERED_SIDE_TTL: Duration = Duration::from_secs(3 * 60 * 60);
@@ -134,19 +137,7 @@ async fn draw(state: &AppState, params: &RenderParams) -> Result<Vec<u8>, Domain
             (image.uri.as_str(), input)
         })
         .collect();
-    // The sandbox draws (it reads the untrusted templates, texts and images); its pixels are
-    // encoded natively, where they lie in its memory: encoding is plain arithmetic on a
-    // bounded buffer, and twice as fast as in wasm.
-    let encode = |drawn: &[u8]| {
-        let (_, pixels) = read_drawn(drawn)?;
-        pixels.encode_png().map_err(EngineError::Raster)
-    };
-    state
-        .engine
-        .call_with(Op::Draw, render_frame(&header, &refs), encode)
-        .await
-        .map_err(DomainError::from)?
-        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("the drawn side: {e}")))
+    Ok(state.engine.draw_png(&header, &refs).await?)
 }
 
 /// An image a render draws: the URI the side uses, the bytes of the rendition chosen, and
@@ -206,7 +197,7 @@ pub async fn render_side_url(state: &AppState, call: &Call<'_>) -> Result<Reply,
     let id = random_id();
     state
         .store
-        .put_blob(Kind::RenderedSide, &id, &png, Some(RENDERED_SIDE_TTL))
+        .put_blob(RENDERED_SIDES, &id, &png, Some(RENDERED_SIDE_TTL))
         .await
         .map_err(DomainError::from)?;
     let url = format!(
@@ -230,7 +221,7 @@ pub async fn get_rendered_side(state: &AppState, call: &Call<'_>) -> Result<Repl
     }
     let png = state
         .store
-        .get_blob(Kind::RenderedSide, id)
+        .get_blob(RENDERED_SIDES, id)
         .await
         .map_err(DomainError::from)?
         .ok_or_else(not_found)?;

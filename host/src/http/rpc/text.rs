@@ -4,7 +4,6 @@
 use presspack_engine::model::Font;
 use presspack_engine::render::MeasureRequest;
 use presspack_engine::text::MAX_TEXT_CHARS;
-use presspack_engine::wire::Op;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::http::rpc::call::{Call, Reply};
@@ -78,11 +77,5 @@ pub async fn measure(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainE
         wrapping_width,
         leading,
     };
-    let input = serde_json::to_vec(&request).expect("requests serialise");
-    let output = state
-        .engine
-        .call(Op::Measure, input)
-        .await
-        .map_err(DomainError::from)?;
-    Ok(Reply::document("application/json", output))
+    Reply::json(&state.engine.measure(&request).await?)
 }

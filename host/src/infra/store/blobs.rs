@@ -62,7 +62,7 @@ const STORED_BYTES_AGE: std::time::Duration = std::time::Duration::from_secs(60)
 impl DirectoryBlobs {
     pub fn open(root: &Path) -> Result<DirectoryBlobs, StoreError> {
         std::fs::create_dir_all(root).map_err(|e| {
-            StoreError(format!(
+            StoreError::unavailable(format!(
                 "cannot create blob directory {}: {e}",
                 root.display()
             ))
@@ -84,7 +84,7 @@ impl BlobStore for DirectoryBlobs {
         let id = blob_id(owner, bytes);
         let path = self.path(&id);
         let bytes = bytes.to_vec();
-        let io = |e: std::io::Error| StoreError(format!("blob {id}: {e}"));
+        let io = |e: std::io::Error| StoreError::unavailable(format!("blob {id}: {e}"));
         let written = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
             if path.exists() {
                 return Ok(());
@@ -106,7 +106,7 @@ impl BlobStore for DirectoryBlobs {
             result
         })
         .await
-        .map_err(|e| StoreError(format!("blob write stopped: {e}")))?;
+        .map_err(|e| StoreError::unavailable(format!("blob write stopped: {e}")))?;
         written.map_err(io)?;
         Ok(id)
     }
@@ -118,7 +118,7 @@ impl BlobStore for DirectoryBlobs {
         match tokio::fs::read(self.path(id)).await {
             Ok(bytes) => Ok(Some(bytes)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(StoreError(format!("blob {id}: {e}"))),
+            Err(e) => Err(StoreError::unavailable(format!("blob {id}: {e}"))),
         }
     }
 
@@ -127,7 +127,7 @@ impl BlobStore for DirectoryBlobs {
             return Ok(0);
         }
         let path = self.path(id);
-        let io = |e: std::io::Error| StoreError(format!("blob {id}: {e}"));
+        let io = |e: std::io::Error| StoreError::unavailable(format!("blob {id}: {e}"));
         let size = match tokio::fs::metadata(&path).await {
             Ok(metadata) => metadata.len(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
@@ -165,8 +165,8 @@ impl BlobStore for DirectoryBlobs {
             Ok(total)
         })
         .await
-        .map_err(|e| StoreError(format!("blob sizes: {e}")))?
-        .map_err(|e| StoreError(format!("blob sizes: {e}")))?;
+        .map_err(|e| StoreError::unavailable(format!("blob sizes: {e}")))?
+        .map_err(|e| StoreError::unavailable(format!("blob sizes: {e}")))?;
         *stored = Some((std::time::Instant::now(), bytes));
         Ok(bytes)
     }
@@ -239,5 +239,5 @@ impl BlobStore for RedisStore {
 }
 
 fn redis_error(e: redis::RedisError) -> StoreError {
-    StoreError(format!("redis: {e}"))
+    StoreError::unavailable(format!("redis: {e}"))
 }

@@ -89,7 +89,7 @@ struct Segment {
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> StoreError {
-    StoreError(format!("nonce log {}: {e}", path.display()))
+    StoreError::unavailable(format!("nonce log {}: {e}", path.display()))
 }
 
 /// Lines as bytes: per line, the entry id (16 bytes) and the expiry (i64 LE).
@@ -161,7 +161,7 @@ impl ExpiringSet {
             .open(&lock_path)
             .map_err(|e| io_error(&lock_path, e))?;
         lock.try_lock().map_err(|_| {
-            StoreError(format!(
+            StoreError::unavailable(format!(
                 "{} is in use by another presspack server: an embedded store serves one server \
                  process (the operator CLI may run beside it); use Redis to run several",
                 dir.display()

@@ -8,54 +8,19 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-/// The kinds of record; each is a separate key space.
+/// A kind of record: a key space of its own, declared by the module whose records it holds
+/// (`domain::packs::PACKS` is "pack"), so a new kind of record needs nothing here. The name is
+/// part of every stored key (and of the embedded store's rows): never rename one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Pack,
-    Design,
-    ApiKey,
-    /// OAuth nonces seen, kept until their timestamps leave the accepted window.
-    Nonce,
-    /// A rendered side's PNG (renderSideUrl), expiring.
-    RenderedSide,
-    /// An image's record: its facts and its renditions' blob ids (the bytes are blobs).
-    Image,
-    /// A customer account: credentials, cart, order numbers, trial status.
-    Customer,
-    /// A customer's e-mail address (normalised) -> customer id; unique by insert.
-    CustomerEmail,
-    /// A signed-in session, an expiring blob under the SHA-256 of its cookie.
-    Session,
-    /// A placed order, by order number.
-    Order,
-    /// An order-confirmation webhook waiting to be delivered.
-    WebhookPending,
-    /// A webhook delivered, or given up on after its last retry.
-    WebhookDone,
-    /// Calls counted against an API key's rate limit, per window.
-    RateLimit,
-    /// The deployment's secret key (see `secrets`).
-    Secret,
-}
+pub struct Kind(&'static str);
 
 impl Kind {
+    pub const fn new(name: &'static str) -> Kind {
+        Kind(name)
+    }
+
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Pack => "pack",
-            Kind::Design => "design",
-            Kind::ApiKey => "apikey",
-            Kind::Nonce => "nonce",
-            Kind::RenderedSide => "rendered",
-            Kind::Image => "image",
-            Kind::Customer => "customer",
-            Kind::CustomerEmail => "customer-email",
-            Kind::Session => "session",
-            Kind::Order => "order",
-            Kind::WebhookPending => "webhook",
-            Kind::WebhookDone => "webhook-done",
-            Kind::RateLimit => "ratelimit",
-            Kind::Secret => "secret",
-        }
+        self.0
     }
 }
 
@@ -66,11 +31,50 @@ pub struct Versioned {
     pub value: Vec<u8>,
 }
 
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct StoreError(pub String);
+/// What kind of store failure: callers answer "try again" to the first and the last, and
+/// treat a corrupt record as the server's fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreErrorKind {
+    /// The store cannot be reached or failed to answer.
+    Unavailable,
+    /// A record cannot be read (or written) as what it should be.
+    Corrupt,
+    /// Other writers kept changing the record; the write did not happen.
+    Conflict,
+}
 
-/// A short-lived entry under a record, for [`Store::get_and_claim`].
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct StoreError {
+    pub kind: StoreErrorKind,
+    /// For the log: it can name hosts and paths.
+    pub message: String,
+}
+
+impl StoreError {
+    pub fn unavailable(message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Unavailable,
+            message: message.into(),
+        }
+    }
+
+    pub fn corrupt(message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Corrupt,
+            message: message.into(),
+        }
+    }
+
+    pub fn conflict(message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Conflict,
+            message: message.into(),
+        }
+    }
+}
+
+/// A short-lived entry under a record, for [`Claims::get_and_claim`].
 #[derive(Debug, Clone, Copy)]
 pub struct Claim<'a> {
     pub kind: Kind,
@@ -78,8 +82,9 @@ pub struct Claim<'a> {
     pub ttl: Duration,
 }
 
+/// Versioned records: read, insert, compare-and-swap, delete, list.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Records: Send + Sync {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError>;
 
     /// Stores a new record at revision 1; `false` (and no write) if the key exists.
@@ -99,7 +104,18 @@ pub trait Store: Send + Sync + 'static {
     /// written or deleted since.
     async fn remove(&self, kind: Kind, id: &str, revision: u64) -> Result<bool, StoreError>;
 
-    /// Reads the record `kind`/`id`, as [`Store::get`], and in the same step claims `claim`
+    /// Deletes a record or blob; `false` if there was none.
+    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
+
+    /// The ids of every record of `kind`, sorted. For small, operator-managed kinds only (on
+    /// Redis it scans the whole key space).
+    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError>;
+}
+
+/// Short-lived claims under a record ("seen before?", as OAuth nonces are).
+#[async_trait]
+pub trait Claims: Send + Sync {
+    /// Reads the record `kind`/`id`, as [`Records::get`], and in the same step claims `claim`
     /// under it: one round trip on Redis, where the claim shares the record's hash slot.
     /// `true` if the claim was free (no unexpired claim of its kind and id under this record).
     /// Claims are a space apart from records, never read, and vanish after their `ttl`: the use
@@ -111,7 +127,7 @@ pub trait Store: Send + Sync + 'static {
         claim: &Claim<'_>,
     ) -> Result<(Option<Versioned>, bool), StoreError>;
 
-    /// Frees a claim made by [`Store::get_and_claim`] (a request that turned out invalid
+    /// Frees a claim made by [`Claims::get_and_claim`] (a request that turned out invalid
     /// gives its nonce back).
     async fn release_claim(
         &self,
@@ -119,7 +135,11 @@ pub trait Store: Send + Sync + 'static {
         id: &str,
         claim: &Claim<'_>,
     ) -> Result<(), StoreError>;
+}
 
+/// Fixed-window counters (rate limits, sign-in attempts).
+#[async_trait]
+pub trait Counters: Send + Sync {
     /// Adds `amount` (events, or bytes) to the count under `kind`/`id` in a fixed window that
     /// opens with its first addition and lasts `window`, in one atomic step: the count in the
     /// window so far (this addition included), and the time left in it. On Redis every host
@@ -135,7 +155,11 @@ pub trait Store: Send + Sync + 'static {
 
     /// Ends the window of `kind`/`id` early: the next addition opens a new one.
     async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError>;
+}
 
+/// Plain values that may expire (rendered sides, sessions).
+#[async_trait]
+pub trait ExpiringValues: Send + Sync {
     /// Stores bytes under `kind`/`id`, replacing any; with `ttl`, they disappear after it.
     async fn put_blob(
         &self,
@@ -147,22 +171,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// The bytes stored under `kind`/`id`, unless absent or expired.
     async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
+}
 
-    /// Takes what only a serving process needs; called once when a server starts. The
-    /// embedded store locks its nonce file here, so a second server on it stops at start-up.
-    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    /// Deletes a record or blob; `false` if there was none.
-    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError>;
-
-    /// The ids of every record of `kind`, sorted. For small, operator-managed kinds only (on
-    /// Redis it scans the whole key space).
-    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError>;
-
+/// Work schedules of background workers (webhook deliveries, the image sweep).
+#[async_trait]
+pub trait Schedule: Send + Sync {
     /// Puts `id` on the work schedule of `kind`, due at `at` (milliseconds since 1970),
-    /// replacing any earlier time: the queue of a background worker, read with [`Store::due`]
+    /// replacing any earlier time: the queue of a background worker, read with [`Schedule::due`]
     /// at a cost that grows with what is due, not with the whole store.
     async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError>;
 
@@ -171,6 +186,18 @@ pub trait Store: Send + Sync + 'static {
 
     /// Up to `limit` ids of `kind` due at `now` or earlier, earliest first.
     async fn due(&self, kind: Kind, now: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+}
+
+/// A whole store: every capability, and what a serving process needs of it.
+#[async_trait]
+pub trait Store:
+    Records + Claims + Counters + ExpiringValues + Schedule + Send + Sync + 'static
+{
+    /// Takes what only a serving process needs; called once when a server starts. The
+    /// embedded store locks its nonce file here, so a second server on it stops at start-up.
+    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// Where the data lives, for start-up messages (never includes a password).
     fn describe(&self) -> String;
@@ -207,8 +234,9 @@ pub fn decode<T: DeserializeOwned>(
     id: &str,
     stored: Versioned,
 ) -> Result<(T, u64), StoreError> {
-    let record = serde_json::from_slice(&stored.value)
-        .map_err(|e| StoreError(format!("stored {} {id} is unreadable: {e}", kind.as_str())))?;
+    let record = serde_json::from_slice(&stored.value).map_err(|e| {
+        StoreError::corrupt(format!("stored {} {id} is unreadable: {e}", kind.as_str()))
+    })?;
     Ok((record, stored.revision))
 }
 
@@ -230,13 +258,13 @@ where
             return Ok(None);
         };
         change(&mut record)?;
-        let value = serde_json::to_vec(&record).map_err(|e| StoreError(e.to_string()))?;
+        let value = serde_json::to_vec(&record).map_err(|e| StoreError::corrupt(e.to_string()))?;
         if store.replace(kind, id, &value, revision).await? {
             return Ok(Some(record));
         }
         tokio::task::yield_now().await;
     }
-    Err(StoreError(format!(
+    Err(StoreError::conflict(format!(
         "{} {id} is being changed by many requests at once; try again",
         kind.as_str()
     ))

@@ -16,7 +16,8 @@ mod sqlite;
 pub use blobs::{BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
 pub(crate) use interface::unix_millis;
 pub use interface::{
-    Claim, Kind, SharedStore, Store, StoreError, Versioned, decode, load, modify, random_id,
+    Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, SharedStore, Store,
+    StoreError, StoreErrorKind, Versioned, decode, load, modify, random_id,
 };
 pub use redis::RedisStore;
 pub use sqlite::SqliteStore;

@@ -17,7 +17,9 @@ use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
 use redis::{AsyncCommands, Cmd, FromRedisValue, Pipeline, RedisFuture, Script, Value};
 
-use super::interface::{Claim, Kind, Store, StoreError, Versioned};
+use super::interface::{
+    Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, Store, StoreError, Versioned,
+};
 
 const INSERT: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -109,7 +111,7 @@ fn versioned((revision, value): RecordFields) -> Option<Versioned> {
 }
 
 fn error(e: redis::RedisError) -> StoreError {
-    StoreError(format!("redis: {e}"))
+    StoreError::unavailable(format!("redis: {e}"))
 }
 
 /// `urls` (comma-separated) with their passwords replaced by `***`.
@@ -130,10 +132,11 @@ impl RedisStore {
     /// and checks that the server answers. Every key starts with `prefix`.
     pub async fn connect(url: &str, prefix: &str, cluster: bool) -> Result<RedisStore, StoreError> {
         let display_url = mask_password(url);
-        let invalid =
-            |e: redis::RedisError| StoreError(format!("invalid Redis URL {display_url}: {e}"));
+        let invalid = |e: redis::RedisError| {
+            StoreError::unavailable(format!("invalid Redis URL {display_url}: {e}"))
+        };
         let unreachable = |e: redis::RedisError| {
-            StoreError(format!("cannot connect to Redis at {display_url}: {e}"))
+            StoreError::unavailable(format!("cannot connect to Redis at {display_url}: {e}"))
         };
         let mut connection = if cluster {
             let client = ClusterClient::builder(url.split(','))
@@ -159,7 +162,9 @@ impl RedisStore {
         let _: String = redis::cmd("PING")
             .query_async(&mut connection)
             .await
-            .map_err(|e| StoreError(format!("Redis at {display_url} does not answer: {e}")))?;
+            .map_err(|e| {
+                StoreError::unavailable(format!("Redis at {display_url} does not answer: {e}"))
+            })?;
         Ok(RedisStore {
             connection,
             prefix: prefix.to_owned(),
@@ -210,7 +215,7 @@ impl RedisStore {
 }
 
 #[async_trait]
-impl Store for RedisStore {
+impl Records for RedisStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError> {
         let mut conn = self.connection.clone();
         let fields = self
@@ -264,6 +269,48 @@ impl Store for RedisStore {
         Ok(removed == 1)
     }
 
+    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.connection.clone();
+        let deleted: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;
+        Ok(deleted == 1)
+    }
+
+    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
+        let start = format!("{}{}:{{", self.prefix, kind.as_str());
+        let pattern = format!("{}*", redis_glob_escape(&start));
+        let keys = match &self.connection {
+            Connection::Single(_) => self.scan(&pattern, None).await?,
+            // SCAN walks one node's keys: ask every master.
+            Connection::Cluster(cluster) => {
+                let nodes: String = route(
+                    cluster,
+                    redis::cmd("CLUSTER").arg("NODES").clone(),
+                    SingleNodeRoutingInfo::Random,
+                )
+                .await?;
+                let mut keys = Vec::new();
+                for node in masters(&nodes) {
+                    keys.extend(self.scan(&pattern, Some(node)).await?);
+                }
+                keys
+            }
+        };
+        let mut ids: Vec<String> = keys
+            .iter()
+            .filter_map(|key| {
+                key.strip_prefix(&start)?
+                    .strip_suffix('}')
+                    .map(str::to_owned)
+            })
+            .collect();
+        ids.sort();
+        ids.dedup();
+        Ok(ids)
+    }
+}
+
+#[async_trait]
+impl Claims for RedisStore {
     async fn get_and_claim(
         &self,
         kind: Kind,
@@ -304,7 +351,10 @@ impl Store for RedisStore {
             .map_err(error)?;
         Ok(())
     }
+}
 
+#[async_trait]
+impl Counters for RedisStore {
     async fn count_in_window(
         &self,
         kind: Kind,
@@ -329,7 +379,10 @@ impl Store for RedisStore {
         let _: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;
         Ok(())
     }
+}
 
+#[async_trait]
+impl ExpiringValues for RedisStore {
     async fn put_blob(
         &self,
         kind: Kind,
@@ -358,13 +411,10 @@ impl Store for RedisStore {
             .await
             .map_err(error)
     }
+}
 
-    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
-        let mut conn = self.connection.clone();
-        let deleted: i64 = conn.del(self.key(kind, id)).await.map_err(error)?;
-        Ok(deleted == 1)
-    }
-
+#[async_trait]
+impl Schedule for RedisStore {
     async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError> {
         let mut conn = self.connection.clone();
         let _: i64 = redis::cmd("ZADD")
@@ -401,40 +451,10 @@ impl Store for RedisStore {
             .await
             .map_err(error)
     }
+}
 
-    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
-        let start = format!("{}{}:{{", self.prefix, kind.as_str());
-        let pattern = format!("{}*", redis_glob_escape(&start));
-        let keys = match &self.connection {
-            Connection::Single(_) => self.scan(&pattern, None).await?,
-            // SCAN walks one node's keys: ask every master.
-            Connection::Cluster(cluster) => {
-                let nodes: String = route(
-                    cluster,
-                    redis::cmd("CLUSTER").arg("NODES").clone(),
-                    SingleNodeRoutingInfo::Random,
-                )
-                .await?;
-                let mut keys = Vec::new();
-                for node in masters(&nodes) {
-                    keys.extend(self.scan(&pattern, Some(node)).await?);
-                }
-                keys
-            }
-        };
-        let mut ids: Vec<String> = keys
-            .iter()
-            .filter_map(|key| {
-                key.strip_prefix(&start)?
-                    .strip_suffix('}')
-                    .map(str::to_owned)
-            })
-            .collect();
-        ids.sort();
-        ids.dedup();
-        Ok(ids)
-    }
-
+#[async_trait]
+impl Store for RedisStore {
     fn describe(&self) -> String {
         let what = match self.connection {
             Connection::Single(_) => "Redis",
@@ -491,7 +511,7 @@ async fn route<T: FromRedisValue>(
         .route_command(command, RoutingInfo::SingleNode(node))
         .await
         .map_err(error)?;
-    T::from_redis_value(value).map_err(|e| StoreError(format!("redis: {e}")))
+    T::from_redis_value(value).map_err(|e| StoreError::unavailable(format!("redis: {e}")))
 }
 
 /// The masters of a cluster, from its `CLUSTER NODES` table (one line a node: id,

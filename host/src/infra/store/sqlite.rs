@@ -13,7 +13,10 @@ use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::expiring::ExpiringSet;
-use super::interface::{Claim, Kind, Store, StoreError, Versioned, unix_millis};
+use super::interface::{
+    Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, Store, StoreError, Versioned,
+    unix_millis,
+};
 
 /// The key of a claim under the record `kind`/`id` in the [`ExpiringSet`].
 /// A claim's key in the expiring set, in parts: `{claim kind}:{kind}:{id}:{claim id}`.
@@ -25,7 +28,7 @@ fn claim_key<'a>(kind: Kind, id: &'a str, claim: &Claim<'a>) -> [&'a str; 4] {
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 fn error(e: rusqlite::Error) -> StoreError {
-    StoreError(format!("sqlite: {e}"))
+    StoreError::unavailable(format!("sqlite: {e}"))
 }
 
 /// One SQLite file: a pool of read connections and one writer thread.
@@ -89,7 +92,7 @@ impl Database {
         std::thread::Builder::new()
             .name(format!("sqlite-writer {}", path.display()))
             .spawn(move || writer_thread(conn, jobs))
-            .map_err(|e| StoreError(format!("cannot start the SQLite writer: {e}")))?;
+            .map_err(|e| StoreError::unavailable(format!("cannot start the SQLite writer: {e}")))?;
         Ok(Database {
             path,
             idle: Mutex::new(Vec::new()),
@@ -108,8 +111,8 @@ impl Database {
         let job: WriteJob = Box::new(move |conn| {
             let outcome = match conn {
                 Some(conn) => f(conn).map_err(error),
-                None => Err(StoreError(
-                    "sqlite: the write transaction was rolled back".into(),
+                None => Err(StoreError::unavailable(
+                    "sqlite: the write transaction was rolled back",
                 )),
             };
             Box::new(move |commit_failed| {
@@ -121,10 +124,10 @@ impl Database {
         });
         self.writes
             .send(job)
-            .map_err(|_| StoreError("the SQLite writer has stopped".into()))?;
+            .map_err(|_| StoreError::unavailable("the SQLite writer has stopped"))?;
         result
             .await
-            .map_err(|_| StoreError("the SQLite writer has stopped".into()))?
+            .map_err(|_| StoreError::unavailable("the SQLite writer has stopped"))?
     }
 
     /// Runs the read `f` with a pooled connection, right on the calling task. WAL readers
@@ -148,7 +151,7 @@ impl Database {
 
 fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)
-        .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
+        .map_err(|e| StoreError::unavailable(format!("cannot open {}: {e}", path.display())))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
     // Memory-mapped reads: a read is a memory copy rather than a pread per page.
     conn.execute_batch(
@@ -188,8 +191,9 @@ impl SqliteStore {
     }
 
     pub fn open(dir: &Path) -> Result<SqliteStore, StoreError> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|e| {
+            StoreError::unavailable(format!("cannot create {}: {e}", dir.display()))
+        })?;
         let records = Database::open(
             dir.join(RECORDS_FILE),
             // A rowid table: records are kilobytes, which a WITHOUT ROWID table (an index
@@ -228,7 +232,7 @@ impl SqliteStore {
 }
 
 #[async_trait]
-impl Store for SqliteStore {
+impl Records for SqliteStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Versioned>, StoreError> {
         let id = id.to_owned();
         self.records
@@ -301,6 +305,34 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
+        let id = id.to_owned();
+        self.records
+            .write(move |conn| {
+                let records = conn
+                    .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
+                    .execute(params![kind.as_str(), id])?;
+                let blobs = conn
+                    .prepare_cached("DELETE FROM blobs WHERE kind = ?1 AND id = ?2")?
+                    .execute(params![kind.as_str(), id])?;
+                Ok(records + blobs > 0)
+            })
+            .await
+    }
+
+    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
+                    .query_map(params![kind.as_str()], |row| row.get(0))?
+                    .collect()
+            })
+            .await
+    }
+}
+
+#[async_trait]
+impl Claims for SqliteStore {
     async fn get_and_claim(
         &self,
         kind: Kind,
@@ -329,7 +361,10 @@ impl Store for SqliteStore {
             .release(&claim_key(kind, id, claim), unix_millis());
         Ok(())
     }
+}
 
+#[async_trait]
+impl Counters for SqliteStore {
     async fn count_in_window(
         &self,
         kind: Kind,
@@ -359,11 +394,10 @@ impl Store for SqliteStore {
             .remove(&format!("{}:{id}", kind.as_str()));
         Ok(())
     }
+}
 
-    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
-        self.expiring().await.map(|_| ())
-    }
-
+#[async_trait]
+impl ExpiringValues for SqliteStore {
     async fn put_blob(
         &self,
         kind: Kind,
@@ -408,32 +442,10 @@ impl Store for SqliteStore {
             })
             .await
     }
+}
 
-    async fn delete(&self, kind: Kind, id: &str) -> Result<bool, StoreError> {
-        let id = id.to_owned();
-        self.records
-            .write(move |conn| {
-                let records = conn
-                    .prepare_cached("DELETE FROM records WHERE kind = ?1 AND id = ?2")?
-                    .execute(params![kind.as_str(), id])?;
-                let blobs = conn
-                    .prepare_cached("DELETE FROM blobs WHERE kind = ?1 AND id = ?2")?
-                    .execute(params![kind.as_str(), id])?;
-                Ok(records + blobs > 0)
-            })
-            .await
-    }
-
-    async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
-        self.records
-            .read(move |conn| {
-                conn.prepare_cached("SELECT id FROM records WHERE kind = ?1 ORDER BY id")?
-                    .query_map(params![kind.as_str()], |row| row.get(0))?
-                    .collect()
-            })
-            .await
-    }
-
+#[async_trait]
+impl Schedule for SqliteStore {
     async fn schedule(&self, kind: Kind, id: &str, at: i64) -> Result<(), StoreError> {
         let id = id.to_owned();
         self.records
@@ -470,6 +482,13 @@ impl Store for SqliteStore {
                 .collect()
             })
             .await
+    }
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn prepare_to_serve(&self) -> Result<(), StoreError> {
+        self.expiring().await.map(|_| ())
     }
 
     fn describe(&self) -> String {

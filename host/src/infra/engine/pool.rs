@@ -1,5 +1,6 @@
 //! Runs the engine's wasm module (built by `build.rs`, embedded) under wasmtime: every render
-//! and measurement the service answers comes from the same wasm the browser runs.
+//! and measurement the service answers comes from the same wasm the browser runs. Calls here
+//! are bytes in and bytes out; [`super::EngineClient`] gives them types.
 //!
 //! A pool of instances, each already initialised with the fonts and templates, serves calls
 //! one at a time per instance. Each instance has a memory limit and each call a time limit
@@ -11,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+use presspack_engine::failure::FailureCode;
 use presspack_engine::wire::{Failure, Op};
 use tokio::sync::{Semaphore, SemaphorePermit};
 use wasmtime::{
@@ -74,6 +76,9 @@ pub enum EngineCallError {
     /// Every instance is busy and as many calls as allowed are already waiting.
     #[error("every engine instance is busy and {0} calls are already waiting")]
     Busy(usize),
+    /// The engine answered something the host could not read.
+    #[error("the engine's answer could not be read: {0}")]
+    Unreadable(String),
 }
 
 /// What every instance is given before it serves calls.
@@ -354,7 +359,7 @@ impl EngineHost {
             0 => Ok(read(output)),
             1 => Err(EngineCallError::Refused(
                 serde_json::from_slice(output).unwrap_or_else(|_| Failure {
-                    code: "engine_error".into(),
+                    code: FailureCode::EngineError,
                     message: String::from_utf8_lossy(output).into_owned(),
                     reason: None,
                 }),
@@ -530,6 +535,6 @@ mod tests {
         let EngineCallError::Refused(failure) = error else {
             panic!("expected a refusal, got {error}")
         };
-        assert_eq!(failure.code, "unknown_font");
+        assert_eq!(failure.code, FailureCode::UnknownFont);
     }
 }

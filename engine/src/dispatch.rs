@@ -1,0 +1,83 @@
+//! The engine's calls given as bytes ([`crate::wire`] frames) and answered as bytes: what the
+//! wasm guest runs for its host, and what native callers can run in the same form.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::ingest::{IngestRequest, ingest};
+use crate::model::{FromJson, Side, Template};
+use crate::render::{Engine, EngineError, ImageInput, MeasureRequest};
+use crate::wire::{
+    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, RenderHeader, frame_of,
+};
+
+impl Engine {
+    /// Runs one call given as bytes; the answer is bytes too. `Init` is not a call on an
+    /// engine (see [`engine_from_init`]).
+    pub fn call(&mut self, op: Op, input: &[u8]) -> Result<Vec<u8>, EngineError> {
+        match op {
+            Op::Init => Err(EngineError::Request(
+                "the engine is already initialised".into(),
+            )),
+            Op::AddTemplate => {
+                let xml = std::str::from_utf8(input)
+                    .map_err(|_| EngineError::Request("template is not UTF-8".into()))?;
+                let template = Template::parse(xml).map_err(EngineError::Template)?;
+                let code = self.add_template(template)?;
+                Ok(serde_json::to_vec(&AddedTemplate { code }).expect("serialises"))
+            }
+            Op::Draw => {
+                let frame = Frame::read(input)?;
+                let header: RenderHeader = frame.header()?;
+                let request = header.request.into_request()?;
+                let images = header
+                    .images
+                    .iter()
+                    .map(|image| {
+                        let input = ImageInput {
+                            bytes: frame.blob(&image.blob)?,
+                            enhance: image.enhance,
+                        };
+                        Ok((image.resource_uri.clone(), input))
+                    })
+                    .collect::<Result<HashMap<_, _>, EngineError>>()?;
+                let (canvas, report) = self.draw(&request, &images)?;
+                let pixels = canvas.pixels();
+                let header = DrawnHeader {
+                    width: pixels.width(),
+                    height: pixels.height(),
+                    report,
+                };
+                Ok(frame_of(&header, pixels.premultiplied()))
+            }
+            Op::Report => {
+                let value: Value = serde_json::from_slice(input)
+                    .map_err(|e| EngineError::Request(format!("side: {e}")))?;
+                let side = Side::from_json(value, "side").map_err(|error| EngineError::Side {
+                    path: "side".into(),
+                    error,
+                })?;
+                let report = self.report(&side)?;
+                Ok(serde_json::to_vec(&report).expect("serialises"))
+            }
+            Op::Ingest => {
+                let frame = Frame::read(input)?;
+                let request: IngestRequest = frame.header()?;
+                let ingested = ingest(frame.blobs(), &request).map_err(EngineError::Ingest)?;
+                let mut out = FrameBuilder::new();
+                let blobs = ingested.blobs.iter().map(|blob| out.blob(blob)).collect();
+                Ok(out.finish(&IngestedHeader {
+                    report: ingested.report,
+                    blobs,
+                }))
+            }
+            Op::Measure => {
+                let request: MeasureRequest = serde_json::from_slice(input)
+                    .map_err(|e| EngineError::Request(format!("measure request: {e}")))?;
+                let measurement = self.measure(&request)?;
+                Ok(serde_json::to_vec(&measurement).expect("serialises"))
+            }
+        }
+    }
+}
