@@ -123,7 +123,7 @@ impl Application {
                 address: config.listen,
                 source,
             })?;
-        let engine = start_engine(config).await?;
+        let engine = start_engine(config)?;
         let prices = PriceList::load(config.prices_file.as_deref(), Catalogue::builtin())
             .map_err(StartupError::Prices)?;
         let webhooks = Webhooks::new(
@@ -145,7 +145,7 @@ impl Application {
             passwords: PasswordHashing::new(config.engine_instances.max(2)),
             secret_key,
             webhooks: Arc::new(webhooks),
-            engine: EngineClient::new(engine.engine),
+            engine: engine.engine,
             templates: engine.templates,
         });
         let state = Arc::new(AppState {
@@ -215,6 +215,11 @@ impl Application {
         &self.state.base_url
     }
 
+    /// The engine, which starts in the background (see [`EngineClient::started`]).
+    pub fn engine(&self) -> EngineClient {
+        self.state.engine.clone()
+    }
+
     pub fn store_description(&self) -> String {
         self.state.store.describe()
     }
@@ -257,8 +262,12 @@ impl Application {
 /// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
 /// bodies are small; the API's larger limit does not apply here.
 fn customer_pages() -> Router<Arc<AppState>> {
-    use crate::http::pages::{account, cart, dropins, layout, orders};
+    use crate::http::pages::{account, cart, dropins, home, layout, orders};
     Router::new()
+        .route("/", get(home::home))
+        .route("/favicon.svg", get(home::favicon))
+        .route("/favicon.ico", get(home::favicon_ico))
+        .route("/docs/api.md", get(home::api_reference))
         .route(
             "/account/signin",
             get(account::sign_in_page).post(account::sign_in),
@@ -305,16 +314,18 @@ fn canvas_routes() -> Router<Arc<AppState>> {
         .layer(DefaultBodyLimit::max(canvas::MAX_DESIGN_BYTES))
 }
 
-/// The started engine with what it was started with.
+/// The engine with what it starts with.
 struct StartedEngine {
-    engine: Arc<EngineHost>,
+    engine: EngineClient,
     templates: Arc<Templates>,
     fonts: Arc<Fonts>,
 }
 
 /// Loads fonts and templates (a broken one stops start-up, named) and starts the engine's
-/// instances with them, off the async threads (compiling the module takes seconds).
-async fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
+/// instances with them in the background: compiling the module takes seconds on the first
+/// start of a build, and the server listens meanwhile (calls wait for the engine; `/readyz`
+/// says it is starting).
+fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
     let fonts = Fonts::load(config.fonts_dir.as_deref())?;
     let templates = Arc::new(Templates::load(config.templates_dir.as_deref())?);
     let setup = EngineSetup {
@@ -332,11 +343,9 @@ async fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
         .engine_cache_dir
         .clone()
         .unwrap_or_else(|| config.data_dir.join("engine-cache"));
-    let engine = tokio::task::spawn_blocking(move || {
+    let engine = EngineClient::start_in_background(move || {
         EngineHost::start(ENGINE_WASM, Some(&cache_dir), setup, limits)
-    })
-    .await
-    .map_err(|e| EngineCallError::Setup(e.to_string()))??;
+    });
     Ok(StartedEngine {
         engine,
         templates,

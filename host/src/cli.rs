@@ -19,7 +19,9 @@ use crate::infra::store::{SharedStore, SqliteStore};
 #[command(
     name = "presspack",
     version,
-    about = "The Presspack print-pack service"
+    about = "The Presspack print-pack service",
+    after_help = "Settings come from PRESSPACK_* variables or a TOML file; --help lists them.",
+    after_long_help = settings_help()
 )]
 pub struct Cli {
     /// TOML configuration file (also PRESSPACK_CONFIG); PRESSPACK_* variables override it.
@@ -123,13 +125,15 @@ enum KeyCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Grant permissions (comma-separated).
+    /// Grant permissions (comma-separated): create_trial_pack, add_to_cart, render_side,
+    /// import_image. Every key has create, get_template, read and update.
     Grant {
         key: String,
         #[arg(value_delimiter = ',', required = true)]
         permissions: Vec<Permission>,
     },
-    /// Revoke permissions (comma-separated).
+    /// Revoke granted permissions (comma-separated): create_trial_pack, add_to_cart,
+    /// render_side, import_image.
     Revoke {
         key: String,
         #[arg(value_delimiter = ',', required = true)]
@@ -255,11 +259,12 @@ pub fn init_logs(format: LogFormat) {
 
 async fn serve(config: &Config) -> Result<(), String> {
     init_logs(config.log_format);
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), "presspack starting");
     let creates_store = config.redis_url.is_none() && !SqliteStore::exists_in(&config.data_dir);
     let app = Application::build(config)
         .await
         .map_err(|e| e.to_string())?;
-    println!(
+    let listening = format!(
         "presspack listening on http://{} (public base URL {}), store: {}{}",
         app.local_addr(),
         app.base_url(),
@@ -270,9 +275,17 @@ async fn serve(config: &Config) -> Result<(), String> {
             ""
         }
     );
-    app.run_until(shutdown_signal())
+    // The line operators and scripts wait for: plain, or one more JSON line among the logs.
+    match config.log_format {
+        LogFormat::Text => println!("{listening}"),
+        LogFormat::Json => tracing::info!("{listening}"),
+    }
+    let served = app
+        .run_until(shutdown_signal())
         .await
-        .map_err(|e| format!("server failed: {e}"))
+        .map_err(|e| format!("server failed: {e}"));
+    tracing::info!("presspack stopped");
+    served
 }
 
 /// Completes on Ctrl-C or SIGTERM.
@@ -292,6 +305,7 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = terminate => {},
     }
+    tracing::info!("shutting down: finishing the requests in flight");
 }
 
 fn read_file(path: &PathBuf) -> Result<String, String> {
@@ -376,6 +390,68 @@ fn print_key(key: &ApiKey, json: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The keys as a table with a header, columns aligned.
+fn print_key_table(keys: &[ApiKey]) {
+    let rows: Vec<[String; 4]> = keys
+        .iter()
+        .map(|key| {
+            let permissions: Vec<&str> = key.permissions().iter().map(|p| p.as_str()).collect();
+            let state = if key.disabled { "disabled" } else { "enabled" };
+            [
+                key.consumer_key.clone(),
+                key.name.clone(),
+                state.to_owned(),
+                permissions.join(","),
+            ]
+        })
+        .collect();
+    let header = ["CONSUMER KEY", "NAME", "STATE", "PERMISSIONS"].map(str::to_owned);
+    let width = |column: usize| {
+        std::iter::once(&header)
+            .chain(&rows)
+            .map(|row| row[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths = [width(0), width(1), width(2)];
+    for row in std::iter::once(&header).chain(&rows) {
+        println!(
+            "{:w0$}  {:w1$}  {:w2$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        );
+    }
+}
+
+/// Every setting, from the configuration table of the README (the one list of them), for
+/// `--help`: `PRESSPACK_LISTEN (listen; default 127.0.0.1:8080)` and what it does.
+fn settings_help() -> String {
+    const README: &str = include_str!("../../README.md");
+    let mut help = String::from(
+        "Settings: PRESSPACK_* environment variables override the TOML file of --config \
+         (PRESSPACK_CONFIG), whose keys are the names without PRESSPACK_ in lower case; \
+         both override the defaults.\n",
+    );
+    for row in README.lines().filter(|l| l.starts_with("| `PRESSPACK_")) {
+        let cells: Vec<String> = row
+            .trim_matches('|')
+            .split(" | ")
+            .map(|cell| cell.trim().replace('`', ""))
+            .collect();
+        if let [variable, key, default, meaning] = &cells[..] {
+            help.push_str(&format!(
+                "\n  {variable} ({key}; default {default})\n      {meaning}\n"
+            ));
+        }
+    }
+    help
+}
+
 /// Prints a key with its secret, which is shown only when created or rotated.
 fn print_credentials(key: &ApiKey, json: bool) -> Result<(), String> {
     if json {
@@ -427,7 +503,8 @@ async fn key_command(store: SharedStore, command: KeyCommand) -> Result<(), Stri
                 );
                 return Ok(());
             }
-            all.iter().try_for_each(|key| print_key(key, false))
+            print_key_table(&all);
+            Ok(())
         }
         KeyCommand::Show { key, json } => {
             let found = keys::find(store, &key)

@@ -532,6 +532,30 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
+    /// The README's configuration table is the one list of settings (`presspack --help`
+    /// shows it): every setting the loader reads has its row.
+    #[test]
+    fn the_readme_lists_every_setting() {
+        let readme = include_str!("../../README.md");
+        let source = include_str!("config.rs");
+        let keys: Vec<&str> = source
+            .split("setting(")
+            .skip(1)
+            .filter_map(|rest| rest.trim_start().strip_prefix('"')?.split('"').next())
+            .filter(|key| {
+                !key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+            })
+            .collect();
+        assert!(keys.len() > 30, "{keys:?}");
+        for key in keys {
+            let row = format!("| `PRESSPACK_{}` | `{key}` |", key.to_ascii_uppercase());
+            assert!(
+                readme.contains(&row),
+                "README.md lacks the row starting {row}"
+            );
+        }
+    }
+
     fn load(file: Option<&str>, env: &[(&str, &str)]) -> Result<Config, ConfigError> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("presspack.toml");

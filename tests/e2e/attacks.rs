@@ -585,10 +585,19 @@ async fn a_store_outage_says_try_again() {
     assert!(!page.body.contains("not valid"), "{}", page.body);
     let page = shopper.get("/cart").await;
     assert_eq!(page.status, 503, "{}", page.body);
-    assert!(app.metrics().await.lines().any(|line| {
-        line.strip_prefix("presspack_store_errors_total ")
-            .is_some_and(|count| count != "0")
-    }));
+    let metrics = app.metrics().await;
+    assert!(
+        metrics.lines().any(|line| {
+            line.strip_prefix("presspack_store_errors_total ")
+                .is_some_and(|count| count != "0")
+        }),
+        "{metrics}"
+    );
+    // An outage is the server's fault: what a 5xx alert watches.
+    assert!(
+        metrics.contains("presspack_server_faults_total{endpoint=\"svc.pack.getPack\"} 1"),
+        "{metrics}"
+    );
 
     let _: () = acl(&["+@all"]).query_async(&mut admin).await.unwrap();
     app.get_pack(&pack).await.ok();

@@ -36,13 +36,18 @@ fn serve(env: &[(&str, &str)]) -> (Child, Lines<BufReader<ChildStdout>>) {
     (child, lines)
 }
 
-/// The start-up line, and the log lines printed before it.
+/// The start-up line, and the log lines printed before it. With JSON logs the start-up line
+/// is a JSON line too; its message is returned.
 fn read_start_up(lines: &mut Lines<BufReader<ChildStdout>>) -> (String, Vec<String>) {
     let mut before = Vec::new();
     for line in lines.by_ref() {
         let line = line.unwrap();
-        if line.starts_with("presspack listening on ") {
-            return (line, before);
+        let json_message = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|json| json["fields"]["message"].as_str().map(str::to_owned));
+        let message = json_message.unwrap_or_else(|| line.clone());
+        if message.starts_with("presspack listening on ") {
+            return (message, before);
         }
         before.push(line);
     }
@@ -110,26 +115,55 @@ fn serve_prints_where_it_listens_and_which_store_it_uses() {
     );
 }
 
-/// The first start of a build compiles the engine for seconds before it listens; it says so,
-/// and the next start loads the compiled module instead.
+/// The first start of a build listens at once and compiles the engine meanwhile: it says so,
+/// and is ready once the engine is; the next start loads the compiled module instead.
 #[test]
-fn the_first_start_says_it_compiles_the_engine_and_the_next_loads_it() {
+fn the_first_start_listens_at_once_and_compiles_the_engine_meanwhile() {
+    use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("engine-cache");
     let env = [
         ("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap()),
         ("PRESSPACK_ENGINE_CACHE_DIR", cache.to_str().unwrap()),
     ];
-    let (_, logs) = start_up(&env);
-    let logs = logs.join("\n");
+    // Every line until the engine says it is ready, and the address.
+    let start = || {
+        let (mut child, mut lines) = serve(&env);
+        let (start_up, mut logs) = read_start_up(&mut lines);
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            let ready =
+                line.contains("the engine is ready") || line.contains("the engine could not start");
+            logs.push(line);
+            if ready {
+                break;
+            }
+        }
+        let address = start_up
+            .strip_prefix("presspack listening on http://")
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap()
+            .to_owned();
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        stream
+            .write_all(b"GET /readyz HTTP/1.1\r\nHost: presspack\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut readiness = String::new();
+        stream.read_to_string(&mut readiness).unwrap();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        (logs.join("\n"), readiness)
+    };
+    let (logs, readiness) = start();
     assert!(
         logs.contains("compiling the engine module (first start of this build")
             && logs.contains(&cache.display().to_string())
-            && logs.contains("compiled the engine module"),
+            && logs.contains("compiled the engine module")
+            && logs.contains("the engine is ready"),
         "{logs}"
     );
-    let (_, logs) = start_up(&env);
-    let logs = logs.join("\n");
+    assert!(readiness.starts_with("HTTP/1.1 200"), "{readiness}");
+    let (logs, _) = start();
     assert!(
         logs.contains("engine module loaded from the cache") && !logs.contains("compiling"),
         "{logs}"
@@ -172,7 +206,58 @@ fn operator_commands_refuse_a_directory_without_a_store() {
     let key: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();
     let listed = run(&["keys", "list"]);
     assert!(listed.status.success());
-    assert!(String::from_utf8_lossy(&listed.stdout).contains(key["consumerKey"].as_str().unwrap()));
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    let mut lines = listed.lines();
+    let header = lines.next().unwrap();
+    let row = lines.next().unwrap();
+    assert!(
+        header.starts_with("CONSUMER KEY") && header.contains("PERMISSIONS"),
+        "{listed}"
+    );
+    assert!(
+        row.starts_with(key["consumerKey"].as_str().unwrap()),
+        "{listed}"
+    );
+    // Columns line up under their headings.
+    assert_eq!(row.find("Shop"), header.find("NAME"), "{listed}");
+    assert_eq!(row.find("enabled"), header.find("STATE"), "{listed}");
+}
+
+#[test]
+fn help_lists_every_setting_with_its_default_and_the_grantable_permissions() {
+    let help = presspack().arg("--help").output().unwrap();
+    assert!(help.status.success());
+    let help = String::from_utf8_lossy(&help.stdout);
+    let readme = include_str!("../../README.md");
+    let variables: Vec<&str> = readme
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `PRESSPACK_"))
+        .filter_map(|rest| rest.split('`').next())
+        .collect();
+    assert!(variables.len() > 30, "{variables:?}");
+    for variable in variables {
+        assert!(
+            help.contains(&format!("PRESSPACK_{variable} (")),
+            "{variable}: {help}"
+        );
+    }
+    assert!(
+        help.contains("PRESSPACK_LISTEN (listen; default 127.0.0.1:8080)"),
+        "{help}"
+    );
+    let grant = presspack()
+        .args(["keys", "grant", "--help"])
+        .output()
+        .unwrap();
+    let grant = String::from_utf8_lossy(&grant.stdout);
+    for permission in [
+        "create_trial_pack",
+        "add_to_cart",
+        "render_side",
+        "import_image",
+    ] {
+        assert!(grant.contains(permission), "{grant}");
+    }
 }
 
 #[test]
@@ -231,54 +316,91 @@ fn a_bad_setting_stops_start_up_naming_it() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect to Redis"));
 }
 
-/// Starts `presspack serve` with `log_format`, makes one request with a request id, and
-/// returns the log line that says it was served.
-fn served_log_line(log_format: &str) -> String {
+/// What `presspack serve` with `log_format` printed: the lines before its start-up line,
+/// and the lines after it until it stopped, having answered a health probe and then a page
+/// with a request id, and been sent SIGTERM.
+fn serve_one_request(log_format: &str) -> (Vec<String>, Vec<String>) {
     use std::io::{Read, Write};
     let dir = tempfile::tempdir().unwrap();
     let (mut child, mut lines) = serve(&[
         ("PRESSPACK_DATA_DIR", dir.path().to_str().unwrap()),
         ("PRESSPACK_LOG_FORMAT", log_format),
     ]);
-    let (start_up, _) = read_start_up(&mut lines);
+    let (start_up, before) = read_start_up(&mut lines);
     let address = start_up
         .strip_prefix("presspack listening on http://")
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("{start_up}"))
         .to_owned();
-    let mut stream = std::net::TcpStream::connect(&address).unwrap();
-    stream
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: presspack\r\nX-Request-Id: cli-log-test-1\r\nConnection: close\r\n\r\n")
+    for (path, id) in [
+        ("/healthz", "cli-probe-1"),
+        ("/account/signin", "cli-log-test-1"),
+    ] {
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: presspack\r\nX-Request-Id: {id}\r\nConnection: close\r\n\r\n"
+        )
         .unwrap();
-    let mut reply = String::new();
-    stream.read_to_string(&mut reply).unwrap();
-    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
-    assert!(reply.contains("x-request-id: cli-log-test-1"), "{reply}");
-    let served = lines
-        .map(|line| line.unwrap())
-        .find(|line| line.contains("served"))
+        let mut reply = String::new();
+        stream.read_to_string(&mut reply).unwrap();
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+        assert!(reply.contains(&format!("x-request-id: {id}")), "{reply}");
+    }
+    let stopped = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
         .unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
-    served
+    assert!(stopped.success());
+    let after: Vec<String> = lines.map(|line| line.unwrap()).collect();
+    assert!(
+        child.wait().unwrap().success(),
+        "a SIGTERM stops it cleanly"
+    );
+    (before, after)
 }
 
 #[test]
-fn serve_logs_each_request_as_json_with_its_id() {
-    // Every log line is a JSON object; the request's line carries its id and endpoint.
-    let line = served_log_line("json");
-    let served: serde_json::Value =
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
-    assert_eq!(served["fields"]["message"], "served", "{served}");
+fn serve_logs_as_json_from_start_to_stop() {
+    let (before, after) = serve_one_request("json");
+    let json = |line: &String| -> serde_json::Value {
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    };
+    let before: Vec<serde_json::Value> = before.iter().map(json).collect();
+    let after: Vec<serde_json::Value> = after.iter().map(json).collect();
+    let message =
+        |line: &serde_json::Value| line["fields"]["message"].as_str().unwrap_or("").to_owned();
+    assert_eq!(message(&before[0]), "presspack starting", "{before:?}");
+    assert_eq!(before[0]["fields"]["version"], env!("CARGO_PKG_VERSION"));
+    // One served line, the page's: probes log at debug only.
+    let served: Vec<&serde_json::Value> = after.iter().filter(|l| message(l) == "served").collect();
+    assert_eq!(served.len(), 1, "{after:?}");
+    let served = served[0];
     assert_eq!(served["span"]["id"], "cli-log-test-1", "{served}");
-    assert_eq!(served["fields"]["endpoint"], "/healthz", "{served}");
+    assert_eq!(served["fields"]["endpoint"], "/account/signin", "{served}");
     assert_eq!(served["fields"]["status"], 200, "{served}");
+    assert_eq!(served["fields"]["fault"], "none", "{served}");
+    assert!(served["fields"]["micros"].is_u64(), "{served}");
+    // (The engine may still be starting in the background: its lines can come at any point.)
+    let said: Vec<String> = after.iter().map(message).collect();
+    let position = |text: &str| said.iter().position(|m| m == text);
+    let shutting_down = position("shutting down: finishing the requests in flight");
+    let stopped = position("presspack stopped");
+    assert!(
+        shutting_down.is_some() && stopped > shutting_down,
+        "{said:?}"
+    );
 }
 
 #[test]
 fn text_logs_to_a_pipe_are_plain_text_with_the_request_id() {
-    let line = served_log_line("text");
+    let (_, after) = serve_one_request("text");
+    let line = after.iter().find(|line| line.contains("served")).unwrap();
     assert!(!line.contains('\x1b'), "terminal colour codes in {line:?}");
     assert!(line.contains("id=cli-log-test-1"), "{line}");
-    assert!(line.contains("endpoint=\"/healthz\""), "{line}");
+    assert!(line.contains("endpoint=\"/account/signin\""), "{line}");
+    assert!(
+        !after.iter().any(|line| line.contains("/healthz")),
+        "{after:?}"
+    );
 }

@@ -285,6 +285,8 @@ impl TestApp {
             .expect("server starts");
         self.address = format!("http://{}", app.local_addr());
         self.metrics_address = app.metrics_addr().map(|address| address.to_string());
+        // Ready as a load balancer would wait for: the engine starts after the server listens.
+        app.engine().started().await.expect("the engine starts");
         let (stop, stopped) = oneshot::channel::<()>();
         let handle = tokio::spawn(app.run_until(async {
             let _ = stopped.await;

@@ -1,5 +1,5 @@
 //! What operators watch and rely on: `/healthz`, `/readyz`, `/metrics`, the request id of
-//! every response, and per-key rate limits.
+//! every response, per-key rate limits, and what a person finds at the server's root.
 
 use crate::every_store;
 use crate::helpers::{ApiResponse, StoreKind, create_key, spawn_app, spawn_app_with};
@@ -9,6 +9,53 @@ every_store!(
     request_ids_are_kept_or_made,
     each_key_has_its_own_rate_limit,
 );
+
+/// `/` says what runs here and links the canvas, the API reference and the probes; the
+/// icon and the reference are served.
+#[tokio::test]
+async fn the_root_links_the_canvas_the_reference_and_the_probes() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let get = |path: &str| app.client.get(format!("{}{path}", app.address)).send();
+    let home = get("/").await.unwrap();
+    assert_eq!(home.status(), 200);
+    let home = home.text().await.unwrap();
+    for link in [
+        "href=\"/web-demo/\"",
+        "href=\"/docs/api.md\"",
+        "href=\"/healthz\"",
+        "href=\"/readyz\"",
+        "rel=\"icon\" href=\"/favicon.svg\"",
+    ] {
+        assert!(home.contains(link), "{link}: {home}");
+    }
+    assert!(
+        home.contains(&format!("{}/api/service/", app.address)),
+        "{home}"
+    );
+
+    let icon = get("/favicon.ico").await.unwrap();
+    assert_eq!(icon.url().path(), "/favicon.svg");
+    assert_eq!(icon.headers()["content-type"], "image/svg+xml");
+    assert!(icon.text().await.unwrap().starts_with("<svg"));
+
+    let reference = get("/docs/api.md").await.unwrap();
+    assert_eq!(reference.status(), 200);
+    assert_eq!(
+        reference.headers()["content-type"],
+        "text/plain; charset=utf-8"
+    );
+    assert_eq!(
+        reference.headers()["content-security-policy"],
+        "default-src 'none'"
+    );
+    assert!(
+        reference
+            .text()
+            .await
+            .unwrap()
+            .contains("svc.pack.createPack")
+    );
+}
 
 async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
     let app = spawn_app(kind).await;
@@ -58,6 +105,16 @@ async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
     assert!(value("presspack_engine_instances") >= 1.0);
     assert_eq!(value("presspack_engine_instances_busy"), 0.0);
     assert!(value("presspack_store_errors_total") >= 0.0);
+    // A client's mistake is answered with HTTP 500 (the spec's rule) but is no server fault.
+    assert!(
+        !metrics.contains("presspack_server_faults_total{"),
+        "{metrics}"
+    );
+    let build = format!(
+        "presspack_build_info{{version=\"{}\"}}",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(value(&build), 1.0);
 }
 
 async fn request_ids_are_kept_or_made(kind: StoreKind) {

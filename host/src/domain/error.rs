@@ -66,9 +66,9 @@ impl ErrorCode {
             PackNotFound | RenderedSideNotFound => ErrorKind::NotFound,
             MissingSignature | UnknownKey | InvalidSignature | StaleTimestamp | ReusedNonce
             | PermissionDenied | KeyDisabled | SignatureNotAllowed | PackOwnedByCustomer
-            | TrialPartnerMismatch => ErrorKind::Forbidden,
+            | TrialPartnerMismatch | RateLimited => ErrorKind::Forbidden,
             PackNotOrderable | CartFull => ErrorKind::Conflict,
-            StoreUnavailable | ServerBusy | RateLimited => ErrorKind::Unavailable,
+            StoreUnavailable | ServerBusy => ErrorKind::Unavailable,
             EngineFailure => ErrorKind::Engine,
             Internal => ErrorKind::Internal,
             UnknownMethod

@@ -60,6 +60,8 @@ pub fn record_failure(error: &DomainError, edge: Edge) {
 pub struct ApiOutcome {
     pub method: &'static str,
     pub outcome: &'static str,
+    /// The failure is the server's (its store, its engine, a fault), not the client's.
+    pub server_fault: bool,
 }
 
 #[derive(Default)]
@@ -75,11 +77,28 @@ struct Latency {
 #[derive(Default)]
 pub struct Metrics {
     requests: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
+    /// Requests that failed by the server's fault, by endpoint: what a 5xx alert watches,
+    /// since the API answers a client's mistakes with HTTP 500 too.
+    server_faults: Mutex<BTreeMap<&'static str, u64>>,
     latencies: Mutex<BTreeMap<&'static str, Latency>>,
 }
 
 impl Metrics {
-    pub fn record(&self, endpoint: &'static str, outcome: &'static str, elapsed: Duration) {
+    pub fn record(
+        &self,
+        endpoint: &'static str,
+        outcome: &'static str,
+        server_fault: bool,
+        elapsed: Duration,
+    ) {
+        if server_fault {
+            *self
+                .server_faults
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(endpoint)
+                .or_default() += 1;
+        }
         *self
             .requests
             .lock()
@@ -133,6 +152,23 @@ impl Metrics {
                 latency.count, latency.sum, latency.count
             );
         }
+        out.push_str("# HELP presspack_server_faults_total Requests that failed by the server's fault (store, engine, internal), by endpoint; the API answers client mistakes with HTTP 500 too, so alert on this, not on 5xx.\n# TYPE presspack_server_faults_total counter\n");
+        for (endpoint, count) in self
+            .server_faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
+            let _ = writeln!(
+                out,
+                "presspack_server_faults_total{{endpoint=\"{endpoint}\"}} {count}"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP presspack_build_info The running build.\n# TYPE presspack_build_info gauge\npresspack_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        );
         let (busy, instances) = engine_usage;
         let _ = write!(
             out,

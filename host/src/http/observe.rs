@@ -18,6 +18,7 @@ use tracing::Instrument;
 
 use crate::http::metrics::{ApiOutcome, count_store_error};
 use crate::http::state::AppState;
+use crate::infra::engine::Starting;
 
 /// The header carrying a request's id, taken from the client (or proxy) when it sends a
 /// sensible one, and returned on every response.
@@ -61,22 +62,38 @@ pub async fn observe(State(state): State<Arc<AppState>>, request: Request, next:
     let mut response = next.run(request).instrument(span.clone()).await;
     let elapsed = started.elapsed();
     let status = response.status();
-    let (endpoint, outcome) = match response.extensions().get::<ApiOutcome>() {
-        Some(api) => (api.method, api.outcome),
+    let (endpoint, outcome, server_fault) = match response.extensions().get::<ApiOutcome>() {
+        Some(api) => (api.method, api.outcome, api.server_fault),
         None => (
             route.as_deref().map_or("unmatched", intern),
             status_class(status),
+            status.is_server_error(),
         ),
     };
-    state.metrics.record(endpoint, outcome, elapsed);
+    state
+        .metrics
+        .record(endpoint, outcome, server_fault, elapsed);
+    // The spec answers a client's mistakes with HTTP 500 too: `fault` says whose it was.
+    let fault = match (server_fault, status.is_success() || status.is_redirection()) {
+        (true, _) => "server",
+        (false, true) => "none",
+        (false, false) => "client",
+    };
+    let micros = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+    let status = status.as_u16();
+    macro_rules! served {
+        ($level:expr) => {
+            tracing::event!($level, endpoint, outcome, fault, status, micros, "served")
+        };
+    }
+    // Probes and scrapes come every few seconds: their lines are for debugging only.
+    let probe = matches!(endpoint, "/healthz" | "/readyz" | "/metrics");
     span.in_scope(|| {
-        tracing::info!(
-            endpoint,
-            outcome,
-            status = status.as_u16(),
-            millis = elapsed.as_secs_f64() * 1000.0,
-            "served"
-        );
+        if probe {
+            served!(tracing::Level::DEBUG)
+        } else {
+            served!(tracing::Level::INFO)
+        }
     });
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(REQUEST_ID, value);
@@ -128,23 +145,25 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `GET /readyz`: the store answers and the engine pool has instances; 503 naming what is
-/// not ready otherwise, so a load balancer sends traffic elsewhere.
+/// `GET /readyz`: the store answers and the engine has started and has instances; 503
+/// naming what is not ready otherwise, so a load balancer sends traffic elsewhere.
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     let store = tokio::time::timeout(
         Duration::from_secs(2),
         state.store.get(API_KEYS, "readiness-probe"),
     )
     .await;
-    let problem = match store {
-        Ok(Ok(_)) if state.engine.usage().1 > 0 => None,
-        Ok(Ok(_)) => Some("the engine has no instances"),
-        Ok(Err(error)) => {
+    let problem = match (store, state.engine.state()) {
+        (Ok(Ok(_)), Starting::Ready(pool)) if pool.usage().1 > 0 => None,
+        (Ok(Ok(_)), Starting::Ready(_)) => Some("the engine has no instances"),
+        (Ok(Ok(_)), Starting::Pending) => Some("the engine is starting"),
+        (Ok(Ok(_)), Starting::Failed(_)) => Some("the engine could not start (see the log)"),
+        (Ok(Err(error)), _) => {
             tracing::warn!(%error, "readiness: the store failed");
             count_store_error();
             Some("the store is unavailable")
         }
-        Err(_) => Some("the store did not answer within 2 s"),
+        (Err(_), _) => Some("the store did not answer within 2 s"),
     };
     match problem {
         None => (StatusCode::OK, "ready\n").into_response(),

@@ -126,6 +126,7 @@ fn layout(
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) " · Presspack" }
+                link rel="icon" href="/favicon.svg" type="image/svg+xml";
                 link rel="stylesheet" href="/static/shop.css";
             }
             body {
@@ -213,7 +214,7 @@ pub async fn confirmation_script() -> Response {
     static_asset("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT)
 }
 
-fn static_asset(content_type: &'static str, body: &'static str) -> Response {
+pub fn static_asset(content_type: &'static str, body: &'static str) -> Response {
     (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),

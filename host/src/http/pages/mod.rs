@@ -5,6 +5,7 @@ pub mod canvas;
 pub mod cart;
 pub mod dropins;
 pub mod error;
+pub mod home;
 pub mod layout;
 pub mod orders;
 pub mod sessions;

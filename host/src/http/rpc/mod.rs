@@ -443,6 +443,9 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
             dispatch(&state, &signed, client).await
         }
     };
+    let server_fault = result
+        .as_ref()
+        .is_err_and(|error| error.kind().is_server_fault());
     let outcome = match &result {
         Ok(_) => "ok",
         Err(error) => {
@@ -458,8 +461,10 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
     if let Some(rate) = rate {
         rate.add_headers(response.headers_mut());
     }
-    response
-        .extensions_mut()
-        .insert(ApiOutcome { method, outcome });
+    response.extensions_mut().insert(ApiOutcome {
+        method,
+        outcome,
+        server_fault,
+    });
     response
 }
