@@ -200,6 +200,9 @@ async fn the_npm_package_packs_passes_its_tests_and_renders_the_servers_pixels_i
     for file in [
         "package/package.json",
         "package/README.md",
+        // The declared licence, "MIT OR Apache-2.0": both texts.
+        "package/LICENSE-MIT",
+        "package/LICENSE-APACHE",
         "package/pkg/index.js",
         "package/pkg/index.d.ts",
         "package/pkg/presspack_engine_bg.wasm",
