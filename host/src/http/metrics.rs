@@ -120,18 +120,19 @@ impl Metrics {
     /// The Prometheus text exposition of every metric; `blob_bytes` if it could be read.
     pub fn render(&self, engine_usage: (usize, usize), blob_bytes: Option<u64>) -> String {
         let mut out = String::new();
-        out.push_str("# HELP presspack_requests_total Requests served, by endpoint (API method or page route) and outcome (ok, an API error code, or an HTTP status class).\n# TYPE presspack_requests_total counter\n");
-        for ((endpoint, outcome), count) in self
-            .requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
-            let _ = writeln!(
-                out,
-                "presspack_requests_total{{endpoint=\"{endpoint}\",outcome=\"{outcome}\"}} {count}"
-            );
-        }
+        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        write_counter(
+            &mut out,
+            "presspack_requests_total",
+            "Requests served, by endpoint (API method or page route) and outcome (ok, an API error code, or an HTTP status class).",
+            requests.iter().map(|((endpoint, outcome), count)| {
+                (
+                    format!("endpoint=\"{endpoint}\",outcome=\"{outcome}\""),
+                    *count,
+                )
+            }),
+        );
+        drop(requests);
         out.push_str("# HELP presspack_request_duration_seconds Time from a request's arrival to its response, by endpoint.\n# TYPE presspack_request_duration_seconds histogram\n");
         for (endpoint, latency) in self
             .latencies
@@ -152,18 +153,16 @@ impl Metrics {
                 latency.count, latency.sum, latency.count
             );
         }
-        out.push_str("# HELP presspack_server_faults_total Requests that failed by the server's fault (store, engine, internal), by endpoint; the API answers client mistakes with HTTP 500 too, so alert on this, not on 5xx.\n# TYPE presspack_server_faults_total counter\n");
-        for (endpoint, count) in self
-            .server_faults
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
-            let _ = writeln!(
-                out,
-                "presspack_server_faults_total{{endpoint=\"{endpoint}\"}} {count}"
-            );
-        }
+        let faults = self.server_faults.lock().unwrap_or_else(|e| e.into_inner());
+        write_counter(
+            &mut out,
+            "presspack_server_faults_total",
+            "Requests that failed by the server's fault (store, engine, internal), by endpoint; the API answers client mistakes with HTTP 500 too, so alert on this, not on 5xx.",
+            faults
+                .iter()
+                .map(|(endpoint, count)| (format!("endpoint=\"{endpoint}\""), *count)),
+        );
+        drop(faults);
         let _ = writeln!(
             out,
             "# HELP presspack_build_info The running build.\n# TYPE presspack_build_info gauge\npresspack_build_info{{version=\"{}\"}} 1",
@@ -184,5 +183,18 @@ impl Metrics {
             );
         }
         out
+    }
+}
+
+/// One counter in the text exposition: its help and type, then a line per labelled series.
+fn write_counter(
+    out: &mut String,
+    name: &str,
+    help: &str,
+    series: impl IntoIterator<Item = (String, u64)>,
+) {
+    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
+    for (labels, count) in series {
+        let _ = writeln!(out, "{name}{{{labels}}} {count}");
     }
 }
