@@ -79,17 +79,22 @@ enum ImageCommand {
 enum OrderCommand {
     /// List every order, oldest first.
     List {
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Print one order as JSON (with each pack's data as ordered).
-    Show { number: String },
+    Show {
+        /// The order number (PP-...).
+        number: String,
+    },
 }
 
 #[derive(Subcommand)]
 enum WebhookCommand {
     /// List webhook messages: pending ones first, then delivered and given up.
     List {
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -99,6 +104,7 @@ enum WebhookCommand {
 enum KeyCommand {
     /// Create a key; prints its consumer key and secret (the secret is shown only now).
     Create {
+        /// A name for the key: the partner or shop it is for.
         #[arg(long)]
         name: String,
         /// Permissions beyond the ones every key has: create_trial_pack, add_to_cart,
@@ -111,52 +117,72 @@ enum KeyCommand {
         /// Where order confirmations with the pack's trackingId are sent.
         #[arg(long)]
         order_callback_url: Option<String>,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// List the keys (never their secrets).
     List {
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Show one key (never its secret).
     Show {
+        /// The key's consumer key.
         key: String,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Grant permissions (comma-separated): create_trial_pack, add_to_cart, render_side,
     /// import_image. Every key has create, get_template, read and update.
     Grant {
+        /// The key's consumer key.
         key: String,
+        /// Permissions, comma-separated.
         #[arg(value_delimiter = ',', required = true)]
         permissions: Vec<Permission>,
     },
     /// Revoke granted permissions (comma-separated): create_trial_pack, add_to_cart,
     /// render_side, import_image.
     Revoke {
+        /// The key's consumer key.
         key: String,
+        /// Permissions, comma-separated.
         #[arg(value_delimiter = ',', required = true)]
         permissions: Vec<Permission>,
     },
     /// Refuse every call signed with the key.
-    Disable { key: String },
+    Disable {
+        /// The key's consumer key.
+        key: String,
+    },
     /// Accept calls signed with the key again.
-    Enable { key: String },
+    Enable {
+        /// The key's consumer key.
+        key: String,
+    },
     /// Replace the key's secret and print the new one; the old one stops working at once.
     RotateSecret {
+        /// The key's consumer key.
         key: String,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
     /// Set the order-confirmation callback URL (or clear it with --clear); prints the new
     /// webhook signing secret, which replaces the old one at once.
     SetCallback {
+        /// The key's consumer key.
         key: String,
+        /// The callback URL (https, or http to an allowed host).
         #[arg(required_unless_present = "clear")]
         url: Option<String>,
+        /// Remove the callback URL: no more order confirmations for this key.
         #[arg(long, conflicts_with = "url")]
         clear: bool,
+        /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
     },
@@ -166,8 +192,10 @@ enum KeyCommand {
 enum DesignCommand {
     /// Register a design code.
     Add {
+        /// The code partners pass as createPack's designCode.
         #[arg(long)]
         code: String,
+        /// The product the design is for (businesscard, minicard, postcard, sticker).
         #[arg(long)]
         product: String,
         /// File with the design's pack JSON.
@@ -180,9 +208,15 @@ enum DesignCommand {
     /// List the design codes.
     List,
     /// Print a design as JSON.
-    Show { code: String },
+    Show {
+        /// The design code.
+        code: String,
+    },
     /// Remove a design code.
-    Remove { code: String },
+    Remove {
+        /// The design code.
+        code: String,
+    },
 }
 
 pub async fn run(cli: Cli) -> ExitCode {
@@ -628,4 +662,33 @@ async fn list_webhooks(store: SharedStore, json: bool) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every command and every argument says what it is in `--help`.
+    #[test]
+    fn every_command_and_argument_has_help() {
+        fn check(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in command.get_arguments() {
+                let id = arg.get_id().as_str();
+                if !matches!(id, "help" | "version") && arg.get_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in command.get_subcommands() {
+                let sub_path = format!("{path} {}", sub.get_name());
+                if sub.get_about().is_none() {
+                    missing.push(sub_path.clone());
+                }
+                check(sub, &sub_path, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        check(&Cli::command(), "presspack", &mut missing);
+        assert!(missing.is_empty(), "without help text: {missing:?}");
+    }
 }
