@@ -13,7 +13,7 @@ use argon2::{Argon2, PasswordHash};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
-use crate::infra::store::{self, Kind, Store, StoreError, random_id};
+use crate::infra::store::{self, Kind, Records, StoreError, random_id};
 
 /// Record kind: customer accounts, by customer id.
 pub const CUSTOMERS: Kind = Kind::new("customer");
@@ -193,13 +193,13 @@ fn hash_now(password: &str) -> Result<String, String> {
         .map_err(|e| format!("password hashing failed: {e}"))
 }
 
-pub async fn load(store: &dyn Store, id: &str) -> Result<Option<Customer>, StoreError> {
+pub async fn load(store: &dyn Records, id: &str) -> Result<Option<Customer>, StoreError> {
     Ok(store::load(store, CUSTOMERS, id).await?.map(|(c, _)| c))
 }
 
 /// Changes a customer record with compare-and-swap (see [`store::modify`]).
 pub async fn modify<E: From<StoreError>>(
-    store: &dyn Store,
+    store: &dyn Records,
     id: &str,
     change: impl FnMut(&mut Customer) -> Result<(), E>,
 ) -> Result<Customer, E> {
@@ -209,7 +209,7 @@ pub async fn modify<E: From<StoreError>>(
 }
 
 pub async fn sign_up(
-    store: &dyn Store,
+    store: &dyn Records,
     hashing: &PasswordHashing,
     email: &str,
     name: &str,
@@ -250,7 +250,7 @@ pub async fn sign_up(
 }
 
 pub async fn sign_in(
-    store: &dyn Store,
+    store: &dyn Records,
     hashing: &PasswordHashing,
     email: &str,
     password: &str,
@@ -264,7 +264,10 @@ pub async fn sign_in(
 }
 
 /// The customer with this e-mail address (normalised first), if any.
-pub async fn find_by_email(store: &dyn Store, email: &str) -> Result<Option<Customer>, StoreError> {
+pub async fn find_by_email(
+    store: &dyn Records,
+    email: &str,
+) -> Result<Option<Customer>, StoreError> {
     let Ok(email) = normalise_email(email) else {
         return Ok(None);
     };

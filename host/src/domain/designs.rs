@@ -6,7 +6,7 @@ use presspack_engine::model::{Catalogue, Pack, PhysicalSpec, PhysicalSpecInput, 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::infra::store::{Kind, Store, StoreError};
+use crate::infra::store::{Kind, Records, StoreError};
 
 /// Record kind: designs (starting packs), by design code.
 pub const DESIGNS: Kind = Kind::new("design");
@@ -72,22 +72,22 @@ impl Design {
     }
 }
 
-pub async fn find(store: &dyn Store, code: &str) -> Result<Option<Design>, StoreError> {
+pub async fn find(store: &dyn Records, code: &str) -> Result<Option<Design>, StoreError> {
     Ok(crate::infra::store::load(store, DESIGNS, code)
         .await?
         .map(|(design, _)| design))
 }
 
 /// Stores a new design; `false` if the code is taken.
-pub async fn add(store: &dyn Store, design: &Design) -> Result<bool, StoreError> {
+pub async fn add(store: &dyn Records, design: &Design) -> Result<bool, StoreError> {
     let value = serde_json::to_vec(design).map_err(|e| StoreError::corrupt(e.to_string()))?;
     store.insert(DESIGNS, &design.code, &value).await
 }
 
-pub async fn list(store: &dyn Store) -> Result<Vec<String>, StoreError> {
+pub async fn list(store: &dyn Records) -> Result<Vec<String>, StoreError> {
     store.list(DESIGNS).await
 }
 
-pub async fn remove(store: &dyn Store, code: &str) -> Result<bool, StoreError> {
+pub async fn remove(store: &dyn Records, code: &str) -> Result<bool, StoreError> {
     store.delete(DESIGNS, code).await
 }

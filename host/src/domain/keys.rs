@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator;
 
-use crate::infra::store::{self, Kind, Store, StoreError, Versioned};
+use crate::infra::store::{self, Kind, Records, StoreError, Versioned};
 
 /// Record kind: API keys, by consumer key.
 pub const API_KEYS: Kind = Kind::new("apikey");
@@ -193,7 +193,7 @@ fn check_callback_url(url: &str) -> Result<(), KeyError> {
 }
 
 /// Creates and stores a key with a fresh consumer key (128 bits) and secret (256 bits).
-pub async fn create(store: &dyn Store, new: NewKey) -> Result<ApiKey, KeyError> {
+pub async fn create(store: &dyn Records, new: NewKey) -> Result<ApiKey, KeyError> {
     if new.name.trim().is_empty() || new.name.chars().count() > 100 {
         return Err(KeyError::Invalid("name: 1 to 100 characters".into()));
     }
@@ -226,7 +226,7 @@ pub async fn create(store: &dyn Store, new: NewKey) -> Result<ApiKey, KeyError> 
     Ok(key)
 }
 
-pub async fn find(store: &dyn Store, consumer_key: &str) -> Result<Option<ApiKey>, StoreError> {
+pub async fn find(store: &dyn Records, consumer_key: &str) -> Result<Option<ApiKey>, StoreError> {
     Ok(store::load(store, API_KEYS, consumer_key)
         .await?
         .map(|(key, _)| key))
@@ -237,7 +237,7 @@ pub fn decode(consumer_key: &str, stored: Versioned) -> Result<ApiKey, StoreErro
     store::decode(API_KEYS, consumer_key, stored).map(|(key, _)| key)
 }
 
-pub async fn list(store: &dyn Store) -> Result<Vec<ApiKey>, StoreError> {
+pub async fn list(store: &dyn Records) -> Result<Vec<ApiKey>, StoreError> {
     let mut keys = Vec::new();
     for id in store.list(API_KEYS).await? {
         keys.extend(find(store, &id).await?);
@@ -247,7 +247,7 @@ pub async fn list(store: &dyn Store) -> Result<Vec<ApiKey>, StoreError> {
 
 /// Changes a stored key; see [`store::modify`].
 pub async fn change(
-    store: &dyn Store,
+    store: &dyn Records,
     consumer_key: &str,
     change: impl FnMut(&mut ApiKey) -> Result<(), KeyError>,
 ) -> Result<ApiKey, KeyError> {
@@ -257,7 +257,7 @@ pub async fn change(
 }
 
 pub async fn grant(
-    store: &dyn Store,
+    store: &dyn Records,
     consumer_key: &str,
     permissions: &[Permission],
 ) -> Result<ApiKey, KeyError> {
@@ -270,7 +270,7 @@ pub async fn grant(
 }
 
 pub async fn revoke(
-    store: &dyn Store,
+    store: &dyn Records,
     consumer_key: &str,
     permissions: &[Permission],
 ) -> Result<ApiKey, KeyError> {
@@ -283,7 +283,7 @@ pub async fn revoke(
 }
 
 pub async fn set_disabled(
-    store: &dyn Store,
+    store: &dyn Records,
     consumer_key: &str,
     disabled: bool,
 ) -> Result<ApiKey, KeyError> {
@@ -295,7 +295,7 @@ pub async fn set_disabled(
 }
 
 /// Replaces the secret; the old one stops working at once.
-pub async fn rotate_secret(store: &dyn Store, consumer_key: &str) -> Result<ApiKey, KeyError> {
+pub async fn rotate_secret(store: &dyn Records, consumer_key: &str) -> Result<ApiKey, KeyError> {
     let secret = random_hex(32);
     change(store, consumer_key, |key| {
         key.secret = secret.clone();
@@ -307,7 +307,7 @@ pub async fn rotate_secret(store: &dyn Store, consumer_key: &str) -> Result<ApiK
 /// Sets (or with `None` clears) the order-confirmation callback URL. Setting one makes a new
 /// webhook signing secret, returned in the key: the old one stops verifying at once.
 pub async fn set_callback(
-    store: &dyn Store,
+    store: &dyn Records,
     consumer_key: &str,
     url: Option<String>,
 ) -> Result<ApiKey, KeyError> {

@@ -16,7 +16,7 @@ use crate::domain::images::retention::pin_images;
 use crate::domain::keys::ApiKey;
 use crate::domain::services::Services;
 use crate::infra::engine::EngineCallError;
-use crate::infra::store::{Kind, Store, random_id};
+use crate::infra::store::{Kind, Records, random_id};
 use crate::infra::templates::Templates;
 
 /// Record kind: packs, by pack id.
@@ -177,7 +177,7 @@ fn is_pack_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-pub async fn load(store: &dyn Store, id: &str) -> Result<StoredPack, DomainError> {
+pub async fn load(store: &dyn Records, id: &str) -> Result<StoredPack, DomainError> {
     if !is_pack_id(id) {
         return Err(not_found());
     }
@@ -191,7 +191,7 @@ pub async fn load(store: &dyn Store, id: &str) -> Result<StoredPack, DomainError
 }
 
 /// Stores a new pack under a fresh id and returns the id.
-pub async fn insert(store: &dyn Store, record: &PackRecord) -> Result<String, DomainError> {
+pub async fn insert(store: &dyn Records, record: &PackRecord) -> Result<String, DomainError> {
     let value = serde_json::to_vec(record).map_err(|e| internal("pack", e))?;
     // A collision of 128 random bits does not happen; the loop only keeps that a certainty.
     for _ in 0..4 {
@@ -205,7 +205,7 @@ pub async fn insert(store: &dyn Store, record: &PackRecord) -> Result<String, Do
 
 /// Applies `change` to the pack and writes it back; see [`crate::infra::store::modify`].
 pub async fn modify(
-    store: &dyn Store,
+    store: &dyn Records,
     id: &str,
     change: impl FnMut(&mut PackRecord) -> Result<(), DomainError>,
 ) -> Result<StoredPack, DomainError> {

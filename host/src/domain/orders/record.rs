@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::domain::customers;
-use crate::infra::store::{self, Kind, Store, StoreError};
+use crate::infra::store::{self, Kind, Records, StoreError};
 
 /// Record kind: placed orders, by order number.
 pub const ORDERS: Kind = Kind::new("order");
@@ -105,13 +105,13 @@ impl PaymentProvider for InvoicePayment {
 
 /// Whether the order was committed to its customer's record, that is, really placed (an
 /// order record without it is a checkout that lost the trial rule or crashed midway).
-pub async fn is_committed(store: &dyn Store, order: &Order) -> Result<bool, StoreError> {
+pub async fn is_committed(store: &dyn Records, order: &Order) -> Result<bool, StoreError> {
     Ok(customers::load(store, &order.customer_id)
         .await?
         .is_some_and(|customer| customer.orders.contains(&order.number)))
 }
 
-pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, StoreError> {
+pub async fn load(store: &dyn Records, number: &str) -> Result<Option<Order>, StoreError> {
     if number.len() > 32 {
         return Ok(None);
     }
@@ -120,7 +120,7 @@ pub async fn load(store: &dyn Store, number: &str) -> Result<Option<Order>, Stor
 
 /// Every placed order, oldest first (operator CLI). An order record no customer lists (a
 /// checkout that crashed before its commit) was never placed and is left out.
-pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
+pub async fn list(store: &dyn Records) -> Result<Vec<Order>, StoreError> {
     let mut orders = Vec::new();
     for number in store.list(ORDERS).await? {
         if let Some(order) = load(store, &number).await?

@@ -217,7 +217,7 @@ const MAX_ATTEMPTS: usize = 16;
 
 /// Reads the JSON record `kind`/`id`; `None` if there is none.
 pub async fn load<T: DeserializeOwned>(
-    store: &dyn Store,
+    store: &dyn Records,
     kind: Kind,
     id: &str,
 ) -> Result<Option<(T, u64)>, StoreError> {
@@ -244,7 +244,7 @@ pub fn decode<T: DeserializeOwned>(
 /// re-reading and re-applying if another writer got in between, so no write is lost.
 /// `Ok(None)` if there is no such record.
 pub async fn modify<T, E>(
-    store: &dyn Store,
+    store: &dyn Records,
     kind: Kind,
     id: &str,
     mut change: impl FnMut(&mut T) -> Result<(), E>,
