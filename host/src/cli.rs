@@ -294,6 +294,7 @@ pub fn init_logs(format: LogFormat) {
 async fn serve(config: &Config) -> Result<(), String> {
     init_logs(config.log_format);
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "presspack starting");
+    let shutdown = shutdown_signal()?;
     let creates_store = config.redis_url.is_none() && !SqliteStore::exists_in(&config.data_dir);
     let app = Application::build(config)
         .await
@@ -315,31 +316,27 @@ async fn serve(config: &Config) -> Result<(), String> {
         LogFormat::Json => tracing::info!("{listening}"),
     }
     let served = app
-        .run_until(shutdown_signal())
+        .run_until(shutdown)
         .await
         .map_err(|e| format!("server failed: {e}"));
     tracing::info!("presspack stopped");
     served
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending().await,
+/// A future that completes on Ctrl-C or SIGTERM. The handlers are installed now, before the
+/// server starts: a signal during start-up stops it gracefully too, rather than killing it.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let handler = |kind| signal(kind).map_err(|e| format!("cannot handle signals: {e}"));
+    let mut terminate = handler(SignalKind::terminate())?;
+    let mut interrupt = handler(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = terminate.recv() => {},
+            _ = interrupt.recv() => {},
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    tracing::info!("shutting down: finishing the requests in flight");
+        tracing::info!("shutting down: finishing the requests in flight");
+    })
 }
 
 fn read_file(path: &PathBuf) -> Result<String, String> {
