@@ -14,12 +14,13 @@ use std::path::{Path, PathBuf};
 fn main() {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let workspace = manifest_dir.parent().unwrap().to_path_buf();
+    // The wasm modules embed the engine and the assets it compiles in (products, fonts).
     for watched in [
         "engine/src",
         "engine/Cargo.toml",
+        "assets",
         "fonts",
         "Cargo.lock",
-        "host/templates",
     ] {
         println!(
             "cargo:rerun-if-changed={}",
@@ -27,7 +28,6 @@ fn main() {
         );
     }
     let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
-    embed_templates(&manifest_dir.join("templates"), &out_dir);
     let target_dir = wasm_target_dir(&out_dir, &workspace);
     let wasm = presspack_wasm_build::build_engine(&workspace, &target_dir, "guest,pdf")
         .unwrap_or_else(|e| panic!("{e}"));
@@ -37,27 +37,6 @@ fn main() {
     std::fs::create_dir_all(&web).unwrap_or_else(|e| panic!("{}: {e}", web.display()));
     presspack_wasm_build::build_web_bindings(&workspace, &target_dir, &web)
         .unwrap_or_else(|e| panic!("{e}"));
-}
-
-/// Writes `builtin_templates.rs`: every `templates/*.xml` as `(file name, contents)`, so
-/// the binary carries its templates wherever it runs.
-fn embed_templates(dir: &Path, out_dir: &Path) {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
-        .collect();
-    files.sort();
-    let mut code = String::from("&[\n");
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        code.push_str(&format!(
-            "    ({name:?}, include_str!({:?})),\n",
-            path.display().to_string()
-        ));
-    }
-    code.push_str("]\n");
-    std::fs::write(out_dir.join("builtin_templates.rs"), code).unwrap();
 }
 
 /// `target/engine-wasm` beside the outer build's `target` directory (found from OUT_DIR,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes host/templates/<code>.xml for every template code of wire-formats section 8.
+"""Writes assets/templates/<code>.xml for every template code of wire-formats section 8.
 
 The templates are data: this script is how they were made, kept so that a change of
 geometry is one edit here and a rerun (`python3 tools/generate-templates.py`), not 37 hand
@@ -7,7 +7,7 @@ edits. Coordinates are millimetres from the top-left of the print area.
 """
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "host" / "templates"
+OUT = Path(__file__).resolve().parent.parent / "assets" / "templates"
 EDGES = ["TopEdge", "LeftEdge", "BottomEdge", "RightEdge"]
 BLACK = ("RGB", 0, 0, 0)
 WHITE = ("RGB", 255, 255, 255)

@@ -17,9 +17,9 @@ use presspack_engine::wire::{Op, RenderHeaderInput, read_drawn, render_frame};
 use serde_json::json;
 
 const TEXT_TEMPLATE: &str =
-    include_str!("../../host/templates/businesscard_full_text_landscape.xml");
+    include_str!("../../assets/templates/businesscard_full_text_landscape.xml");
 const PHOTO_TEMPLATE: &str =
-    include_str!("../../host/templates/businesscard_full_image_landscape.xml");
+    include_str!("../../assets/templates/businesscard_full_image_landscape.xml");
 /// The photo the HTTP benchmark uploads (900 x 600 JPEG, its own print rendition).
 const PHOTO: &[u8] = include_bytes!("../../engine/tests/scenes/images/photo.jpg");
 

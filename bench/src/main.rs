@@ -364,7 +364,7 @@ async fn trivial_server() {
 /// or, for the baseline of what verification costs, trusting the consumer key.
 async fn bench_server(verification: Verification) {
     let config = Config::from_env(None).expect("configuration");
-    presspack::cli::init_logs(config.log_format);
+    presspack::cli::init_logs(config.service.log_format);
     let app = match verification {
         Verification::Verified => Application::build(&config).await,
         Verification::Unverified => Application::build_for_benchmark(&config).await,

@@ -36,7 +36,10 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "pack_json",
         run: pack_json,
-        seeds: &["web-demo/sample-pack.json", "fuzz/seeds/pack-full.json"],
+        seeds: &[
+            "assets/samples/sample-pack.json",
+            "fuzz/seeds/pack-full.json",
+        ],
     },
     Target {
         name: "template_xml",
@@ -44,7 +47,7 @@ pub const TARGETS: &[Target] = &[
         seeds: &[
             "engine/tests/scenes/templates/sample_all_items.xml",
             "engine/tests/scenes/templates/sticker_test.xml",
-            "host/templates/businesscard_left_image_landscape.xml",
+            "assets/templates/businesscard_left_image_landscape.xml",
         ],
     },
     Target {

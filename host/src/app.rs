@@ -8,9 +8,12 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderValue, header};
 use axum::routing::{get, post};
 use presspack_engine::model::Catalogue;
 use tokio::net::TcpListener;
+use tower::ServiceBuilder;
+use tower_http::ServiceBuilderExt;
 
 use crate::config::Config;
 use crate::domain::customers::PasswordHashing;
@@ -24,9 +27,7 @@ use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
 use crate::http::state::AppState;
 use crate::http::{observe, rpc, serve};
-use crate::infra::engine::{
-    ENGINE_WASM, EngineCallError, EngineClient, EngineHost, EngineLimits, EngineSetup,
-};
+use crate::infra::engine::{ENGINE_WASM, EngineCallError, EngineClient, EngineHost, EngineSetup};
 use crate::infra::fonts::{Fonts, FontsError};
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
@@ -37,22 +38,26 @@ use crate::infra::templates::{Templates, TemplatesError};
 /// Opens the store the configuration names: Redis if `redis_url` is set, else the embedded
 /// SQLite files in the data directory.
 pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
-    Ok(match &config.redis_url {
-        Some(url) => Arc::new(
-            RedisStore::connect(url, &config.redis_key_prefix, config.redis_cluster).await?,
-        ),
-        None => Arc::new(SqliteStore::open(&config.data_dir)?),
+    let store = &config.store;
+    Ok(match &store.redis_url {
+        Some(url) => {
+            Arc::new(RedisStore::connect(url, &store.redis_key_prefix, store.redis_cluster).await?)
+        }
+        None => Arc::new(SqliteStore::open(&config.service.data_dir)?),
     })
 }
 
 /// Opens the blob store beside it: Redis when the store is Redis (every host process sees
 /// every image), else the `blobs` directory under the data directory.
 pub async fn open_blobs(config: &Config) -> Result<SharedBlobs, StoreError> {
-    Ok(match &config.redis_url {
-        Some(url) => Arc::new(
-            RedisStore::connect(url, &config.redis_key_prefix, config.redis_cluster).await?,
-        ),
-        None => Arc::new(DirectoryBlobs::open(&config.data_dir.join("blobs"))?),
+    let store = &config.store;
+    Ok(match &store.redis_url {
+        Some(url) => {
+            Arc::new(RedisStore::connect(url, &store.redis_key_prefix, store.redis_cluster).await?)
+        }
+        None => Arc::new(DirectoryBlobs::open(
+            &config.service.data_dir.join("blobs"),
+        )?),
     })
 }
 
@@ -108,30 +113,27 @@ impl Application {
         store.prepare_to_serve().await?;
         let secret_key = SecretKey::load_or_create(store.as_ref()).await?;
         let blobs = open_blobs(config).await?;
-        let images = ImageService::new(&config.images, config.engine_memory_bytes)
+        let images = ImageService::new(&config.images, config.engine.memory_bytes)
             .map_err(StartupError::Images)?;
-        let listener =
-            TcpListener::bind(config.listen)
-                .await
-                .map_err(|source| StartupError::Listen {
-                    address: config.listen,
-                    source,
-                })?;
+        let listen = config.service.listen;
+        let listener = TcpListener::bind(listen)
+            .await
+            .map_err(|source| StartupError::Listen {
+                address: listen,
+                source,
+            })?;
         let address = listener
             .local_addr()
             .map_err(|source| StartupError::Listen {
-                address: config.listen,
+                address: listen,
                 source,
             })?;
         let engine = start_engine(config)?;
-        let prices = PriceList::load(config.prices_file.as_deref(), Catalogue::builtin())
+        let prices = PriceList::load(config.service.prices_file.as_deref(), Catalogue::builtin())
             .map_err(StartupError::Prices)?;
-        let webhooks = Webhooks::new(
-            config.webhook_allow_hosts.clone(),
-            config.webhook_retry_delays.clone(),
-        )
-        .map_err(StartupError::Webhooks)?;
+        let webhooks = Webhooks::new(config.webhooks.clone()).map_err(StartupError::Webhooks)?;
         let base_url = config
+            .service
             .base_url
             .clone()
             .unwrap_or_else(|| format!("http://{address}"));
@@ -142,7 +144,7 @@ impl Application {
             catalogue: Catalogue::builtin(),
             prices,
             payment: Box::new(InvoicePayment),
-            passwords: PasswordHashing::new(config.engine_instances.max(2)),
+            passwords: PasswordHashing::new(config.engine.instances.max(2)),
             secret_key,
             webhooks: Arc::new(webhooks),
             engine: engine.engine,
@@ -153,11 +155,8 @@ impl Application {
             cookies: CookiePolicy::for_base_url(&base_url),
             base_url,
             sign_in_limits: SignInLimits::default(),
-            trusted_proxies: config.trusted_proxies.clone(),
+            edge: config.edge.clone(),
             unsigned_limits: config.unsigned_limits,
-            max_body_bytes: config.max_body_bytes,
-            rate_limit_per_minute: config.rate_limit_per_minute,
-            timestamp_window: config.oauth_timestamp_window,
             signature_check,
             fonts: engine.fonts,
             metrics: Metrics::default(),
@@ -171,7 +170,7 @@ impl Application {
             .merge(canvas_routes())
             .route("/healthz", get(observe::healthz))
             .route("/readyz", get(observe::readyz));
-        let metrics = match config.metrics_listen {
+        let metrics = match config.service.metrics_listen {
             Some(address) => {
                 let listener = TcpListener::bind(address)
                     .await
@@ -183,11 +182,23 @@ impl Application {
                 None
             }
         };
+        // Outermost first: a plain client request id or a new one, returned on the response;
+        // every reply is what its Content-Type says, never sniffed into something else.
         let router = router
-            .layer(axum::middleware::from_fn_with_state(
-                Arc::clone(&state),
-                observe::observe,
-            ))
+            .layer(
+                ServiceBuilder::new()
+                    .map_request(observe::keep_plain_request_id)
+                    .set_x_request_id(observe::RandomRequestId)
+                    .propagate_x_request_id()
+                    .override_response_header(
+                        header::X_CONTENT_TYPE_OPTIONS,
+                        HeaderValue::from_static("nosniff"),
+                    )
+                    .layer(axum::middleware::from_fn_with_state(
+                        Arc::clone(&state),
+                        observe::observe,
+                    )),
+            )
             .with_state(Arc::clone(&state));
         Ok(Application {
             listener,
@@ -326,23 +337,18 @@ struct StartedEngine {
 /// start of a build, and the server listens meanwhile (calls wait for the engine; `/readyz`
 /// says it is starting).
 fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
-    let fonts = Fonts::load(config.fonts_dir.as_deref())?;
-    let templates = Arc::new(Templates::load(config.templates_dir.as_deref())?);
+    let files = &config.service;
+    let fonts = Fonts::load(files.fonts_dir.as_deref())?;
+    let templates = Arc::new(Templates::load(files.templates_dir.as_deref())?);
     let setup = EngineSetup {
         init_frame: Arc::new(fonts.init_frame()),
         templates: Arc::new(templates.documents()),
     };
-    let limits = EngineLimits {
-        instances: config.engine_instances,
-        memory_bytes: config.engine_memory_bytes,
-        call_timeout: config.engine_timeout,
-        ingest_timeout: config.images.ingest_timeout,
-        waiting_calls: config.engine_waiting_calls,
-    };
-    let cache_dir = config
+    let limits = config.engine.clone();
+    let cache_dir = files
         .engine_cache_dir
         .clone()
-        .unwrap_or_else(|| config.data_dir.join("engine-cache"));
+        .unwrap_or_else(|| files.data_dir.join("engine-cache"));
     let engine = EngineClient::start_in_background(move || {
         EngineHost::start(ENGINE_WASM, Some(&cache_dir), setup, limits)
     });

@@ -262,8 +262,12 @@ pub async fn run(cli: Cli) -> ExitCode {
 /// The store an operator command works on, named on standard error (standard output stays
 /// the command's answer). An embedded store must exist unless `init` says to create it.
 async fn operator_store(config: &Config, init: bool) -> Result<SharedStore, String> {
-    if config.redis_url.is_none() && !init && !SqliteStore::exists_in(&config.data_dir) {
-        let dir = std::path::absolute(&config.data_dir).unwrap_or_else(|_| config.data_dir.clone());
+    if config.store.redis_url.is_none()
+        && !init
+        && !SqliteStore::exists_in(&config.service.data_dir)
+    {
+        let dir = std::path::absolute(&config.service.data_dir)
+            .unwrap_or_else(|_| config.service.data_dir.clone());
         return Err(format!(
             "no store in {} (PRESSPACK_DATA_DIR, default ./presspack-data): run this command \
              with the server's configuration (--config, PRESSPACK_DATA_DIR or \
@@ -292,10 +296,11 @@ pub fn init_logs(format: LogFormat) {
 }
 
 async fn serve(config: &Config) -> Result<(), String> {
-    init_logs(config.log_format);
+    init_logs(config.service.log_format);
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "presspack starting");
     let shutdown = shutdown_signal()?;
-    let creates_store = config.redis_url.is_none() && !SqliteStore::exists_in(&config.data_dir);
+    let creates_store =
+        config.store.redis_url.is_none() && !SqliteStore::exists_in(&config.service.data_dir);
     let app = Application::build(config)
         .await
         .map_err(|e| e.to_string())?;
@@ -311,7 +316,7 @@ async fn serve(config: &Config) -> Result<(), String> {
         }
     );
     // The line operators and scripts wait for: plain, or one more JSON line among the logs.
-    match config.log_format {
+    match config.service.log_format {
         LogFormat::Text => println!("{listening}"),
         LogFormat::Json => tracing::info!("{listening}"),
     }

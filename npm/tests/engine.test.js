@@ -10,7 +10,7 @@ const scenes = new URL("../../engine/tests/scenes/", import.meta.url);
 const engine = await createEngine();
 
 test("the built-in templates are all there", async () => {
-  const hostTemplates = (await readdir(new URL("../../host/templates/", import.meta.url)))
+  const hostTemplates = (await readdir(new URL("../../assets/templates/", import.meta.url)))
     .filter((name) => name.endsWith(".xml"));
   assert.equal(templateCodes.length, hostTemplates.length);
   assert.ok(templateCodes.includes("businesscard_full_text_landscape"));

@@ -488,7 +488,7 @@ async fn timestamps_outside_the_window_are_refused(kind: StoreKind) {
     }
     // The window is configurable.
     let strict = spawn_app_with(kind, |config| {
-        config.oauth_timestamp_window = std::time::Duration::from_secs(10)
+        config.edge.timestamp_window = std::time::Duration::from_secs(10)
     })
     .await;
     let header = header_at(
@@ -581,7 +581,7 @@ async fn requests_oauthlib_signatures_are_accepted(kind: StoreKind) {
 async fn a_nonce_is_remembered_across_a_restart(kind: StoreKind) {
     // A fixed public URL: the restarted server listens on another port.
     let mut app = spawn_app_with(kind, |config| {
-        config.base_url = Some("http://presspack.test".into())
+        config.service.base_url = Some("http://presspack.test".into())
     })
     .await;
     let params = [("method", "svc.pack.createPack"), ("product", "minicard")];
@@ -620,7 +620,7 @@ shared_stores!(two_hosts_on_redis_refuse_a_nonce_replayed_across_them);
 async fn two_hosts_on_redis_refuse_a_nonce_replayed_across_them(kind: StoreKind) {
     // Both hosts sit behind one public URL, as behind a load balancer.
     let app = spawn_app_with(kind, |config| {
-        config.base_url = Some("http://presspack.test".into())
+        config.service.base_url = Some("http://presspack.test".into())
     })
     .await;
     let second = Application::build(&app.config).await.unwrap();

@@ -108,7 +108,7 @@ async fn text(browser: &Client) -> String {
 async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     let receiver = Receiver::start(0).await;
     let app = spawn_app_with(kind, |config| {
-        config.webhook_allow_hosts = vec!["127.0.0.1".into()];
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
     })
     .await;
     let key = keys::set_callback(
@@ -278,4 +278,47 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     );
     screenshot(&browser, &format!("{store}-6-orders")).await;
     browser.close().await.unwrap();
+}
+
+/// From the trust review (issue 20), high: `responseContentType=text/html` made the API
+/// answer a page running the caller's script on the shop's origin. In Chromium: nothing of it
+/// runs.
+#[tokio::test]
+async fn a_reply_never_runs_a_script_in_chromium() {
+    let app = spawn_app_with(StoreKind::Embedded, |_| {}).await;
+    let (browser, _driver) = browser().await;
+    let script = "<img src=x onerror=\"document.title='pwned'\">";
+    let svg = "<svg xmlns='http://www.w3.org/2000/svg' onload=\"document.title='pwned'\"/>";
+    for (content_type, method) in [
+        ("text/html", script),
+        ("application/xhtml+xml", script),
+        ("image/svg+xml", svg),
+        ("text/plain", script),
+        ("text/xml", svg),
+    ] {
+        let url = reqwest::Url::parse_with_params(
+            &app.endpoint(),
+            &[("responseContentType", content_type), ("method", method)],
+        )
+        .unwrap();
+        browser.goto(url.as_str()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let title = browser.title().await.unwrap();
+        assert_ne!(title, "pwned", "{content_type}");
+        let text: String = browser
+            .execute(
+                "return document.body ? document.body.innerText : ''",
+                vec![],
+            )
+            .await
+            .unwrap()
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        // The JSON error, shown as text (or, for XML, the parser's complaint about it).
+        assert!(
+            text.contains("exception") || text.contains("error on line 1"),
+            "{content_type}: {text}"
+        );
+    }
 }

@@ -525,7 +525,7 @@ async fn a_customer_orders_one_trial_pack_only(kind: StoreKind) {
 async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
     let receiver = Receiver::start(0).await;
     let app = spawn_app_with(kind, |config| {
-        config.webhook_allow_hosts = vec!["127.0.0.1".into()];
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
     })
     .await;
     make_trial_partner(&app, "partner-7").await;
@@ -788,8 +788,8 @@ async fn failed_sign_ins_are_limited(kind: StoreKind) {
 async fn webhooks_are_retried_with_one_id_and_survive_a_restart(kind: StoreKind) {
     let receiver = Receiver::start(2).await;
     let mut app = spawn_app_with(kind, |config| {
-        config.webhook_allow_hosts = vec!["127.0.0.1".into()];
-        config.webhook_retry_delays = vec![std::time::Duration::from_millis(1500); 3];
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+        config.webhooks.retry_delays = vec![std::time::Duration::from_millis(1500); 3];
     })
     .await;
     let callback = format!("{}/webhook", receiver.url);

@@ -138,26 +138,23 @@ pub struct TestApp {
 }
 
 pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
-    let mut config = Config {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        data_dir: data_dir.to_owned(),
-        engine_instances: 1,
-        // Compiled once per test run, loaded by every test server after that.
-        engine_cache_dir: Some(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache"),
-        ),
-        ..Config::default()
-    };
+    let mut config = Config::default();
+    config.service.listen = "127.0.0.1:0".parse().unwrap();
+    config.service.data_dir = data_dir.to_owned();
+    // Compiled once per test run, loaded by every test server after that.
+    config.service.engine_cache_dir =
+        Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache"));
+    config.engine.instances = 1;
     match kind {
         StoreKind::Embedded => {}
-        StoreKind::Redis => config.redis_url = Some(redis_url()),
+        StoreKind::Redis => config.store.redis_url = Some(redis_url()),
         StoreKind::RedisCluster => {
-            config.redis_url = Some(redis_cluster_urls());
-            config.redis_cluster = true;
+            config.store.redis_url = Some(redis_cluster_urls());
+            config.store.redis_cluster = true;
         }
     }
     if kind.is_shared() {
-        config.redis_key_prefix = format!("presspack-test:{:016x}:", rand::random::<u64>());
+        config.store.redis_key_prefix = format!("presspack-test:{:016x}:", rand::random::<u64>());
     }
     config
 }
@@ -297,10 +294,13 @@ impl TestApp {
     /// A second server on this one's store and configuration (Redis only; the embedded store
     /// is one process's): another host behind the same load balancer, with the same key.
     pub async fn second_host(&self) -> TestApp {
-        assert!(self.config.redis_url.is_some(), "hosts share only Redis");
+        assert!(
+            self.config.store.redis_url.is_some(),
+            "hosts share only Redis"
+        );
         let data_dir = tempfile::tempdir().unwrap();
         let mut config = self.config.clone();
-        data_dir.path().clone_into(&mut config.data_dir);
+        data_dir.path().clone_into(&mut config.service.data_dir);
         let store = open_store(&config).await.expect("store opens");
         let mut app = TestApp {
             address: String::new(),
@@ -331,7 +331,7 @@ impl TestApp {
 
     /// The endpoint as clients see it, which signatures cover: under the public base URL.
     pub fn public_endpoint(&self) -> String {
-        match &self.config.base_url {
+        match &self.config.service.base_url {
             Some(base) => format!("{base}/api/service/"),
             None => self.endpoint(),
         }
@@ -461,19 +461,22 @@ impl TestApp {
         let mut command = Command::new(env!("CARGO_BIN_EXE_presspack"));
         command
             .args(args)
-            .env("PRESSPACK_DATA_DIR", &self.config.data_dir);
+            .env("PRESSPACK_DATA_DIR", &self.config.service.data_dir);
         for (name, _) in std::env::vars() {
             if name.starts_with("PRESSPACK_") && name != "PRESSPACK_DATA_DIR" {
                 command.env_remove(name);
             }
         }
-        if let Some(url) = &self.config.redis_url {
+        if let Some(url) = &self.config.store.redis_url {
             command
                 .env("PRESSPACK_REDIS_URL", url)
-                .env("PRESSPACK_REDIS_KEY_PREFIX", &self.config.redis_key_prefix)
+                .env(
+                    "PRESSPACK_REDIS_KEY_PREFIX",
+                    &self.config.store.redis_key_prefix,
+                )
                 .env(
                     "PRESSPACK_REDIS_CLUSTER",
-                    self.config.redis_cluster.to_string(),
+                    self.config.store.redis_cluster.to_string(),
                 );
         }
         command.output().expect("presspack binary runs")
@@ -490,8 +493,8 @@ pub struct RedisKeys {
 impl RedisKeys {
     pub fn of(config: &Config) -> RedisKeys {
         RedisKeys {
-            urls: config.redis_url.clone(),
-            prefix: config.redis_key_prefix.clone(),
+            urls: config.store.redis_url.clone(),
+            prefix: config.store.redis_key_prefix.clone(),
         }
     }
 }

@@ -241,7 +241,7 @@ async fn the_same_file_is_stored_once(kind: StoreKind) {
         .upload_fixture("png-rgb.png", &[("imageType", "photo")])
         .await;
     let blob_files = || {
-        walk(&app.config.data_dir.join("blobs"))
+        walk(&app.config.service.data_dir.join("blobs"))
             .into_iter()
             .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
             .count()
@@ -367,7 +367,7 @@ async fn the_limits_are_distinct_errors(kind: StoreKind) {
     let response = crate::helpers::ApiResponse::read(response).await;
     assert!(response.error("request_too_large").contains("bytes"));
     // Other operations keep the usual body limit.
-    let long_text = "x".repeat(app.config.max_body_bytes + 10);
+    let long_text = "x".repeat(app.config.edge.max_body_bytes + 10);
     let response = app
         .send(
             reqwest::Method::POST,
@@ -382,7 +382,7 @@ async fn the_limits_are_distinct_errors(kind: StoreKind) {
 async fn the_engine_memory_bounds_the_images_read(kind: StoreKind) {
     // The host leaves an image about (engine memory - 96 MiB - twice the file) to decode in.
     let app = spawn_app_with(kind, |config| {
-        config.engine_memory_bytes = 97 << 20;
+        config.engine.memory_bytes = 97 << 20;
     })
     .await;
     // 400 x 328 at one bit: decoded as grey, then an RGB copy and the print rendition, about

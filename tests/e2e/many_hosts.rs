@@ -19,7 +19,10 @@ fn on(host: &TestApp, url: &str) -> String {
 shared_stores!(two_hosts_on_one_redis_serve_one_client);
 
 async fn two_hosts_on_one_redis_serve_one_client(kind: StoreKind) {
-    let first = spawn_app_with(kind, |config| config.base_url = Some(PUBLIC_URL.into())).await;
+    let first = spawn_app_with(kind, |config| {
+        config.service.base_url = Some(PUBLIC_URL.into())
+    })
+    .await;
     let second = first.second_host().await;
     let hosts = [&first, &second];
 

@@ -309,7 +309,7 @@ async fn a_moo_client_session_works_end_to_end(kind: StoreKind) {
     );
 
     // getTemplate of every template code.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/templates");
     let mut codes: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| {

@@ -155,8 +155,8 @@ fn header(response: &ApiResponse, name: &str) -> String {
 
 async fn each_key_has_its_own_rate_limit(kind: StoreKind) {
     let app = spawn_app_with(kind, |config| {
-        config.rate_limit_per_minute = 3;
-        config.base_url = Some("http://presspack.test".into());
+        config.edge.rate_limit_per_minute = 3;
+        config.service.base_url = Some("http://presspack.test".into());
     })
     .await;
     let create = [

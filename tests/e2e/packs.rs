@@ -89,7 +89,7 @@ async fn drop_ins_are_urls_under_the_base_url_with_a_secret_token(kind: StoreKin
     }
     // The configured public base URL is used, not the listening address.
     let behind_proxy = crate::helpers::spawn_app_with(kind, |config| {
-        config.base_url = Some("https://print.example.com/presspack".into());
+        config.service.base_url = Some("https://print.example.com/presspack".into());
     })
     .await;
     let body = behind_proxy.create_pack("businesscard", &[]).await;

@@ -33,7 +33,7 @@ fn reference_dir() -> std::path::PathBuf {
 
 fn template_codes() -> Vec<String> {
     let mut codes: Vec<String> =
-        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates"))
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/templates"))
             .unwrap()
             .map(|e| {
                 e.unwrap()
@@ -121,7 +121,7 @@ async fn every_template_is_served_as_xml_that_round_trips(kind: StoreKind) {
         assert_eq!(children, ["Code", "Version", "Settings", "Items"], "{code}");
         // ...and the engine reads it back to the template the file holds.
         let file = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("templates/{code}.xml")),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../assets/templates/{code}.xml")),
         )
         .unwrap();
         let served = Template::parse(&response.body).unwrap();
@@ -620,7 +620,7 @@ async fn text_measure_parameters_are_checked(kind: StoreKind) {
 
 async fn an_engine_failure_fails_one_request_only(kind: StoreKind) {
     // Little engine memory: a 4096 px render exhausts it.
-    let app = spawn_app_with(kind, |config| config.engine_memory_bytes = 48 * 1024 * 1024).await;
+    let app = spawn_app_with(kind, |config| config.engine.memory_bytes = 48 * 1024 * 1024).await;
     let side = text_side("Big");
     let render = |max_side: &'static str| {
         let (side, app) = (side.clone(), &app);

@@ -179,7 +179,7 @@ async fn body_parameters_win_over_query_parameters(kind: StoreKind) {
 
 async fn oversized_and_unsupported_bodies_are_refused(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    let huge = "x".repeat(app.config.max_body_bytes + 1);
+    let huge = "x".repeat(app.config.edge.max_body_bytes + 1);
     let message = app
         .create_pack_response("minicard", &[("friendlyName", &huge)])
         .await

@@ -1,5 +1,5 @@
 //! The product catalogue (wire-formats sections 4 and 8): products, their geometry, card
-//! counts and physical-spec options. It is data, `catalogue/products.json`, compiled in so
+//! counts and physical-spec options. It is data, `assets/products.json`, compiled in so
 //! that the browser build has it too.
 
 use std::sync::OnceLock;
@@ -129,9 +129,9 @@ impl Catalogue {
     pub fn builtin() -> &'static Catalogue {
         static BUILTIN: OnceLock<Catalogue> = OnceLock::new();
         BUILTIN.get_or_init(|| {
-            Catalogue::from_json(include_str!("../../catalogue/products.json"))
+            Catalogue::from_json(presspack_assets::PRODUCTS)
                 // The file is part of the source and a unit test reads it.
-                .expect("catalogue/products.json is valid")
+                .expect("assets/products.json is valid")
         })
     }
 

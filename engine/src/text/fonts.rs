@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 /// The catalogue shipped in `fonts/catalogue.json`.
-pub const BUILTIN_CATALOGUE: &str = include_str!("../../../fonts/catalogue.json");
+pub const BUILTIN_CATALOGUE: &str = presspack_assets::FONT_CATALOGUE;
 
 /// A font file larger than this is refused (the largest DejaVu face is 750 KB).
 pub const MAX_FACE_BYTES: usize = 32 * 1024 * 1024;

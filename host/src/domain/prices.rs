@@ -8,7 +8,7 @@ use std::path::Path;
 use presspack_engine::model::{Catalogue, PhysicalSpec};
 use serde::Deserialize;
 
-const BUILTIN: &str = include_str!("../../catalogue/prices.json");
+const BUILTIN: &str = presspack_assets::PRICES;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -30,6 +30,7 @@ use sha2::Sha256;
 use crate::domain::keys;
 use crate::domain::orders::record::{self, Order};
 use crate::infra::fetch::{FetchPolicy, Fetcher};
+use crate::infra::settings;
 use crate::infra::store::{self, Kind, SharedStore, Store, StoreError, unix_millis};
 
 /// Record kind: webhook messages waiting to be delivered (and their schedule).
@@ -39,16 +40,55 @@ pub const WEBHOOKS_DONE: Kind = Kind::new("webhook-done");
 
 pub const EVENT_TYPE: &str = "order.confirmed";
 
-/// The default delays before the second, third, ... attempt.
-pub const DEFAULT_RETRY_DELAYS: [Duration; 7] = [
-    Duration::from_secs(5),
-    Duration::from_secs(5 * 60),
-    Duration::from_secs(30 * 60),
-    Duration::from_secs(2 * 60 * 60),
-    Duration::from_secs(5 * 60 * 60),
-    Duration::from_secs(10 * 60 * 60),
-    Duration::from_secs(10 * 60 * 60),
-];
+/// The webhooks' settings.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct WebhookSettings {
+    /// Hosts webhooks may be sent to although they resolve to non-public addresses.
+    #[serde(rename = "webhook_allow_hosts", deserialize_with = "settings::hosts")]
+    pub allow_hosts: Vec<String>,
+    /// Delays before the second, third, ... attempt.
+    #[serde(rename = "webhook_retry_delays_ms", deserialize_with = "retry_delays")]
+    pub retry_delays: Vec<Duration>,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        WebhookSettings {
+            allow_hosts: Vec::new(),
+            retry_delays: [
+                5,
+                5 * 60,
+                30 * 60,
+                2 * 60 * 60,
+                5 * 60 * 60,
+                10 * 60 * 60,
+                10 * 60 * 60,
+            ]
+            .map(Duration::from_secs)
+            .to_vec(),
+        }
+    }
+}
+
+/// Up to 50 comma-separated delays in milliseconds, each at most a week.
+fn retry_delays<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<Duration>, D::Error> {
+    const EXPECTED: &str = "up to 50 comma-separated delays in milliseconds, each at most a week";
+    let delays = settings::list(
+        deserializer,
+        |delay| {
+            let ms = delay.parse::<u64>().ok()?;
+            (ms <= 7 * 24 * 60 * 60 * 1000).then(|| Duration::from_millis(ms))
+        },
+        EXPECTED,
+    )?;
+    if delays.len() > 50 {
+        return Err(serde::de::Error::custom(format!("expected {EXPECTED}")));
+    }
+    Ok(delays)
+}
 
 /// How long one attempt may take, and how long a claim keeps others off a message.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -178,7 +218,11 @@ impl Webhooks {
         self.wake.notify_one();
     }
 
-    pub fn new(allow_hosts: Vec<String>, retry_delays: Vec<Duration>) -> Result<Webhooks, String> {
+    pub fn new(settings: WebhookSettings) -> Result<Webhooks, String> {
+        let WebhookSettings {
+            allow_hosts,
+            retry_delays,
+        } = settings;
         let fetcher = Fetcher::new(FetchPolicy {
             allow_hosts,
             resolve: Vec::new(),
@@ -503,7 +547,7 @@ mod tests {
 
     #[test]
     fn the_default_schedule_retries_for_more_than_a_day() {
-        let total: Duration = DEFAULT_RETRY_DELAYS.iter().sum();
+        let total: Duration = WebhookSettings::default().retry_delays.iter().sum();
         assert!(total > Duration::from_secs(24 * 60 * 60), "{total:?}");
     }
 }

@@ -12,6 +12,7 @@ use axum::extract::ConnectInfo;
 use axum::http::HeaderMap;
 use axum::http::request::Parts;
 
+use crate::infra::settings;
 use crate::infra::store::Kind;
 
 /// Record kind: fixed-window counts: calls per key or address, upload bytes, sign-in attempts.
@@ -62,6 +63,17 @@ fn canonical(ip: IpAddr) -> IpAddr {
 #[derive(Debug, Clone, Default)]
 pub struct TrustedProxies(pub Vec<Network>);
 
+impl<'de> serde::Deserialize<'de> for TrustedProxies {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        settings::list(
+            deserializer,
+            Network::parse,
+            "comma-separated addresses or networks such as 10.0.0.0/8",
+        )
+        .map(TrustedProxies)
+    }
+}
+
 impl TrustedProxies {
     /// The client's address for a request from `peer` with these headers.
     pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
@@ -110,11 +122,20 @@ pub fn limit_key(ip: IpAddr) -> String {
 }
 
 /// Limits on what callers without an API key may do, per client address.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(default)]
 pub struct UnsignedLimits {
     /// Calls per minute; 0: no limit.
+    #[serde(
+        rename = "unsigned_rate_limit_per_minute",
+        deserialize_with = "settings::count::<_, _, 0, 1_000_000>"
+    )]
     pub calls_per_minute: u64,
     /// Bytes of uploaded image files per hour; 0: no limit.
+    #[serde(
+        rename = "unsigned_upload_bytes_per_hour",
+        deserialize_with = "settings::count::<_, _, 0, 1_000_000_000_000>"
+    )]
     pub upload_bytes_per_hour: u64,
 }
 

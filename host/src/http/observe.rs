@@ -14,6 +14,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use tower_http::request_id::{MakeRequestId, RequestId};
 use tracing::Instrument;
 
 use crate::http::metrics::{ApiOutcome, count_store_error};
@@ -21,22 +22,37 @@ use crate::http::state::AppState;
 use crate::infra::engine::Starting;
 
 /// The header carrying a request's id, taken from the client (or proxy) when it sends a
-/// sensible one, and returned on every response.
+/// plain one (see [`keep_plain_request_id`]), else made by [`RandomRequestId`]; tower-http
+/// sets it on the request and returns it on the response.
 pub const REQUEST_ID: &str = "x-request-id";
 
-/// A client's id if it is short and plain, else a new random one.
-fn request_id(request: &Request) -> String {
-    request
+/// Drops a client's request id unless it is short and plain (it goes into every log line).
+pub fn keep_plain_request_id(mut request: Request) -> Request {
+    let plain = request
         .headers()
         .get(REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|id| {
+        .is_some_and(|id| {
             (1..=64).contains(&id.len())
                 && id
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        })
-        .map_or_else(|| hex::encode(rand::random::<[u8; 12]>()), str::to_owned)
+        });
+    if !plain {
+        request.headers_mut().remove(REQUEST_ID);
+    }
+    request
+}
+
+/// New request ids: 96 random bits in hex.
+#[derive(Debug, Clone, Copy)]
+pub struct RandomRequestId;
+
+impl MakeRequestId for RandomRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        let id = hex::encode(rand::random::<[u8; 12]>());
+        HeaderValue::from_str(&id).ok().map(RequestId::new)
+    }
 }
 
 fn status_class(status: StatusCode) -> &'static str {
@@ -48,18 +64,24 @@ fn status_class(status: StatusCode) -> &'static str {
     }
 }
 
-/// The middleware of every route: gives the request an id (in a tracing span, so every log
-/// line of the request carries it, and in the `x-request-id` response header), logs one line
-/// when it is answered and counts it.
+/// The middleware of every route, inside the request-id layers: runs the request in a
+/// tracing span with its id (so every log line of the request carries it), logs one line when
+/// it is answered and counts it. tower-http's `TraceLayer` cannot do this: its response hook
+/// does not see the route or the API method that label both the line and the metrics.
 pub async fn observe(State(state): State<Arc<AppState>>, request: Request, next: Next) -> Response {
-    let id = request_id(&request);
+    let id = request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
     let route = request
         .extensions()
         .get::<MatchedPath>()
         .map(|path| path.as_str().to_owned());
     let span = tracing::info_span!("request", id = %id);
     let started = Instant::now();
-    let mut response = next.run(request).instrument(span.clone()).await;
+    let response = next.run(request).instrument(span.clone()).await;
     let elapsed = started.elapsed();
     let status = response.status();
     let (endpoint, outcome, server_fault) = match response.extensions().get::<ApiOutcome>() {
@@ -95,14 +117,6 @@ pub async fn observe(State(state): State<Arc<AppState>>, request: Request, next:
             served!(tracing::Level::INFO)
         }
     });
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert(REQUEST_ID, value);
-    }
-    // Every reply is what its Content-Type says, never sniffed into something else.
-    response.headers_mut().insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
     response
 }
 

@@ -27,17 +27,33 @@ use tokio::net::TcpListener;
 use tokio::time::{Instant, Sleep};
 use tower::ServiceExt;
 
+use crate::infra::settings;
+
 /// The window over which a body's rate is checked.
 pub const BODY_WINDOW: Duration = Duration::from_secs(5);
 
-#[derive(Debug, Clone, Copy)]
+/// The server loop's settings.
+#[derive(Debug, Clone, Copy, serde::Deserialize)]
+#[serde(default)]
 pub struct ServerLimits {
     /// Longest time from a connection's first byte (or its previous request) to the end of a
     /// request's headers.
+    #[serde(
+        rename = "header_timeout_ms",
+        deserialize_with = "settings::millis::<_, 100, 600_000>"
+    )]
     pub header_timeout: Duration,
     /// Fewest bytes a second a request body must arrive at, over each [`BODY_WINDOW`].
+    #[serde(
+        rename = "min_body_bytes_per_second",
+        deserialize_with = "settings::count::<_, _, 0, 1_073_741_824>"
+    )]
     pub min_body_rate: u64,
     /// Longest a shutdown waits for requests in flight before closing their connections.
+    #[serde(
+        rename = "shutdown_drain_ms",
+        deserialize_with = "settings::millis::<_, 0, 3_600_000>"
+    )]
     pub drain_timeout: Duration,
 }
 

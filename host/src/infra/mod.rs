@@ -6,5 +6,6 @@ pub mod engine;
 pub mod fetch;
 pub mod fonts;
 pub mod secrets;
+pub mod settings;
 pub mod store;
 pub mod templates;

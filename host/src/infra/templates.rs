@@ -1,4 +1,4 @@
-//! Templates: the XML files of `host/templates/` (embedded in the binary) plus an operator's
+//! Templates: the XML files of `assets/templates/` (embedded in the binary) plus an operator's
 //! `PRESSPACK_TEMPLATES_DIR`, each parsed by the engine's template parser at start-up: a
 //! broken file stops start-up with a message naming it.
 
@@ -8,7 +8,7 @@ use std::path::Path;
 use presspack_engine::model::{MAX_TEMPLATE_BYTES, Template};
 
 /// `(file name, XML)` of every built-in template.
-const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_templates.rs"));
+const BUILTIN: &[(&str, &str)] = presspack_assets::TEMPLATES;
 
 /// One template: its XML as served, and the parsed form.
 pub struct TemplateEntry {
@@ -34,7 +34,7 @@ impl Templates {
             by_code: BTreeMap::new(),
         };
         for (name, xml) in BUILTIN {
-            templates.add(&format!("host/templates/{name}"), name, xml.to_string())?;
+            templates.add(&format!("assets/templates/{name}"), name, xml.to_string())?;
         }
         if let Some(dir) = dir {
             let error = |message: String| TemplatesError {

@@ -39,9 +39,9 @@ fn run() -> Result<(), String> {
 
     let fonts = out.join("fonts");
     create_dir(&fonts)?;
-    copy(
-        &workspace.join("fonts/catalogue.json"),
+    write(
         &fonts.join("catalogue.json"),
+        presspack_assets::FONT_CATALOGUE.as_bytes(),
     )?;
     let faces = builtin_face_bytes();
     for (name, bytes) in &faces {
@@ -49,24 +49,12 @@ fn run() -> Result<(), String> {
     }
     let templates = out.join("templates");
     create_dir(&templates)?;
-    let mut codes: Vec<String> = std::fs::read_dir(workspace.join("host/templates"))
-        .map_err(|e| format!("host/templates: {e}"))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
-        .filter_map(|path| Some(path.file_stem()?.to_string_lossy().into_owned()))
-        .collect();
-    codes.sort();
-    for code in &codes {
-        let file = format!("{code}.xml");
-        copy(
-            &workspace.join("host/templates").join(&file),
-            &templates.join(&file),
-        )?;
+    let mut codes = Vec::new();
+    for (file, xml) in presspack_assets::TEMPLATES {
+        write(&templates.join(file), xml.as_bytes())?;
+        codes.extend(file.strip_suffix(".xml"));
     }
-    let assets = assets_module(
-        faces.iter().map(|(name, _)| *name),
-        codes.iter().map(String::as_str),
-    );
+    let assets = assets_module(faces.iter().map(|(name, _)| *name), codes);
     write(&out.join("assets.js"), assets.as_bytes())?;
     for file in ["index.js", "index.d.ts"] {
         copy(&workspace.join("npm").join(file), &out.join(file))?;

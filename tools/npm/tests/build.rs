@@ -68,7 +68,7 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
     assert!(named.iter().filter(|p| p.ends_with(".ttf")).count() >= 12);
     assert_eq!(
         named.iter().filter(|p| p.ends_with(".xml")).count(),
-        files_under(&workspace.join("host/templates"), "templates")
+        files_under(&workspace.join("assets/templates"), "templates")
             .iter()
             .filter(|p| p.ends_with(".xml"))
             .count()

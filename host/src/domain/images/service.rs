@@ -8,6 +8,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::infra::fetch::{FetchError, FetchPolicy, Fetcher};
+use crate::infra::settings;
 
 /// How long an image request waits for a permit before it is told the server is busy.
 const PERMIT_WAIT: Duration = Duration::from_secs(30);
@@ -104,28 +105,54 @@ fn fetch_error(error: FetchError) -> DomainError {
     DomainError::new(code, error.to_string())
 }
 
-/// Limits and rules of uploadImage and importImage.
-#[derive(Debug, Clone)]
+/// Limits and rules of uploadImage and importImage (the configuration's image settings).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
 pub struct ImageSettings {
     /// Largest image file accepted, uploaded, in `bytes` or fetched.
+    #[serde(deserialize_with = "settings::count::<_, _, 1024, 1_073_741_824>")]
     pub max_upload_bytes: usize,
     /// Largest image in pixels (width x height), checked from its header before decoding.
+    #[serde(
+        rename = "max_image_pixels",
+        deserialize_with = "settings::count::<_, _, 1, 400_000_000>"
+    )]
     pub max_pixels: u64,
     /// Largest width or height in pixels.
+    #[serde(
+        rename = "max_image_side",
+        deserialize_with = "settings::count::<_, _, 1, 65_535>"
+    )]
     pub max_side: u32,
     /// JPEGs estimated below this quality are accepted with a warning.
+    #[serde(deserialize_with = "settings::count::<_, _, 1, 100>")]
     pub min_jpeg_quality: u8,
     /// Image requests (large bodies) handled at once; more wait, then get `server_busy`.
+    #[serde(deserialize_with = "settings::count::<_, _, 1, 256>")]
     pub concurrent_uploads: usize,
     /// Time limit of checking an image and making its renditions in the engine.
+    #[serde(
+        rename = "image_timeout_ms",
+        deserialize_with = "settings::millis::<_, 100, 600_000>"
+    )]
     pub ingest_timeout: Duration,
     /// Time limit of fetching an `imageUrl`, redirects included.
+    #[serde(
+        rename = "import_timeout_ms",
+        deserialize_with = "settings::millis::<_, 100, 600_000>"
+    )]
     pub import_timeout: Duration,
     /// Hosts importImage may fetch from even though they resolve to non-public addresses.
+    #[serde(deserialize_with = "settings::hosts")]
     pub import_allow_hosts: Vec<String>,
     /// How long an image nothing refers to is kept after its last upload.
+    #[serde(
+        rename = "image_retention_hours",
+        deserialize_with = "settings::hours::<_, 1, 100_000>"
+    )]
     pub retention: Duration,
     /// Fixed addresses for host names (like curl's --resolve), still checked unless allowed.
+    #[serde(deserialize_with = "settings::host_addresses")]
     pub import_resolve: Vec<(String, IpAddr)>,
 }
 

@@ -188,7 +188,7 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
     // The key is read and the nonce claimed in one store round trip; a request that then
     // fails any check gives its nonce back, so only correctly signed requests use nonces up.
     // The nonce is remembered until its timestamp has left the window on either side.
-    let window = state.timestamp_window.as_secs();
+    let window = state.edge.timestamp_window.as_secs();
     let nonce = format!("{}:{}", protocol.timestamp, protocol.nonce);
     let claim = Claim {
         kind: NONCES,
@@ -251,7 +251,7 @@ fn check_signature(
     protocol: &Protocol<'_>,
     secret: &str,
 ) -> Result<(), DomainError> {
-    let window = state.timestamp_window.as_secs();
+    let window = state.edge.timestamp_window.as_secs();
     let server_time = now();
     if protocol.timestamp.abs_diff(server_time) > window {
         return Err(error(

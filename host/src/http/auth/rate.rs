@@ -15,6 +15,7 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::keys::ApiKey;
 use crate::http::client::limit_key;
 use crate::http::state::AppState;
+use crate::infra::store::Store;
 
 pub const WINDOW: Duration = Duration::from_secs(60);
 
@@ -70,7 +71,7 @@ impl RateState {
 
 /// Counts a call of `key`; `None` when rate limits are off.
 pub async fn count_call(state: &AppState, key: &ApiKey) -> Result<Option<RateState>, DomainError> {
-    if state.rate_limit_per_minute == 0 {
+    if state.edge.rate_limit_per_minute == 0 {
         return Ok(None);
     }
     let (used, reset) = state
@@ -79,7 +80,7 @@ pub async fn count_call(state: &AppState, key: &ApiKey) -> Result<Option<RateSta
         .await?;
     Ok(Some(RateState {
         who: "this key",
-        limit: state.rate_limit_per_minute,
+        limit: state.edge.rate_limit_per_minute,
         used,
         reset,
     }))
@@ -94,7 +95,8 @@ pub async fn count_unsigned_call(
     let Some(client) = client.filter(|_| limit > 0) else {
         return Ok(None);
     };
-    let (used, reset) = count_for_address(state, "address", client, WINDOW, 1).await?;
+    let (used, reset) =
+        count_for_address(state.store.as_ref(), "address", client, WINDOW, 1).await?;
     Ok(Some(RateState {
         who: "this address",
         limit,
@@ -106,16 +108,16 @@ pub async fn count_unsigned_call(
 /// Counts `bytes` of an unsigned upload from `client` against its hourly budget, before the
 /// file is looked at.
 pub async fn count_upload_bytes(
-    state: &AppState,
+    store: &dyn Store,
+    budget: u64,
     client: Option<IpAddr>,
     bytes: usize,
 ) -> Result<(), DomainError> {
-    let budget = state.unsigned_limits.upload_bytes_per_hour;
     let Some(client) = client.filter(|_| budget > 0) else {
         return Ok(());
     };
     let (used, reset) =
-        count_for_address(state, "address-bytes", client, BYTES_WINDOW, bytes as u64).await?;
+        count_for_address(store, "address-bytes", client, BYTES_WINDOW, bytes as u64).await?;
     if used > budget {
         return Err(DomainError::new(
             ErrorCode::RateLimited,
@@ -132,15 +134,14 @@ pub async fn count_upload_bytes(
 /// Adds `amount` to `client`'s window `name` in the store (its network for IPv6; see
 /// [`limit_key`]); the total so far and the time until the window ends.
 async fn count_for_address(
-    state: &AppState,
+    store: &dyn Store,
     name: &str,
     client: IpAddr,
     window: Duration,
     amount: u64,
 ) -> Result<(u64, Duration), DomainError> {
     let id = format!("{name}:{}", limit_key(client));
-    Ok(state
-        .store
+    Ok(store
         .count_in_window(RATE_LIMITS, &id, window, amount)
         .await?)
 }

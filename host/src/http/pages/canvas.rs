@@ -26,7 +26,7 @@ use crate::http::state::AppState;
 
 const CANVAS_SCRIPT: &str = include_str!("../../../../web-demo/canvas.js");
 const CANVAS_STYLE: &str = include_str!("../../../../web-demo/canvas.css");
-const SAMPLE_PACK: &str = include_str!("../../../../web-demo/sample-pack.json");
+const SAMPLE_PACK: &str = presspack_assets::SAMPLE_PACK;
 const SAMPLE_PRODUCT: &str = "businesscard";
 /// The npm package's entry module; `assets.js` beside it is written per host (its fonts and
 /// templates).
@@ -102,7 +102,7 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         .product(SAMPLE_PRODUCT)
         .expect("the catalogue sells business cards");
     let pack: &RawValue =
-        serde_json::from_str(SAMPLE_PACK).expect("web-demo/sample-pack.json is JSON");
+        serde_json::from_str(SAMPLE_PACK).expect("assets/samples/sample-pack.json is JSON");
     json_response(&Design {
         product: SAMPLE_PRODUCT,
         name: "Sample business card".into(),

@@ -2,7 +2,6 @@
 //! the quantity, rename a pack, remove it, go to checkout.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
@@ -15,10 +14,11 @@ use crate::domain::cart::{
 use crate::domain::customers::{self, Customer};
 use crate::domain::error::DomainError;
 use crate::domain::packs;
+use crate::domain::services::Services;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 
 type Fields = HashMap<String, String>;
 
@@ -39,12 +39,12 @@ pub fn line_summary(line: &PricedLine, currency: &str) -> maud::Markup {
 }
 
 fn cart_page(
-    state: &AppState,
+    services: &Services,
     visitor: &Visitor,
     lines: &[PricedLine],
     problem: Option<&str>,
 ) -> Response {
-    let currency = &state.prices.currency;
+    let currency = &services.prices.currency;
     let total = cart::total(lines);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
@@ -91,17 +91,17 @@ fn cart_page(
 
 /// `GET /cart`
 pub async fn show(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
 ) -> Result<Response, PageError> {
     let customer = visitor.customer()?;
-    let lines = priced_lines(&state, customer).await?;
-    Ok(cart_page(&state, &visitor, &lines, None))
+    let lines = priced_lines(&services, customer).await?;
+    Ok(cart_page(&services, &visitor, &lines, None))
 }
 
 /// `POST /cart/lines/{packId}` with `action` = `quantity`, `rename` or `remove`.
 pub async fn change_line(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     mut visitor: Visitor,
     Path(pack_id): Path<String>,
     Form(fields): Form<Fields>,
@@ -111,17 +111,21 @@ pub async fn change_line(
     let field = |name: &str| fields.get(name).map_or("", String::as_str);
     let outcome: Result<Customer, String> = match field("action") {
         "quantity" => match parse_quantity("Quantity", field("quantity")) {
-            Ok(quantity) => Ok(set_quantity(&state, &customer_id, &pack_id, Some(quantity)).await?),
+            Ok(quantity) => {
+                Ok(set_quantity(&services, &customer_id, &pack_id, Some(quantity)).await?)
+            }
             Err(problem) => Err(problem),
         },
-        "remove" => Ok(set_quantity(&state, &customer_id, &pack_id, None).await?),
+        "remove" => Ok(set_quantity(&services, &customer_id, &pack_id, None).await?),
         "rename" => {
             let name = field("name").trim();
             if name.is_empty() || name.chars().count() > MAX_NAME {
                 Err(format!("Name: 1 to {MAX_NAME} characters"))
             } else {
-                visitor.owned_pack(state.store.as_ref(), &pack_id).await?;
-                packs::modify(state.store.as_ref(), &pack_id, |pack| {
+                visitor
+                    .owned_pack(services.store.as_ref(), &pack_id)
+                    .await?;
+                packs::modify(services.store.as_ref(), &pack_id, |pack| {
                     pack.friendly_name = Some(name.to_owned());
                     Ok(())
                 })
@@ -137,8 +141,8 @@ pub async fn change_line(
             Ok(layout::redirect(&visitor, "/cart"))
         }
         Err(problem) => {
-            let lines = priced_lines(&state, visitor.customer()?).await?;
-            let page = cart_page(&state, &visitor, &lines, Some(&problem));
+            let lines = priced_lines(&services, visitor.customer()?).await?;
+            let page = cart_page(&services, &visitor, &lines, Some(&problem));
             Ok((StatusCode::BAD_REQUEST, page).into_response())
         }
     }
@@ -147,13 +151,13 @@ pub async fn change_line(
 /// Sets a line's quantity, or removes the line (`None`). Only lines in the customer's own
 /// cart can be changed: the cart is inside their record.
 async fn set_quantity(
-    state: &AppState,
+    services: &Services,
     customer_id: &str,
     pack_id: &str,
     quantity: Option<u32>,
 ) -> Result<Customer, PageError> {
     Ok(
-        customers::modify(state.store.as_ref(), customer_id, |customer| {
+        customers::modify(services.store.as_ref(), customer_id, |customer| {
             match quantity {
                 Some(q) => customer
                     .cart

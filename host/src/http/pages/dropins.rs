@@ -6,7 +6,6 @@
 //! pages.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -18,12 +17,13 @@ use subtle::ConstantTimeEq;
 use crate::domain::cart::{self, describe_spec, parse_quantity};
 use crate::domain::error::ErrorCode;
 use crate::domain::packs::{self, PackRecord, StoredPack};
+use crate::domain::services::Services;
 use crate::http::pages::account::sign_in_or_up;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 
 type Fields = HashMap<String, String>;
 
@@ -43,11 +43,11 @@ fn someone_elses() -> PageError {
 
 /// The pack of a drop-in URL, if `token` is its drop-in token (constant-time comparison).
 async fn pack_for_token(
-    state: &AppState,
+    services: &Services,
     pack_id: &str,
     token: Option<&str>,
 ) -> Result<StoredPack, PageError> {
-    let stored = packs::load(state.store.as_ref(), pack_id)
+    let stored = packs::load(services.store.as_ref(), pack_id)
         .await
         .map_err(|e| PageError::unless_not_found(e, invalid_link))?;
     let expected = stored.record.drop_in_token.as_bytes();
@@ -67,11 +67,11 @@ fn owned_by_another() -> crate::domain::error::DomainError {
 
 /// Makes `customer_id` the pack's owner unless another customer is.
 async fn take_ownership(
-    state: &AppState,
+    services: &Services,
     pack_id: &str,
     customer_id: &str,
 ) -> Result<PackRecord, PageError> {
-    let result = packs::modify(state.store.as_ref(), pack_id, |pack| match &pack.owner {
+    let result = packs::modify(services.store.as_ref(), pack_id, |pack| match &pack.owner {
         Some(owner) if owner != customer_id => Err(owned_by_another()),
         Some(_) => Ok(()),
         None => {
@@ -94,7 +94,7 @@ fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
 /// `GET /dropins/{packId}/{name}?token=...`: the drop-in's page for the pack's owner; anyone
 /// else is asked to sign in, or to continue with the pack (see [`continue_with`]).
 pub async fn open(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path((pack_id, name)): Path<(String, String)>,
     Query(query): Query<Fields>,
@@ -103,7 +103,7 @@ pub async fn open(
         return Err(invalid_link());
     };
     let token = query.get("token").map(String::as_str);
-    let stored = pack_for_token(&state, &pack_id, token).await?;
+    let stored = pack_for_token(&services, &pack_id, token).await?;
     let here = drop_in_path(&pack_id, &name, &stored.record.drop_in_token);
     let Some(customer) = &visitor.customer else {
         let content = html! {
@@ -129,9 +129,9 @@ pub async fn open(
     }
     match name.as_str() {
         "finish" => {
-            let product = product_of(&state, &pack)?;
+            let product = product_of(&services, &pack)?;
             Ok(finish_page(
-                &state, &visitor, &pack_id, &pack, product, None,
+                &services, &visitor, &pack_id, &pack, product, None,
             ))
         }
         "edit" => Ok(crate::http::pages::canvas::edit_page(
@@ -173,7 +173,7 @@ fn continue_page(visitor: &Visitor, pack_id: &str, name: &str, pack: &PackRecord
 /// pack's owner and, for `cart` and `checkout`, puts the pack in their cart; then on to the
 /// drop-in's page (or the cart, or checkout).
 pub async fn continue_with(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path((pack_id, name)): Path<(String, String)>,
     Form(fields): Form<Fields>,
@@ -183,14 +183,15 @@ pub async fn continue_with(
         return Err(invalid_link());
     };
     let customer = visitor.customer()?.clone();
-    let stored = pack_for_token(&state, &pack_id, fields.get("token").map(String::as_str)).await?;
-    let pack = take_ownership(&state, &pack_id, &customer.id).await?;
+    let stored =
+        pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !allows_blocking && !pack.is_orderable() {
         return Ok(not_orderable_page(&visitor, &pack_id, &pack));
     }
     match name.as_str() {
         "cart" | "checkout" => {
-            cart::put(&state, &customer.id, &pack_id, pack.cart_quantity).await?;
+            cart::put(&services, &customer.id, &pack_id, pack.cart_quantity).await?;
             Ok(layout::redirect(&visitor, &format!("/{name}")))
         }
         _ => Ok(layout::redirect(
@@ -200,8 +201,8 @@ pub async fn continue_with(
     }
 }
 
-fn product_of<'s>(state: &'s AppState, pack: &PackRecord) -> Result<&'s Product, PageError> {
-    state
+fn product_of<'s>(services: &'s Services, pack: &PackRecord) -> Result<&'s Product, PageError> {
+    services
         .catalogue
         .product(&pack.product)
         .ok_or_else(|| PageError::not_found("This product is no longer sold."))
@@ -283,7 +284,7 @@ fn not_orderable_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord) -> Re
 }
 
 fn finish_page(
-    state: &AppState,
+    services: &Services,
     visitor: &Visitor,
     pack_id: &str,
     pack: &PackRecord,
@@ -305,10 +306,10 @@ fn finish_page(
         let mut priced = spec.clone();
         paper.clone_into(&mut priced.paper_class);
         priced.pack_size = size;
-        state
+        services
             .prices
             .unit_price(&pack.product, &priced)
-            .map(|p| money(&state.prices.currency, p))
+            .map(|p| money(&services.prices.currency, p))
             .unwrap_or_default()
     };
     let content = html! {
@@ -368,19 +369,20 @@ fn finish_page(
 /// `POST /packs/{packId}/finish`: the chosen physical specification and quantity; puts the
 /// pack in the cart.
 pub async fn finish(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path(pack_id): Path<String>,
     Form(fields): Form<Fields>,
 ) -> Result<Response, PageError> {
     visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let customer = visitor.customer()?.clone();
-    let stored = pack_for_token(&state, &pack_id, fields.get("token").map(String::as_str)).await?;
-    let pack = take_ownership(&state, &pack_id, &customer.id).await?;
+    let stored =
+        pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !pack.is_orderable() {
         return Ok(not_orderable_page(&visitor, &pack_id, &pack));
     }
-    let product = product_of(&state, &stored.record)?;
+    let product = product_of(&services, &stored.record)?;
     let text = |name: &str| fields.get(name).map(|v| v.trim().to_owned());
     let chosen = (|| {
         let quantity = parse_quantity("Number of packs", &text("quantity").unwrap_or_default())?;
@@ -406,11 +408,18 @@ pub async fn finish(
     let (spec, quantity) = match chosen {
         Ok(chosen) => chosen,
         Err(problem) => {
-            let page = finish_page(&state, &visitor, &pack_id, &pack, product, Some(&problem));
+            let page = finish_page(
+                &services,
+                &visitor,
+                &pack_id,
+                &pack,
+                product,
+                Some(&problem),
+            );
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    packs::modify(state.store.as_ref(), &pack_id, |pack| {
+    packs::modify(services.store.as_ref(), &pack_id, |pack| {
         if !pack.is_owned_by(&customer.id) {
             return Err(owned_by_another());
         }
@@ -418,24 +427,26 @@ pub async fn finish(
         Ok(())
     })
     .await?;
-    cart::put(&state, &customer.id, &pack_id, Some(quantity)).await?;
+    cart::put(&services, &customer.id, &pack_id, Some(quantity)).await?;
     Ok(layout::redirect(&visitor, "/cart"))
 }
 
 /// `GET /packs/{packId}/sides/{index}?max=N`: a side of the visitor's own pack as PNG.
 pub async fn side_image(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path((pack_id, index)): Path<(String, usize)>,
     Query(query): Query<Fields>,
 ) -> Result<Response, PageError> {
-    let stored = visitor.owned_pack(state.store.as_ref(), &pack_id).await?;
+    let stored = visitor
+        .owned_pack(services.store.as_ref(), &pack_id)
+        .await?;
     let max_side = query
         .get("max")
         .and_then(|m| m.parse::<u32>().ok())
         .unwrap_or(PREVIEW_SIDE)
         .min(MAX_PREVIEW_SIDE);
-    let png = render::pack_side(&state, &stored.record, index, max_side)
+    let png = render::pack_side(&services, &stored.record, index, max_side)
         .await
         .map_err(|e| {
             PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))

@@ -3,7 +3,6 @@
 //! number is "not found".
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
@@ -13,11 +12,12 @@ use maud::{Markup, html};
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::keys;
 use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
+use crate::domain::services::Services;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 
 type Fields = HashMap<String, String>;
 
@@ -62,13 +62,13 @@ fn read_address(fields: &Fields) -> Result<DeliveryAddress, String> {
 }
 
 fn checkout_page(
-    state: &AppState,
+    services: &Services,
     visitor: &Visitor,
     lines: &[PricedLine],
     fields: &Fields,
     problem: Option<&str>,
 ) -> Response {
-    let currency = &state.prices.currency;
+    let currency = &services.prices.currency;
     let total = crate::domain::cart::total(lines);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
@@ -109,12 +109,12 @@ fn checkout_page(
 
 /// `GET /checkout`
 pub async fn checkout(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
 ) -> Result<Response, PageError> {
-    let lines = priced_lines(&state, visitor.customer()?).await?;
+    let lines = priced_lines(&services, visitor.customer()?).await?;
     Ok(checkout_page(
-        &state,
+        &services,
         &visitor,
         &lines,
         &Fields::new(),
@@ -126,7 +126,7 @@ pub async fn checkout(
 /// same form (a double click, a reload) shows the first one's order instead of placing
 /// another.
 pub async fn place_order(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Form(fields): Form<Fields>,
 ) -> Result<Response, PageError> {
@@ -143,9 +143,9 @@ pub async fn place_order(
     // A form sent before (a second click) shows the order it placed, whatever the cart holds
     // by now.
     if let Some(earlier) = customer.checkouts.iter().find(|c| &c.key == key) {
-        return placed_by_another_click(&state, &visitor, &earlier.order_number, key).await;
+        return placed_by_another_click(&services, &visitor, &earlier.order_number, key).await;
     }
-    let lines = priced_lines(&state, customer).await?;
+    let lines = priced_lines(&services, customer).await?;
     let (status, problem) = if lines.is_empty() {
         (
             StatusCode::BAD_REQUEST,
@@ -160,13 +160,13 @@ pub async fn place_order(
     } else {
         match read_address(&fields) {
             Err(problem) => (StatusCode::BAD_REQUEST, problem),
-            Ok(delivery) => match orders::place(&state, customer, delivery, key).await {
+            Ok(delivery) => match orders::place(&services, customer, delivery, key).await {
                 Ok(Placed::New(order)) => {
                     let confirmation = format!("/orders/{}/confirmation", order.number);
                     return Ok(layout::redirect(&visitor, &confirmation));
                 }
                 Ok(Placed::Already(number)) => {
-                    return placed_by_another_click(&state, &visitor, &number, key).await;
+                    return placed_by_another_click(&services, &visitor, &number, key).await;
                 }
                 Err(CheckoutError::Api(error)) => return Err(error.into()),
                 Err(error @ CheckoutError::TrialAlreadyOrdered(_)) => {
@@ -176,8 +176,8 @@ pub async fn place_order(
             },
         }
     };
-    let lines = priced_lines(&state, customer).await?;
-    let page = checkout_page(&state, &visitor, &lines, &fields, Some(&problem));
+    let lines = priced_lines(&services, customer).await?;
+    let page = checkout_page(&services, &visitor, &lines, &fields, Some(&problem));
     Ok((status, page).into_response())
 }
 
@@ -187,7 +187,7 @@ const PLACING_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 /// The answer to a checkout form sent again: once the first sending's order `number` is
 /// placed, its confirmation; if that sending failed, the checkout page again.
 async fn placed_by_another_click(
-    state: &AppState,
+    services: &Services,
     visitor: &Visitor,
     number: &str,
     key: &str,
@@ -195,7 +195,7 @@ async fn placed_by_another_click(
     let customer = visitor.customer()?;
     let deadline = tokio::time::Instant::now() + PLACING_WAIT;
     loop {
-        let record = crate::domain::customers::load(state.store.as_ref(), &customer.id)
+        let record = crate::domain::customers::load(services.store.as_ref(), &customer.id)
             .await?
             .ok_or_else(PageError::sign_in_needed)?;
         if record.orders.iter().any(|placed| placed == number) {
@@ -203,9 +203,9 @@ async fn placed_by_another_click(
             return Ok(layout::redirect(visitor, &confirmation));
         }
         if !record.checkouts.iter().any(|c| c.key == key) {
-            let lines = priced_lines(state, &record).await?;
+            let lines = priced_lines(services, &record).await?;
             let problem = "Your order was not placed. Check it below and place it again.";
-            let page = checkout_page(state, visitor, &lines, &Fields::new(), Some(problem));
+            let page = checkout_page(services, visitor, &lines, &Fields::new(), Some(problem));
             return Ok((StatusCode::CONFLICT, page).into_response());
         }
         if tokio::time::Instant::now() >= deadline {
@@ -220,9 +220,13 @@ async fn placed_by_another_click(
 }
 
 /// The visitor's order `number`; another customer's order is "not found".
-async fn own_order(state: &AppState, visitor: &Visitor, number: &str) -> Result<Order, PageError> {
+async fn own_order(
+    services: &Services,
+    visitor: &Visitor,
+    number: &str,
+) -> Result<Order, PageError> {
     let customer = visitor.customer()?;
-    match orders::load(state.store.as_ref(), number).await? {
+    match orders::load(services.store.as_ref(), number).await? {
         Some(order) if order.customer_id == customer.id => Ok(order),
         _ => Err(PageError::not_found(
             "There is no such order in your account.",
@@ -260,13 +264,13 @@ fn order_details(order: &Order) -> Markup {
 
 /// The browser side of the order confirmation callback: for each pack with a trackingId whose
 /// API key has a callback URL, the URL, tracking id and order number.
-async fn callbacks(state: &AppState, order: &Order) -> Result<Vec<(String, String)>, PageError> {
+async fn callbacks(services: &Services, order: &Order) -> Result<Vec<(String, String)>, PageError> {
     let mut calls = Vec::new();
     for line in &order.lines {
         let Some(tracking_id) = &line.tracking_id else {
             continue;
         };
-        let key = keys::find(state.store.as_ref(), &line.created_by).await?;
+        let key = keys::find(services.store.as_ref(), &line.created_by).await?;
         if let Some(url) = key.and_then(|k| k.order_callback_url) {
             calls.push((url, tracking_id.clone()));
         }
@@ -281,12 +285,12 @@ fn origin(url: &str) -> Option<String> {
 
 /// `GET /orders/{number}/confirmation`
 pub async fn confirmation(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path(number): Path<String>,
 ) -> Result<Response, PageError> {
-    let order = own_order(&state, &visitor, &number).await?;
-    let calls = callbacks(&state, &order).await?;
+    let order = own_order(&services, &visitor, &number).await?;
+    let calls = callbacks(&services, &order).await?;
     let mut origins: Vec<String> = calls.iter().filter_map(|(url, _)| origin(url)).collect();
     origins.sort();
     origins.dedup();
@@ -313,24 +317,24 @@ pub async fn confirmation(
 
 /// `GET /orders/{number}`
 pub async fn show(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path(number): Path<String>,
 ) -> Result<Response, PageError> {
-    let order = own_order(&state, &visitor, &number).await?;
+    let order = own_order(&services, &visitor, &number).await?;
     let title = format!("Order {}", order.number);
     Ok(layout::page(&visitor, &title, order_details(&order)))
 }
 
 /// `GET /orders`: the customer's orders, newest first.
 pub async fn history(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
 ) -> Result<Response, PageError> {
     let customer = visitor.customer()?;
     let mut orders = Vec::new();
     for number in customer.orders.iter().rev() {
-        orders.extend(crate::domain::orders::load(state.store.as_ref(), number).await?);
+        orders.extend(crate::domain::orders::load(services.store.as_ref(), number).await?);
     }
     let content = html! {
         @if orders.is_empty() {

@@ -21,6 +21,7 @@ use std::time::Duration;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
+use cookie::Cookie;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -58,15 +59,17 @@ fn session_key(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-fn read_cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+/// The value of the request's cookie `name`, if it has the shape of the values this server
+/// sets (64 hex digits): anything else was not set by it.
+fn read_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, value)| value)
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|cookie| cookie.name() == name)
+        .map(|cookie| cookie.value().to_owned())
         .filter(|value| value.len() == 64 && value.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
@@ -225,7 +228,7 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
     ) -> Result<Self, Self::Rejection> {
         let cookies = &state.cookies;
         let session_token = read_cookie(&parts.headers, &cookies.name(SESSION_COOKIE));
-        let customer = match session_token {
+        let customer = match &session_token {
             Some(token) => session_customer(state.store.as_ref(), token).await?,
             None => None,
         };
@@ -235,17 +238,17 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
             customer,
             csrf_token: String::new(),
             csrf_from_cookie: false,
-            session_token: session_token.map(str::to_owned),
-            device: read_cookie(&parts.headers, &cookies.name(DEVICE_COOKIE)).map(str::to_owned),
+            session_token: session_token.clone(),
+            device: read_cookie(&parts.headers, &cookies.name(DEVICE_COOKIE)),
             set_cookies: Vec::new(),
-            client: state.trusted_proxies.client_of(parts),
+            client: state.edge.trusted_proxies.client_of(parts),
             key: state.secret_key.clone(),
         };
         let binding =
             session_token.or_else(|| read_cookie(&parts.headers, &cookies.name(VISITOR_COOKIE)));
         match binding {
             Some(binding) => {
-                visitor.csrf_token = csrf_token(&visitor.key, binding);
+                visitor.csrf_token = csrf_token(&visitor.key, &binding);
                 visitor.csrf_from_cookie = true;
             }
             None => visitor.new_visitor_id(state),

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use axum::http::HeaderValue;
+use cookie::{Cookie, SameSite};
 
 /// Cookie attributes for this deployment: `Secure` and `__Host-` when the public base URL
 /// is https.
@@ -28,17 +29,17 @@ impl CookiePolicy {
     }
 
     pub(super) fn cookie(&self, base: &str, value: &str, max_age: Option<Duration>) -> HeaderValue {
-        let mut cookie = format!(
-            "{}={value}; Path=/; HttpOnly; SameSite=Lax",
-            self.name(base)
-        );
+        let mut cookie = Cookie::build((self.name(base), value))
+            .path("/")
+            .http_only(true)
+            .same_site(SameSite::Lax)
+            .secure(self.secure);
         if let Some(age) = max_age {
-            cookie.push_str(&format!("; Max-Age={}", age.as_secs()));
+            cookie = cookie.max_age(cookie::time::Duration::seconds(
+                i64::try_from(age.as_secs()).unwrap_or(i64::MAX),
+            ));
         }
-        if self.secure {
-            cookie.push_str("; Secure");
-        }
-        HeaderValue::from_str(&cookie).expect("cookie values are hex")
+        HeaderValue::from_str(&cookie.to_string()).expect("cookie values are hex")
     }
 }
 

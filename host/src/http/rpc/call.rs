@@ -44,4 +44,8 @@ pub struct Call<'a> {
     pub key: Option<ApiKey>,
     /// The caller's network address (see `client`), for per-address limits.
     pub client: Option<std::net::IpAddr>,
+    /// The public base URL, which drop-in and render URLs start with.
+    pub base_url: &'a str,
+    /// Bytes a caller without a key may upload an hour, from one address (0: no limit).
+    pub unsigned_upload_budget: u64,
 }

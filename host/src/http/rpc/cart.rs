@@ -7,9 +7,9 @@ use crate::domain::cart::parse_quantity;
 use crate::domain::dropins;
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{self, PackRecord};
+use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::packs::load;
-use crate::http::state::AppState;
 
 /// The cart envelope of addToCart: warnings and the `cart` and `checkout` drop-ins.
 #[derive(Serialize)]
@@ -22,12 +22,12 @@ struct CartEnvelope<'a> {
 /// `svc.pack.addToCart`: marks the pack for the cart with its quantity and returns the
 /// drop-ins that take the customer there. A pack with warnings that block ordering is refused
 /// with the warnings listed.
-pub async fn add_to_cart(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn add_to_cart(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let quantity = call.params.required("quantity")?;
     let quantity = parse_quantity("quantity", quantity)
         .map_err(|problem| DomainError::new(ErrorCode::InvalidParameter, problem))?;
-    let id = load(state, call).await?.id;
-    let stored = packs::modify(state.store.as_ref(), &id, |pack| {
+    let id = load(services, call).await?.id;
+    let stored = packs::modify(services.store.as_ref(), &id, |pack| {
         pack.check_access(call.key.as_ref())?;
         if !pack.is_orderable() {
             return Err(not_orderable(pack));
@@ -38,7 +38,7 @@ pub async fn add_to_cart(state: &AppState, call: &Call<'_>) -> Result<Reply, Dom
     .await?;
     Reply::json(&CartEnvelope {
         warnings: &stored.record.warnings,
-        drop_ins: dropins::for_cart(&state.base_url, &stored.id, &stored.record.drop_in_token),
+        drop_ins: dropins::for_cart(call.base_url, &stored.id, &stored.record.drop_in_token),
     })
 }
 

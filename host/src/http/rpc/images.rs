@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::{ImageRecord, Refusal, STORE_SCHEME, store_image};
+use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::params::truncate;
-use crate::http::state::AppState;
 
 /// Whether an operation takes image files (and so may send a large body).
 pub fn takes_image(method: &str) -> bool {
@@ -57,14 +57,21 @@ impl ImageType {
 }
 
 /// `svc.image.uploadImage`: refusals are answered in `uploadImageError`, not as errors.
-pub async fn upload_image(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn upload_image(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let image_type = ImageType::read(call)?;
     let file = call
         .params
         .file("imageFile")
         .ok_or_else(|| DomainError::missing("imageFile"))?;
-    let limit = state.images.settings().max_upload_bytes;
-    crate::http::auth::rate::count_upload_bytes(state, call.client, file.len()).await?;
+    let limit = services.images.settings().max_upload_bytes;
+    let budget = call.unsigned_upload_budget;
+    crate::http::auth::rate::count_upload_bytes(
+        services.store.as_ref(),
+        budget,
+        call.client,
+        file.len(),
+    )
+    .await?;
     let stored = if file.len() > limit {
         Err(Refusal {
             code: "image_file_too_large".into(),
@@ -75,7 +82,7 @@ pub async fn upload_image(state: &AppState, call: &Call<'_>) -> Result<Reply, Do
             reason: format!("Send a file of at most {limit} bytes."),
         })
     } else {
-        store_image(state, file).await?
+        store_image(services, file).await?
     };
     let envelope = match stored {
         Ok((id, record)) => json!({
@@ -95,9 +102,9 @@ pub async fn upload_image(state: &AppState, call: &Call<'_>) -> Result<Reply, Do
 }
 
 /// `svc.image.importImage`: the image from `bytes` (base64) or else `imageUrl`.
-pub async fn import_image(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn import_image(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let image_type = ImageType::read(call)?;
-    let service = &state.images;
+    let service = &services.images;
     let bytes = match call.params.get("bytes") {
         Some(encoded) => decode_base64(encoded, service.settings().max_upload_bytes)?,
         None => {
@@ -108,7 +115,7 @@ pub async fn import_image(state: &AppState, call: &Call<'_>) -> Result<Reply, Do
             service.fetch(url).await?
         }
     };
-    let (id, record) = store_image(state, &bytes).await?.map_err(|refusal| {
+    let (id, record) = store_image(services, &bytes).await?.map_err(|refusal| {
         DomainError::new(
             ErrorCode::ImageRejected,
             format!(

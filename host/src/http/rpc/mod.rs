@@ -29,13 +29,14 @@ pub use params::{BodyEncoding, Params, truncate};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::keys::Permission;
+use crate::domain::services::Services;
 use crate::http::auth::rate::{self, RateState};
 use crate::http::auth::{self, AuthRule, SignedRequest};
 use crate::http::metrics::{self, ApiOutcome, Edge};
 use crate::http::state::AppState;
 
 type HandlerFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, DomainError>> + Send + 'a>>;
-type Handler = for<'a> fn(&'a AppState, &'a Call<'a>) -> HandlerFuture<'a>;
+type Handler = for<'a> fn(&'a Services, &'a Call<'a>) -> HandlerFuture<'a>;
 
 /// One row of the dispatch table: the `method` name, how calls are authorised, and the
 /// handler.
@@ -134,8 +135,9 @@ async fn dispatch(
         Err(error) => return (Err(error), None),
     };
     // Only image operations may send more than the usual body (see `read_body`).
-    if request.params.body_len() > state.max_body_bytes && !images::takes_image(operation.name) {
-        return (Err(body_too_large(state.max_body_bytes)), None);
+    if request.params.body_len() > state.edge.max_body_bytes && !images::takes_image(operation.name)
+    {
+        return (Err(body_too_large(state.edge.max_body_bytes)), None);
     }
     let key = match auth::authorize(state, operation.auth, request).await {
         Ok(key) => key,
@@ -156,8 +158,10 @@ async fn dispatch(
         params: request.params,
         key,
         client,
+        base_url: &state.base_url,
+        unsigned_upload_budget: state.unsigned_limits.upload_bytes_per_hour,
     };
-    ((operation.handler)(state, &call).await, rate)
+    ((operation.handler)(&state.services, &call).await, rate)
 }
 
 /// How to send the reply: the common parameters every operation accepts.
@@ -348,7 +352,7 @@ async fn read_body<'s>(
     headers: &axum::http::HeaderMap,
     body: axum::body::Body,
 ) -> Result<(Bytes, Option<SemaphorePermit<'s>>), DomainError> {
-    let usual = state.max_body_bytes;
+    let usual = state.edge.max_body_bytes;
     let largest = state.images.max_body_bytes().max(usual);
     let declared = declared_length(headers);
     if declared.is_some_and(|length| length > largest as u64) {
@@ -439,7 +443,12 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
             let client = parts
                 .extensions
                 .get::<ConnectInfo<SocketAddr>>()
-                .map(|info| state.trusted_proxies.client(info.0.ip(), &parts.headers));
+                .map(|info| {
+                    state
+                        .edge
+                        .trusted_proxies
+                        .client(info.0.ip(), &parts.headers)
+                });
             dispatch(&state, &signed, client).await
         }
     };

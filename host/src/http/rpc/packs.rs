@@ -10,10 +10,10 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{
     self, PackRecord, StoredPack, replace_pack, stored_product, text_warnings,
 };
+use crate::domain::services::Services;
 use crate::domain::{designs, dropins};
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::params::{Params, truncate};
-use crate::http::state::AppState;
 
 /// Bounds on the free-text parameters of a pack.
 const MAX_TRACKING_ID: usize = 255;
@@ -44,12 +44,12 @@ struct PhysicalSpecEnvelope<'a> {
     drop_ins: Option<BTreeMap<&'static str, String>>,
 }
 
-fn drop_ins(state: &AppState, id: &str, record: &PackRecord) -> BTreeMap<&'static str, String> {
-    dropins::for_pack(&state.base_url, id, &record.drop_in_token, &record.warnings)
+fn drop_ins(base_url: &str, id: &str, record: &PackRecord) -> BTreeMap<&'static str, String> {
+    dropins::for_pack(base_url, id, &record.drop_in_token, &record.warnings)
 }
 
 fn pack_reply(
-    state: &AppState,
+    base_url: &str,
     id: &str,
     record: &PackRecord,
     include_spec: bool,
@@ -58,19 +58,19 @@ fn pack_reply(
         pack_id: id,
         pack: &record.pack,
         warnings: &record.warnings,
-        drop_ins: drop_ins(state, id, record),
+        drop_ins: drop_ins(base_url, id, record),
         physical_spec: include_spec.then_some(&record.physical_spec),
     })
 }
 
-fn product<'a>(state: &'a AppState, code: &str) -> Result<&'a Product, DomainError> {
-    state.catalogue.product(code).ok_or_else(|| {
+fn product<'a>(services: &'a Services, code: &str) -> Result<&'a Product, DomainError> {
+    services.catalogue.product(code).ok_or_else(|| {
         DomainError::new(
             ErrorCode::UnknownProduct,
             format!(
                 "product: {:?} is not a product; products are {}",
                 truncate(code),
-                state.catalogue.product_codes()
+                services.catalogue.product_codes()
             ),
         )
     })
@@ -125,17 +125,17 @@ fn absolute_http_url(name: &str, value: &str) -> Result<String, DomainError> {
     Ok(url.into())
 }
 
-pub async fn create_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
-    create(state, call, false).await
+pub async fn create_pack(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
+    create(services, call, false).await
 }
 
 /// `createTrialPartnerPack`: createPack for a trial partner's key, `businesscard` and
 /// `minicard` only; the pack is marked as a trial pack.
 pub async fn create_trial_partner_pack(
-    state: &AppState,
+    services: &Services,
     call: &Call<'_>,
 ) -> Result<Reply, DomainError> {
-    create(state, call, true).await
+    create(services, call, true).await
 }
 
 /// Checks what only trial packs need: the key's trial-partner id and a trial product.
@@ -213,11 +213,11 @@ fn named_product(params: &Params) -> Result<String, DomainError> {
     Ok(first.clone())
 }
 
-async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply, DomainError> {
+async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Reply, DomainError> {
     let params = call.params;
-    let product = product(state, &named_product(params)?)?;
+    let product = product(services, &named_product(params)?)?;
     if trial {
-        check_trial(call, product, state.catalogue)?;
+        check_trial(call, product, services.catalogue)?;
     }
     let tracking_id = params.text("trackingId", MAX_TRACKING_ID)?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
@@ -229,7 +229,7 @@ async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply,
     let design = match params.text("designCode", MAX_DESIGN_CODE)? {
         None => None,
         Some(code) => {
-            let design = designs::find(state.store.as_ref(), code)
+            let design = designs::find(services.store.as_ref(), code)
                 .await?
                 .ok_or_else(|| {
                     DomainError::new(
@@ -280,48 +280,51 @@ async fn create(state: &AppState, call: &Call<'_>, trial: bool) -> Result<Reply,
         &pack,
         physical_spec,
         &creator.consumer_key,
-        &state.templates,
+        &services.templates,
     )?;
-    record.warnings.extend(text_warnings(state, &pack).await?);
+    record
+        .warnings
+        .extend(text_warnings(services, &pack).await?);
     record.tracking_id = tracking_id.map(str::to_owned);
     record.friendly_name = friendly_name.map(str::to_owned);
     record.start_again_url = start_again_url;
     record.design_code = design.map(|d| d.code);
     record.trial = trial;
-    crate::domain::images::retention::pin_images(state.store.as_ref(), record.pack.get()).await?;
-    let id = packs::insert(state.store.as_ref(), &record).await?;
-    pack_reply(state, &id, &record, include_spec)
+    crate::domain::images::retention::pin_images(services.store.as_ref(), record.pack.get())
+        .await?;
+    let id = packs::insert(services.store.as_ref(), &record).await?;
+    pack_reply(call.base_url, &id, &record, include_spec)
 }
 
 /// The pack named by `packId`, if the calling key may read and update it.
-pub async fn load(state: &AppState, call: &Call<'_>) -> Result<StoredPack, DomainError> {
-    let stored = packs::load(state.store.as_ref(), call.params.required("packId")?).await?;
+pub async fn load(services: &Services, call: &Call<'_>) -> Result<StoredPack, DomainError> {
+    let stored = packs::load(services.store.as_ref(), call.params.required("packId")?).await?;
     stored.record.check_access(call.key.as_ref())?;
     Ok(stored)
 }
 
-pub async fn get_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn get_pack(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let params = call.params;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
-    let stored = load(state, call).await?;
-    pack_reply(state, &stored.id, &stored.record, include_spec)
+    let stored = load(services, call).await?;
+    pack_reply(call.base_url, &stored.id, &stored.record, include_spec)
 }
 
-pub async fn update_pack(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn update_pack(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let params = call.params;
     let id = params.required("packId")?;
     let text = params.required("pack")?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
-    let stored = replace_pack(state, id, text, friendly_name, |record| {
+    let stored = replace_pack(services, id, text, friendly_name, |record| {
         record.check_access(call.key.as_ref())
     })
     .await?;
-    pack_reply(state, &stored.id, &stored.record, include_spec)
+    pack_reply(call.base_url, &stored.id, &stored.record, include_spec)
 }
 
-pub async fn get_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
-    let stored = load(state, call).await?;
+pub async fn get_physical_spec(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let stored = load(services, call).await?;
     Reply::json(&PhysicalSpecEnvelope {
         pack_id: &stored.id,
         physical_spec: &stored.record.physical_spec,
@@ -329,13 +332,16 @@ pub async fn get_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Repl
     })
 }
 
-pub async fn update_physical_spec(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn update_physical_spec(
+    services: &Services,
+    call: &Call<'_>,
+) -> Result<Reply, DomainError> {
     let params = call.params;
     let id = params.required("packId")?;
     params.required("physicalSpec")?;
-    let stored = packs::modify(state.store.as_ref(), id, |record| {
+    let stored = packs::modify(services.store.as_ref(), id, |record| {
         record.check_access(call.key.as_ref())?;
-        let product = stored_product(state, record)?;
+        let product = stored_product(services, record)?;
         // Fields the client leaves out keep the pack's current values.
         record.physical_spec = read_physical_spec(params, product, &record.physical_spec)?
             .ok_or_else(|| DomainError::missing("physicalSpec"))?;
@@ -345,6 +351,6 @@ pub async fn update_physical_spec(state: &AppState, call: &Call<'_>) -> Result<R
     Reply::json(&PhysicalSpecEnvelope {
         pack_id: &stored.id,
         physical_spec: &stored.record.physical_spec,
-        drop_ins: Some(drop_ins(state, &stored.id, &stored.record)),
+        drop_ins: Some(drop_ins(call.base_url, &stored.id, &stored.record)),
     })
 }

@@ -11,8 +11,8 @@ use presspack_engine::wire::RenderHeaderInput;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::PackRecord;
+use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
-use crate::http::state::AppState;
 use crate::infra::store::Kind;
 use crate::infra::store::random_id;
 
@@ -80,19 +80,19 @@ fn read_params(call: &Call<'_>) -> Result<RenderParams, DomainError> {
 }
 
 /// Renders the call's side and returns the PNG bytes.
-async fn render(state: &AppState, call: &Call<'_>) -> Result<Vec<u8>, DomainError> {
-    draw(state, &read_params(call)?).await
+async fn render(services: &Services, call: &Call<'_>) -> Result<Vec<u8>, DomainError> {
+    draw(services, &read_params(call)?).await
 }
 
 /// Side `index` of a stored pack as the customer will get it (the cut box), as PNG: the
 /// previews of the drop-in, cart and order pages.
 pub async fn pack_side(
-    state: &AppState,
+    services: &Services,
     pack: &PackRecord,
     index: usize,
     max_side: u32,
 ) -> Result<Vec<u8>, DomainError> {
-    let product = state.catalogue.product(&pack.product).ok_or_else(|| {
+    let product = services.catalogue.product(&pack.product).ok_or_else(|| {
         DomainError::new(
             ErrorCode::Internal,
             format!("no product {:?}", pack.product),
@@ -113,11 +113,11 @@ pub async fn pack_side(
         },
         basket: pack.image_basket,
     };
-    draw(state, &params).await
+    draw(services, &params).await
 }
 
-async fn draw(state: &AppState, params: &RenderParams) -> Result<Vec<u8>, DomainError> {
-    let images = fetch_images(state, params).await?;
+async fn draw(services: &Services, params: &RenderParams) -> Result<Vec<u8>, DomainError> {
+    let images = fetch_images(services, params).await?;
     let request = &params.request;
     let to_value = |side: &Side| serde_json::to_value(side).expect("sides serialise");
     let header = RenderHeaderInput {
@@ -137,7 +137,7 @@ async fn draw(state: &AppState, params: &RenderParams) -> Result<Vec<u8>, Domain
             (image.uri.as_str(), input)
         })
         .collect();
-    Ok(state.engine.draw_png(&header, &refs).await?)
+    Ok(services.engine.draw_png(&header, &refs).await?)
 }
 
 /// An image a render draws: the URI the side uses, the bytes of the rendition chosen, and
@@ -152,11 +152,11 @@ struct DrawnImage {
 /// smallest with enough pixels for the output). An image missing from the basket or the
 /// store is an error naming its resourceUri.
 async fn fetch_images(
-    state: &AppState,
+    services: &Services,
     params: &RenderParams,
 ) -> Result<Vec<DrawnImage>, DomainError> {
     let planned = plan_images(&params.request, &params.basket, |code| {
-        state.templates.get(code).map(|entry| &entry.template)
+        services.templates.get(code).map(|entry| &entry.template)
     })
     .map_err(|e| match e {
         PlanError::UnknownTemplate(_) => {
@@ -166,7 +166,7 @@ async fn fetch_images(
     })?;
     let mut images = Vec::with_capacity(planned.len());
     for image in planned {
-        let bytes = crate::domain::images::rendition_bytes(state, &image.rendition_uri)
+        let bytes = crate::domain::images::rendition_bytes(services, &image.rendition_uri)
             .await?
             .ok_or_else(|| {
                 DomainError::new(
@@ -187,28 +187,28 @@ async fn fetch_images(
 }
 
 /// `svc.pack.renderSide`: the PNG.
-pub async fn render_side(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
-    Ok(Reply::document("image/png", render(state, call).await?))
+pub async fn render_side(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
+    Ok(Reply::document("image/png", render(services, call).await?))
 }
 
 /// `svc.pack.renderSideUrl`: the URL of the PNG, kept for three hours.
-pub async fn render_side_url(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
-    let png = render(state, call).await?;
+pub async fn render_side_url(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
+    let png = render(services, call).await?;
     let id = random_id();
-    state
+    services
         .store
         .put_blob(RENDERED_SIDES, &id, &png, Some(RENDERED_SIDE_TTL))
         .await
         .map_err(DomainError::from)?;
     let url = format!(
         "{}/api/service/?method=svc.pack.getRenderedSide&id={id}",
-        state.base_url
+        call.base_url
     );
     Ok(Reply::document("text/plain", url.into_bytes()))
 }
 
 /// `svc.pack.getRenderedSide`: the PNG a renderSideUrl URL names, while it lasts.
-pub async fn get_rendered_side(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn get_rendered_side(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let id = call.params.required("id")?;
     let not_found = || {
         DomainError::new(
@@ -219,7 +219,7 @@ pub async fn get_rendered_side(state: &AppState, call: &Call<'_>) -> Result<Repl
     if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(not_found());
     }
-    let png = state
+    let png = services
         .store
         .get_blob(RENDERED_SIDES, id)
         .await

@@ -6,8 +6,8 @@ use presspack_engine::render::MeasureRequest;
 use presspack_engine::text::MAX_TEXT_CHARS;
 
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
-use crate::http::state::AppState;
 
 /// Millimetres per point (1 pt = 1/72 in).
 const MM_PER_POINT: f64 = 25.4 / 72.0;
@@ -30,7 +30,7 @@ fn number(call: &Call<'_>, name: &str) -> Result<Option<f64>, DomainError> {
         .transpose()
 }
 
-pub async fn measure(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainError> {
+pub async fn measure(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let params = call.params;
     let text = params.required("text")?;
     if text.chars().count() > MAX_TEXT_CHARS {
@@ -77,5 +77,5 @@ pub async fn measure(state: &AppState, call: &Call<'_>) -> Result<Reply, DomainE
         wrapping_width,
         leading,
     };
-    Reply::json(&state.engine.measure(&request).await?)
+    Reply::json(&services.engine.measure(&request).await?)
 }

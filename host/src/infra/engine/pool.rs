@@ -20,6 +20,8 @@ use wasmtime::{
     StoreLimitsBuilder, TypedFunc,
 };
 
+use crate::infra::settings;
+
 /// The engine's wasm module, built from `engine/` by the host's build script.
 pub const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/presspack_engine.wasm"));
 
@@ -31,18 +33,41 @@ const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// its call: wasm memory never shrinks, and an idle pool should not hold hundreds of MiB.
 const RETAINED_MEMORY_BYTES: usize = 192 * 1024 * 1024;
 
-#[derive(Debug, Clone)]
+/// The engine's settings: its pool of instances and their limits.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(default)]
 pub struct EngineLimits {
     /// Instances in the pool (calls run in parallel up to this many).
+    #[serde(
+        rename = "engine_instances",
+        deserialize_with = "settings::count::<_, _, 1, 256>"
+    )]
     pub instances: usize,
     /// Largest linear memory of one instance.
+    #[serde(
+        rename = "engine_memory_mb",
+        deserialize_with = "settings::mebibytes::<_, 64, 4096>"
+    )]
     pub memory_bytes: usize,
     /// Longest one call may run.
+    #[serde(
+        rename = "engine_timeout_ms",
+        deserialize_with = "settings::millis::<_, 10, 600_000>"
+    )]
     pub call_timeout: Duration,
-    /// Longest one image ingest may run (decoding a large upload takes seconds).
+    /// Longest one image ingest may run (decoding a large upload takes seconds); the same
+    /// setting as the image operations' time limit.
+    #[serde(
+        rename = "image_timeout_ms",
+        deserialize_with = "settings::millis::<_, 100, 600_000>"
+    )]
     pub ingest_timeout: Duration,
     /// Calls that may wait for a free instance; more are refused at once
     /// ([`EngineCallError::Busy`]) rather than queued without end.
+    #[serde(
+        rename = "engine_waiting_calls",
+        deserialize_with = "settings::count::<_, _, 0, 10_000>"
+    )]
     pub waiting_calls: usize,
 }
 
@@ -50,7 +75,9 @@ impl Default for EngineLimits {
     fn default() -> Self {
         EngineLimits {
             instances: thread::available_parallelism().map_or(2, |n| n.get()),
-            memory_bytes: 512 * 1024 * 1024,
+            // Enough to decode the largest image accepted (100 MP, 3 bytes a pixel) and make
+            // its renditions; memory is only taken as calls need it.
+            memory_bytes: 1024 * 1024 * 1024,
             call_timeout: Duration::from_secs(10),
             ingest_timeout: Duration::from_secs(60),
             waiting_calls: 64,

@@ -1,0 +1,37 @@
+//! Presspack's built-in data, in one tree (`assets/`) and embedded by this one crate: the
+//! products, the price list, the templates and the design canvas's sample pack. The font
+//! catalogue stays with the fonts it names (`fonts/`). Nothing here is read from disk at run
+//! time; every build carries the same bytes.
+
+/// The products: geometry, card counts, physical-spec options, empty packs (engine).
+pub const PRODUCTS: &str = include_str!("../products.json");
+
+/// The built-in price list (host; an operator's `prices_file` replaces it).
+pub const PRICES: &str = include_str!("../prices.json");
+
+/// The font catalogue: families, styles, client aliases, fallback order (engine).
+pub const FONT_CATALOGUE: &str = include_str!("../../fonts/catalogue.json");
+
+/// The pack the design canvas opens with (`/web-demo/sample.json`), also a fuzzing seed.
+pub const SAMPLE_PACK: &str = include_str!("../samples/sample-pack.json");
+
+/// Every template, as `(file name, XML)` in file-name order (host; an operator's
+/// `templates_dir` adds to them).
+pub const TEMPLATES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/templates.rs"));
+
+/// Where the templates are in the repository, for tools that copy them (the npm package).
+pub const TEMPLATES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/templates");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_asset_is_there() {
+        assert!(TEMPLATES.len() > 20, "{}", TEMPLATES.len());
+        assert!(TEMPLATES.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        for text in [PRODUCTS, PRICES, FONT_CATALOGUE, SAMPLE_PACK] {
+            assert!(text.trim_start().starts_with('{'));
+        }
+    }
+}
