@@ -149,6 +149,37 @@ export interface Engine {
   free(): void;
 }
 
+/**
+ * What every engine call throws when it refuses: an `Error` named `PresspackError` whose
+ * `code` is the engine's failure code, the same one the server's engine reports.
+ */
+export interface PresspackError extends Error {
+  name: "PresspackError";
+  code:
+    | "unknown_template"
+    | "invalid_template"
+    | "too_many_templates"
+    | "invalid_side"
+    | "datum_mismatch"
+    | "too_many_data"
+    | "unknown_font"
+    | "invalid_text"
+    | "missing_image"
+    | "invalid_max_side"
+    | "render_failed"
+    | "image_too_large"
+    | "undecodable_image"
+    | "too_many_overlays"
+    | "invalid_request"
+    | "unsupported_image_type"
+    | "transparent_png"
+    | "image_too_many_pixels"
+    | "image_side_too_long"
+    | "image_too_large_to_decode"
+    | "unreadable_pdf"
+    | "engine_error";
+}
+
 export interface Fonts {
   catalogue: unknown;
   faces: { name: string; bytes: Uint8Array }[];

@@ -5,7 +5,18 @@ use serde::{Deserialize, Serialize};
 
 /// Every way the engine refuses a call: a stable snake_case code (the variant's name) that the
 /// guest writes and the host reads back into this type, so neither side matches strings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, strum::IntoStaticStr)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum FailureCode {

@@ -13,6 +13,9 @@
 //! const warnings = engine.packWarnings("businesscard", pack); // [{element, code, message}]
 //! const planned = engine.imagesToFetch(request, pack.imageBasket); // renditions to fetch
 //! ```
+//!
+//! Every refusal is thrown as an `Error` named `PresspackError` with the engine's failure
+//! `code` (`invalid_request`, `invalid_side`, `unknown_template`, `missing_image`, ...).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,6 +23,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
+use crate::failure::FailureCode;
 use crate::images::plan_images;
 use crate::layout::LayoutReport;
 use crate::model::{
@@ -27,7 +31,7 @@ use crate::model::{
     pack_warnings, template_warnings,
 };
 use crate::raster::ViewArea;
-use crate::render::{BoxType, Engine, ImageInput, MeasureRequest, RenderRequest};
+use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 use crate::wire::RenderHeaderInput;
 
@@ -63,10 +67,10 @@ struct PixelsOutput {
 }
 
 /// Reads a render call's arguments: the request and the images by resource URI.
-fn render_input(request: JsValue, images: JsValue) -> Result<(RenderRequest, Vec<Image>), JsError> {
-    let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
-    let images: Vec<Image> = serde_wasm_bindgen::from_value(images).map_err(js_error)?;
-    Ok((input.into_request().map_err(js_error)?, images))
+fn render_input(request: JsValue, images: JsValue) -> Result<(RenderRequest, Vec<Image>), JsValue> {
+    let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(invalid)?;
+    let images: Vec<Image> = serde_wasm_bindgen::from_value(images).map_err(invalid)?;
+    Ok((input.into_request().map_err(invalid)?, images))
 }
 
 fn image_inputs(images: &[Image]) -> HashMap<String, ImageInput<'_>> {
@@ -181,15 +185,33 @@ impl<'t> TemplateOutline<'t> {
     }
 }
 
-fn to_js(value: &impl Serialize) -> Result<JsValue, JsError> {
+fn to_js(value: &impl Serialize) -> Result<JsValue, JsValue> {
     value
         // Plain objects, not `Map`s, for maps (colours): what JSON.stringify and callers expect.
         .serialize(&serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true))
-        .map_err(js_error)
+        .map_err(invalid)
 }
 
-fn js_error(error: impl std::fmt::Display) -> JsError {
-    JsError::new(&error.to_string())
+/// A thrown error: a JavaScript `Error` named `PresspackError` whose `code` is the engine's
+/// failure code (the snake_case names the server's engine reports too, such as
+/// `invalid_side` or `unknown_template`), so callers branch on the code, not the message.
+fn thrown(code: FailureCode, error: impl std::fmt::Display) -> JsValue {
+    let thrown = js_sys::Error::new(&error.to_string());
+    thrown.set_name("PresspackError");
+    let code: &'static str = code.into();
+    // Setting a property of a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&thrown, &"code".into(), &code.into());
+    thrown.into()
+}
+
+/// Arguments that are not what the call takes.
+fn invalid(error: impl std::fmt::Display) -> JsValue {
+    thrown(FailureCode::InvalidRequest, error)
+}
+
+/// The engine's refusal, with its own code.
+fn refused(error: EngineError) -> JsValue {
+    thrown(error.code(), error)
 }
 
 #[wasm_bindgen]
@@ -202,14 +224,15 @@ impl WebEngine {
     /// An engine with a font catalogue (the format of `fonts/catalogue.json`) and the bytes
     /// of every face it names.
     #[wasm_bindgen(constructor)]
-    pub fn new(catalogue: JsValue, faces: JsValue) -> Result<WebEngine, JsError> {
+    pub fn new(catalogue: JsValue, faces: JsValue) -> Result<WebEngine, JsValue> {
         let catalogue: FontCatalogue =
-            serde_wasm_bindgen::from_value(catalogue).map_err(js_error)?;
-        let faces: Vec<Face> = serde_wasm_bindgen::from_value(faces).map_err(js_error)?;
+            serde_wasm_bindgen::from_value(catalogue).map_err(invalid)?;
+        let faces: Vec<Face> = serde_wasm_bindgen::from_value(faces).map_err(invalid)?;
         let faces = faces
             .into_iter()
             .map(|f| (f.name, Arc::<[u8]>::from(f.bytes.into_vec())));
-        let book = FontBook::new(&catalogue, faces).map_err(js_error)?;
+        let book =
+            FontBook::new(&catalogue, faces).map_err(|e| thrown(FailureCode::UnknownFont, e))?;
         Ok(WebEngine {
             engine: Engine::new(book),
         })
@@ -217,21 +240,25 @@ impl WebEngine {
 
     /// Adds a template (XML); returns its code.
     #[wasm_bindgen(js_name = addTemplate)]
-    pub fn add_template(&mut self, xml: &str) -> Result<String, JsError> {
-        let template = Template::parse(xml).map_err(js_error)?;
-        self.engine.add_template(template).map_err(js_error)
+    pub fn add_template(&mut self, xml: &str) -> Result<String, JsValue> {
+        let template = Template::parse(xml).map_err(|e| thrown(FailureCode::InvalidTemplate, e))?;
+        self.engine.add_template(template).map_err(refused)
     }
 
     /// Renders a side: `{png, width, height, report}`.
-    pub fn render(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
+    pub fn render(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsValue> {
         let (request, images) = render_input(request, images)?;
         let (canvas, report) = self
             .engine
             .draw(&request, &image_inputs(&images))
-            .map_err(js_error)?;
+            .map_err(refused)?;
         let pixels = canvas.pixels();
         to_js(&RenderOutput {
-            png: serde_bytes::ByteBuf::from(pixels.encode_png().map_err(js_error)?),
+            png: serde_bytes::ByteBuf::from(
+                pixels
+                    .encode_png()
+                    .map_err(|e| thrown(FailureCode::RenderFailed, e))?,
+            ),
             width: pixels.width(),
             height: pixels.height(),
             report,
@@ -241,12 +268,12 @@ impl WebEngine {
     /// Renders a side as straight-alpha RGBA rows for a canvas: `{pixels, width, height,
     /// report}`; the pixels `render` encodes as PNG.
     #[wasm_bindgen(js_name = renderPixels)]
-    pub fn render_pixels(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsError> {
+    pub fn render_pixels(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsValue> {
         let (request, images) = render_input(request, images)?;
         let (canvas, report) = self
             .engine
             .draw(&request, &image_inputs(&images))
-            .map_err(js_error)?;
+            .map_err(refused)?;
         let pixels = canvas.pixels();
         to_js(&PixelsOutput {
             pixels: serde_bytes::ByteBuf::from(pixels.rgba()),
@@ -260,42 +287,43 @@ impl WebEngine {
     /// server's renderSide uses): `[{resourceUri, renditionUri, enhance}]`. Pass the bytes
     /// of each rendition to `render`/`renderPixels` under its `resourceUri`.
     #[wasm_bindgen(js_name = imagesToFetch)]
-    pub fn images_to_fetch(&self, request: JsValue, basket: JsValue) -> Result<JsValue, JsError> {
-        let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
-        let request = input.into_request().map_err(js_error)?;
-        let basket: serde_json::Value = serde_wasm_bindgen::from_value(basket).map_err(js_error)?;
-        let basket = ImageBasket::from_json(basket, "imageBasket").map_err(js_error)?;
+    pub fn images_to_fetch(&self, request: JsValue, basket: JsValue) -> Result<JsValue, JsValue> {
+        let input: RenderHeaderInput = serde_wasm_bindgen::from_value(request).map_err(invalid)?;
+        let request = input.into_request().map_err(invalid)?;
+        let basket: serde_json::Value = serde_wasm_bindgen::from_value(basket).map_err(invalid)?;
+        let basket = ImageBasket::from_json(basket, "imageBasket").map_err(invalid)?;
         let planned = plan_images(&request, &basket, |code| self.engine.template(code).ok())
-            .map_err(js_error)?;
+            .map_err(invalid)?;
         to_js(&planned)
     }
 
     /// What an editor needs of a template: its size, its boxes and its items with their
     /// areas (mm, upright) and the text defaults and constraints; see [`TemplateOutline`].
     #[wasm_bindgen(js_name = describeTemplate)]
-    pub fn describe_template(&self, code: &str) -> Result<JsValue, JsError> {
-        let template = self.engine.template(code).map_err(js_error)?;
+    pub fn describe_template(&self, code: &str) -> Result<JsValue, JsValue> {
+        let template = self.engine.template(code).map_err(refused)?;
         to_js(&TemplateOutline::of(template))
     }
 
     /// What a side's layout reports without drawing it: `{overflows, fontSubstituted,
     /// ignoredFixed, images}`.
-    pub fn report(&self, side: JsValue) -> Result<JsValue, JsError> {
-        let side: serde_json::Value = serde_wasm_bindgen::from_value(side).map_err(js_error)?;
-        let side = Side::from_json(side, "side").map_err(js_error)?;
-        to_js(&self.engine.report(&side).map_err(js_error)?)
+    pub fn report(&self, side: JsValue) -> Result<JsValue, JsValue> {
+        let side: serde_json::Value = serde_wasm_bindgen::from_value(side).map_err(invalid)?;
+        let side =
+            Side::from_json(side, "side").map_err(|e| thrown(FailureCode::InvalidSide, e))?;
+        to_js(&self.engine.report(&side).map_err(refused)?)
     }
 
     /// The pack warnings the server computes for a pack of `product` (wire-formats section
     /// 5: structure, images outside the basket, low resolution, templates): `[{element,
     /// code, message}]`. Text overflow and fallback fonts come from [`WebEngine::report`].
     #[wasm_bindgen(js_name = packWarnings)]
-    pub fn pack_warnings(&self, product: &str, pack: JsValue) -> Result<JsValue, JsError> {
+    pub fn pack_warnings(&self, product: &str, pack: JsValue) -> Result<JsValue, JsValue> {
         let product = Catalogue::builtin()
             .product(product)
-            .ok_or_else(|| JsError::new(&format!("product: {product:?} is not a product")))?;
-        let pack: serde_json::Value = serde_wasm_bindgen::from_value(pack).map_err(js_error)?;
-        let pack = Pack::read(pack, "pack", product).map_err(js_error)?;
+            .ok_or_else(|| invalid(format!("product: {product:?} is not a product")))?;
+        let pack: serde_json::Value = serde_wasm_bindgen::from_value(pack).map_err(invalid)?;
+        let pack = Pack::read(pack, "pack", product).map_err(invalid)?;
         let mut warnings = pack_warnings(&pack, product);
         warnings.extend(template_warnings(&pack, product, &|code| {
             self.engine.template(code).ok()
@@ -306,18 +334,18 @@ impl WebEngine {
     /// A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb`
     /// it is drawn with: pages show CMYK through the engine's conversion, never their own.
     #[wasm_bindgen(js_name = displayColour)]
-    pub fn display_colour(&self, colour: JsValue) -> Result<String, JsError> {
-        let colour: serde_json::Value = serde_wasm_bindgen::from_value(colour).map_err(js_error)?;
+    pub fn display_colour(&self, colour: JsValue) -> Result<String, JsValue> {
+        let colour: serde_json::Value = serde_wasm_bindgen::from_value(colour).map_err(invalid)?;
         let [r, g, b] = Colour::from_json(colour, "colour")
-            .map_err(js_error)?
+            .map_err(invalid)?
             .to_rgb();
         Ok(format!("#{r:02x}{g:02x}{b:02x}"))
     }
 
     /// Measures a text: `{textWidth, textHeight, numberOfLines, fontSubstituted}` (mm).
-    pub fn measure(&self, request: JsValue) -> Result<JsValue, JsError> {
-        let request: MeasureRequest = serde_wasm_bindgen::from_value(request).map_err(js_error)?;
-        let measurement = self.engine.measure(&request).map_err(js_error)?;
-        serde_wasm_bindgen::to_value(&measurement).map_err(js_error)
+    pub fn measure(&self, request: JsValue) -> Result<JsValue, JsValue> {
+        let request: MeasureRequest = serde_wasm_bindgen::from_value(request).map_err(invalid)?;
+        let measurement = self.engine.measure(&request).map_err(refused)?;
+        serde_wasm_bindgen::to_value(&measurement).map_err(invalid)
     }
 }

@@ -67,6 +67,29 @@ test("measure gives the server's text measurements", () => {
     italic: false, size: 3, wrappingWidth: null, leading: null }), /comic/);
 });
 
+test("refusals are thrown as PresspackError with the engine's failure code", () => {
+  const thrown = (call) => {
+    try {
+      call();
+    } catch (error) {
+      return error;
+    }
+    return assert.fail("nothing was thrown");
+  };
+  const font = thrown(() => engine.measure({ text: "x", fontFamily: "comic", bold: false,
+    italic: false, size: 3, wrappingWidth: null, leading: null }));
+  assert.ok(font instanceof Error);
+  assert.equal(font.name, "PresspackError");
+  assert.equal(font.code, "unknown_font");
+  assert.match(font.message, /comic/);
+  const template = thrown(() => engine.report({ type: "details", sideNum: 1,
+    templateCode: "no_such_template", data: [] }));
+  assert.equal(template.code, "unknown_template");
+  assert.equal(thrown(() => engine.report({ type: "details" })).code, "invalid_side");
+  assert.equal(thrown(() => engine.addTemplate("<Template/>")).code, "invalid_template");
+  assert.equal(thrown(() => engine.packWarnings("nosuchproduct", {})).code, "invalid_request");
+});
+
 test("displayColour converts CMYK as the engine draws it", () => {
   assert.equal(engine.displayColour({ type: "RGB", r: 255, g: 128, b: 0 }), "#ff8000");
   assert.equal(engine.displayColour({ type: "cmyk", c: 0, m: 100, y: 100, k: 0 }), "#ff0000");

@@ -69,6 +69,11 @@ async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
 
     app.create_pack("businesscard", &[]).await;
     app.create_pack("businesscard", &[]).await;
+    // An upload puts its image on the sweep's schedule, due when its retention ends.
+    let uploaded = app
+        .upload("photo.jpg", crate::images::fixture("jpeg-small.jpg"), &[])
+        .await;
+    assert!(uploaded["imageBasketItem"].is_object(), "{uploaded}");
     app.post(&[("method", "svc.pack.nothing")])
         .await
         .error("unknown_method");
@@ -115,6 +120,18 @@ async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
         env!("CARGO_PKG_VERSION")
     );
     assert_eq!(value(&build), 1.0);
+    // The background queues, from the store's schedules: nothing is due yet.
+    assert_eq!(value(r#"presspack_queue_items{queue="image"}"#), 1.0);
+    assert_eq!(value(r#"presspack_queue_items{queue="webhook"}"#), 0.0);
+    for queue in ["image", "webhook"] {
+        let due = format!("presspack_queue_oldest_due_seconds{{queue=\"{queue}\"}}");
+        assert_eq!(value(&due), 0.0);
+    }
+    // The process, as every Prometheus client library names it.
+    assert!(value("process_cpu_seconds_total") > 0.0);
+    assert!(value("process_resident_memory_bytes") > 1e6);
+    assert!(value("process_open_fds") >= 1.0);
+    assert!(value("process_start_time_seconds") > 1.7e9);
 }
 
 async fn request_ids_are_kept_or_made(kind: StoreKind) {

@@ -193,6 +193,7 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     let (store, _config, _keys) = store(kind, dir.path()).await;
     let queue = WEBHOOKS_PENDING;
     assert!(store.due(queue, i64::MAX, 10).await.unwrap().is_empty());
+    assert_eq!(store.backlog(queue).await.unwrap(), (0, None));
     for (id, at) in [
         ("late", 3000),
         ("early", 1000),
@@ -201,6 +202,7 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     ] {
         store.schedule(queue, id, at).await.unwrap();
     }
+    assert_eq!(store.backlog(queue).await.unwrap(), (4, Some(1000)));
     assert_eq!(
         store.due(queue, 2500, 10).await.unwrap(),
         ["early", "middle"]
@@ -216,6 +218,9 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     store.schedule(ORDERS, "other kind", 0).await.unwrap();
     assert_eq!(store.due(queue, 5000, 10).await.unwrap(), ["late", "early"]);
     assert_eq!(store.due(ORDERS, 5000, 10).await.unwrap(), ["other kind"]);
+    // The backlog counts what is scheduled, due or not, and names the earliest time.
+    assert_eq!(store.backlog(queue).await.unwrap(), (3, Some(3000)));
+    assert_eq!(store.backlog(ORDERS).await.unwrap(), (1, Some(0)));
 }
 
 async fn windows_count_events_until_they_end(kind: StoreKind) {

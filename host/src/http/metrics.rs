@@ -1,24 +1,34 @@
-//! The service's own metrics (request counts and latencies, engine use, store errors) and
-//! the one place a failure is logged and counted ([`record_failure`]).
+//! The service's own metrics (requests and their latencies, engine use, store errors, queues,
+//! the process) through prometheus-client, and the one place a failure is logged and counted
+//! ([`record_failure`]).
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::LazyLock;
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::{Registry, Unit};
+
 use crate::domain::error::{CauseSource, DomainError, ErrorKind};
+use crate::infra::process;
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
 const BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
 ];
 
-/// Store failures since the process started (every store error that reached a request).
-static STORE_ERRORS: AtomicU64 = AtomicU64::new(0);
+/// Store failures since the process started (every store error that reached a request),
+/// counted wherever one is met; every server's registry shows it.
+static STORE_ERRORS: LazyLock<Counter> = LazyLock::new(Counter::default);
 
 pub fn count_store_error() {
-    STORE_ERRORS.fetch_add(1, Ordering::Relaxed);
+    STORE_ERRORS.inc();
 }
 
 /// Where a failure is answered.
@@ -64,23 +74,204 @@ pub struct ApiOutcome {
     pub server_fault: bool,
 }
 
-#[derive(Default)]
-struct Latency {
-    buckets: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    endpoint: &'static str,
+    outcome: &'static str,
 }
 
-/// Request counters by (endpoint, outcome) and latency histograms by endpoint. Endpoints and
-/// outcomes come from fixed sets (the dispatch table, the routes, the error codes, status
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EndpointLabel {
+    endpoint: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct QueueLabel {
+    queue: &'static str,
+}
+
+type FloatGauge = Gauge<f64, AtomicU64>;
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(BUCKETS)
+}
+
+/// A background queue as the metrics see it, read from the store's schedule at a scrape.
+#[derive(Debug, Clone, Copy)]
+pub struct QueueBacklog {
+    pub queue: &'static str,
+    /// Messages or jobs on the schedule.
+    pub items: u64,
+    /// How long the most overdue one has been due; zero when none is.
+    pub oldest_due: Duration,
+}
+
+/// What a scrape reads just before the exposition is written.
+pub struct Readings {
+    /// Busy and total engine instances.
+    pub engine_usage: (usize, usize),
+    /// Bytes in the blob store, if they could be read.
+    pub blob_bytes: Option<u64>,
+    pub queues: Vec<QueueBacklog>,
+}
+
+/// The metrics of one server: request counters by (endpoint, outcome), server faults and
+/// latency histograms by endpoint, and gauges set from [`Readings`] at each scrape. Endpoints
+/// and outcomes come from fixed sets (the dispatch table, the routes, the error codes, status
 /// classes), so the number of series is bounded.
-#[derive(Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(&'static str, &'static str), u64>>,
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
     /// Requests that failed by the server's fault, by endpoint: what a 5xx alert watches,
     /// since the API answers a client's mistakes with HTTP 500 too.
-    server_faults: Mutex<BTreeMap<&'static str, u64>>,
-    latencies: Mutex<BTreeMap<&'static str, Latency>>,
+    server_faults: Family<EndpointLabel, Counter>,
+    latencies: Family<EndpointLabel, Histogram, fn() -> Histogram>,
+    engine_instances: Gauge,
+    engine_busy: Gauge,
+    blob_bytes: Gauge,
+    queue_items: Family<QueueLabel, Gauge>,
+    queue_oldest_due: Family<QueueLabel, FloatGauge>,
+}
+
+/// The standard `process_*` metrics, read from `/proc` at each scrape.
+#[derive(Debug)]
+struct ProcessCollector;
+
+impl Collector for ProcessCollector {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let Some(stats) = process::read() else {
+            return Ok(());
+        };
+        let cpu = ConstCounter::new(stats.cpu_seconds);
+        cpu.encode(encoder.encode_descriptor(
+            "process_cpu_seconds",
+            "Total user and system CPU time spent in seconds",
+            None,
+            cpu.metric_type(),
+        )?)?;
+        let gauges = [
+            (
+                "process_resident_memory_bytes",
+                "Resident memory size in bytes",
+                stats.resident_bytes as f64,
+            ),
+            (
+                "process_virtual_memory_bytes",
+                "Virtual memory size in bytes",
+                stats.virtual_bytes as f64,
+            ),
+            (
+                "process_threads",
+                "Number of OS threads in the process",
+                stats.threads as f64,
+            ),
+            (
+                "process_open_fds",
+                "Number of open file descriptors",
+                stats.open_fds as f64,
+            ),
+            (
+                "process_max_fds",
+                "Maximum number of open file descriptors",
+                stats.max_fds as f64,
+            ),
+            (
+                "process_start_time_seconds",
+                "Start time of the process since unix epoch in seconds",
+                stats.start_time_seconds,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            let gauge = ConstGauge::new(value);
+            gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "presspack_requests",
+            "Requests served, by endpoint (API method or page route) and outcome (ok, an API error code, or an HTTP status class)",
+            requests.clone(),
+        );
+        let latencies: Family<EndpointLabel, Histogram, fn() -> Histogram> =
+            Family::new_with_constructor(latency_histogram);
+        registry.register_with_unit(
+            "presspack_request_duration",
+            "Time from a request's arrival to its response, by endpoint",
+            Unit::Seconds,
+            latencies.clone(),
+        );
+        let server_faults = Family::<EndpointLabel, Counter>::default();
+        registry.register(
+            "presspack_server_faults",
+            "Requests that failed by the server's fault (store, engine, internal), by endpoint; the API answers client mistakes with HTTP 500 too, so alert on this, not on 5xx",
+            server_faults.clone(),
+        );
+        registry.register(
+            "presspack_build",
+            "The running build",
+            Info::new([("version", env!("CARGO_PKG_VERSION"))]),
+        );
+        let gauge = |registry: &mut Registry, name: &str, help: &str| {
+            let gauge = Gauge::default();
+            registry.register(name, help, gauge.clone());
+            gauge
+        };
+        let engine_instances = gauge(
+            &mut registry,
+            "presspack_engine_instances",
+            "wasm engine instances in the pool",
+        );
+        let engine_busy = gauge(
+            &mut registry,
+            "presspack_engine_instances_busy",
+            "wasm engine instances running a call now",
+        );
+        registry.register(
+            "presspack_store_errors",
+            "Store operations that failed",
+            STORE_ERRORS.clone(),
+        );
+        let blob_bytes = gauge(
+            &mut registry,
+            "presspack_blob_bytes",
+            "Bytes held by the blob store (image files and renditions)",
+        );
+        let queue_items = Family::<QueueLabel, Gauge>::default();
+        registry.register(
+            "presspack_queue_items",
+            "Messages or jobs on a background queue's schedule (webhook: deliveries; image: uploads the sweep will look at)",
+            queue_items.clone(),
+        );
+        let queue_oldest_due = Family::<QueueLabel, FloatGauge>::default();
+        registry.register_with_unit(
+            "presspack_queue_oldest_due",
+            "How long the most overdue item of a queue has been due (0: none is); growing means its worker is behind or stopped",
+            Unit::Seconds,
+            queue_oldest_due.clone(),
+        );
+        registry.register_collector(Box::new(ProcessCollector));
+        Metrics {
+            registry,
+            requests,
+            server_faults,
+            latencies,
+            engine_instances,
+            engine_busy,
+            blob_bytes,
+            queue_items,
+            queue_oldest_due,
+        }
+    }
+}
+
+fn as_gauge(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
 }
 
 impl Metrics {
@@ -91,110 +282,41 @@ impl Metrics {
         server_fault: bool,
         elapsed: Duration,
     ) {
+        let by_endpoint = EndpointLabel { endpoint };
         if server_fault {
-            *self
-                .server_faults
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .entry(endpoint)
-                .or_default() += 1;
+            self.server_faults.get_or_create(&by_endpoint).inc();
         }
-        *self
-            .requests
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry((endpoint, outcome))
-            .or_default() += 1;
-        let seconds = elapsed.as_secs_f64();
-        let mut latencies = self.latencies.lock().unwrap_or_else(|e| e.into_inner());
-        let latency = latencies.entry(endpoint).or_default();
-        for (bucket, bound) in latency.buckets.iter_mut().zip(BUCKETS) {
-            if seconds <= bound {
-                *bucket += 1;
-            }
-        }
-        latency.count += 1;
-        latency.sum += seconds;
+        self.requests
+            .get_or_create(&RequestLabels { endpoint, outcome })
+            .inc();
+        self.latencies
+            .get_or_create(&by_endpoint)
+            .observe(elapsed.as_secs_f64());
     }
 
-    /// The Prometheus text exposition of every metric; `blob_bytes` if it could be read.
-    pub fn render(&self, engine_usage: (usize, usize), blob_bytes: Option<u64>) -> String {
+    /// The Prometheus text exposition (format 0.0.4) of every metric, after setting the gauges
+    /// from `readings`.
+    pub fn render(&self, readings: &Readings) -> String {
+        let (busy, instances) = readings.engine_usage;
+        self.engine_instances.set(as_gauge(instances));
+        self.engine_busy.set(as_gauge(busy));
+        if let Some(bytes) = readings.blob_bytes {
+            self.blob_bytes.set(as_gauge(bytes));
+        }
+        for backlog in &readings.queues {
+            let queue = QueueLabel {
+                queue: backlog.queue,
+            };
+            self.queue_items
+                .get_or_create(&queue)
+                .set(as_gauge(backlog.items));
+            self.queue_oldest_due
+                .get_or_create(&queue)
+                .set(backlog.oldest_due.as_secs_f64());
+        }
         let mut out = String::new();
-        let requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
-        write_counter(
-            &mut out,
-            "presspack_requests_total",
-            "Requests served, by endpoint (API method or page route) and outcome (ok, an API error code, or an HTTP status class).",
-            requests.iter().map(|((endpoint, outcome), count)| {
-                (
-                    format!("endpoint=\"{endpoint}\",outcome=\"{outcome}\""),
-                    *count,
-                )
-            }),
-        );
-        drop(requests);
-        out.push_str("# HELP presspack_request_duration_seconds Time from a request's arrival to its response, by endpoint.\n# TYPE presspack_request_duration_seconds histogram\n");
-        for (endpoint, latency) in self
-            .latencies
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-        {
-            let series = "presspack_request_duration_seconds";
-            for (bound, count) in BUCKETS.iter().zip(latency.buckets) {
-                let _ = writeln!(
-                    out,
-                    "{series}_bucket{{endpoint=\"{endpoint}\",le=\"{bound}\"}} {count}"
-                );
-            }
-            let _ = writeln!(
-                out,
-                "{series}_bucket{{endpoint=\"{endpoint}\",le=\"+Inf\"}} {}\n{series}_sum{{endpoint=\"{endpoint}\"}} {}\n{series}_count{{endpoint=\"{endpoint}\"}} {}",
-                latency.count, latency.sum, latency.count
-            );
-        }
-        let faults = self.server_faults.lock().unwrap_or_else(|e| e.into_inner());
-        write_counter(
-            &mut out,
-            "presspack_server_faults_total",
-            "Requests that failed by the server's fault (store, engine, internal), by endpoint; the API answers client mistakes with HTTP 500 too, so alert on this, not on 5xx.",
-            faults
-                .iter()
-                .map(|(endpoint, count)| (format!("endpoint=\"{endpoint}\""), *count)),
-        );
-        drop(faults);
-        let _ = writeln!(
-            out,
-            "# HELP presspack_build_info The running build.\n# TYPE presspack_build_info gauge\npresspack_build_info{{version=\"{}\"}} 1",
-            env!("CARGO_PKG_VERSION")
-        );
-        let (busy, instances) = engine_usage;
-        let _ = write!(
-            out,
-            "# HELP presspack_engine_instances wasm engine instances in the pool.\n# TYPE presspack_engine_instances gauge\npresspack_engine_instances {instances}\n\
-             # HELP presspack_engine_instances_busy wasm engine instances running a call now.\n# TYPE presspack_engine_instances_busy gauge\npresspack_engine_instances_busy {busy}\n\
-             # HELP presspack_store_errors_total Store operations that failed.\n# TYPE presspack_store_errors_total counter\npresspack_store_errors_total {}\n",
-            STORE_ERRORS.load(Ordering::Relaxed)
-        );
-        if let Some(bytes) = blob_bytes {
-            let _ = write!(
-                out,
-                "# HELP presspack_blob_bytes Bytes held by the blob store (image files and renditions).\n# TYPE presspack_blob_bytes gauge\npresspack_blob_bytes {bytes}\n"
-            );
-        }
+        prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry)
+            .expect("writing to a String cannot fail");
         out
-    }
-}
-
-/// One counter in the text exposition: its help and type, then a line per labelled series.
-fn write_counter(
-    out: &mut String,
-    name: &str,
-    help: &str,
-    series: impl IntoIterator<Item = (String, u64)>,
-) {
-    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
-    for (labels, count) in series {
-        let _ = writeln!(out, "{name}{{{labels}}} {count}");
     }
 }

@@ -5,7 +5,6 @@
 //! calls (a known one, else `unknown`) and the route template for pages (`/dropins/{pack_id}/
 //! {name}`), never the path or query, which carry pack ids and drop-in tokens.
 
-use crate::domain::keys::API_KEYS;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -14,12 +13,17 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::prometheus_text;
 use tower_http::request_id::{MakeRequestId, RequestId};
 use tracing::Instrument;
 
-use crate::http::metrics::{ApiOutcome, count_store_error};
+use crate::domain::images::IMAGES;
+use crate::domain::keys::API_KEYS;
+use crate::domain::webhooks::WEBHOOKS_PENDING;
+use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
 use crate::http::state::AppState;
 use crate::infra::engine::Starting;
+use crate::infra::store::{Kind, unix_millis};
 
 /// The header carrying a request's id, taken from the client (or proxy) when it sends a
 /// plain one (see [`keep_plain_request_id`]), else made by [`RandomRequestId`]; tower-http
@@ -133,23 +137,47 @@ fn intern(route: &str) -> &'static str {
     leaked
 }
 
-/// `GET /metrics`: Prometheus text format.
+/// The background queues `/metrics` reports, by the schedule each worker reads.
+const QUEUES: [(Kind, &str); 2] = [(WEBHOOKS_PENDING, "webhook"), (IMAGES, "image")];
+
+/// `GET /metrics`: Prometheus text format. What is read from the store (blob bytes, queue
+/// backlogs) waits at most 2 s each; a value that could not be read is left out or stale.
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
-    let blob_bytes =
-        match tokio::time::timeout(Duration::from_secs(2), state.blobs.stored_bytes()).await {
-            Ok(Ok(bytes)) => Some(bytes),
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "metrics: cannot read the blob store's size");
-                None
-            }
-            Err(_) => None,
-        };
+    const WAIT: Duration = Duration::from_secs(2);
+    let blob_bytes = match tokio::time::timeout(WAIT, state.blobs.stored_bytes()).await {
+        Ok(Ok(bytes)) => Some(bytes),
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "metrics: cannot read the blob store's size");
+            None
+        }
+        Err(_) => None,
+    };
+    let now = unix_millis();
+    let mut queues = Vec::new();
+    for (kind, queue) in QUEUES {
+        match tokio::time::timeout(WAIT, state.store.backlog(kind)).await {
+            Ok(Ok((items, earliest))) => queues.push(QueueBacklog {
+                queue,
+                items,
+                oldest_due: Duration::from_millis(
+                    earliest.map_or(0, |at| u64::try_from(now - at).unwrap_or(0)),
+                ),
+            }),
+            Ok(Err(error)) => tracing::warn!(%error, queue, "metrics: cannot read a queue"),
+            Err(_) => {}
+        }
+    }
+    let readings = Readings {
+        engine_usage: state.engine.usage(),
+        blob_bytes,
+        queues,
+    };
     (
         [(
             header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            HeaderValue::from_static(prometheus_text::CONTENT_TYPE),
         )],
-        state.metrics.render(state.engine.usage(), blob_bytes),
+        state.metrics.render(&readings),
     )
         .into_response()
 }

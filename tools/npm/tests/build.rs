@@ -90,3 +90,14 @@ fn an_output_it_cannot_write_is_named() {
         "{stderr}"
     );
 }
+
+/// The package's types name every failure code the engine throws with.
+#[test]
+fn the_types_name_every_failure_code() {
+    use strum::IntoEnumIterator;
+    let types = include_str!("../../../npm/index.d.ts");
+    for code in presspack_engine::failure::FailureCode::iter() {
+        let quoted = format!("\"{}\"", code.as_str());
+        assert!(types.contains(&quoted), "npm/index.d.ts lacks {quoted}");
+    }
+}

@@ -186,6 +186,10 @@ pub trait Schedule: Send + Sync {
 
     /// Up to `limit` ids of `kind` due at `now` or earlier, earliest first.
     async fn due(&self, kind: Kind, now: i64, limit: usize) -> Result<Vec<String>, StoreError>;
+
+    /// How many ids are on the schedule of `kind`, and the earliest time one is due (for the
+    /// queue metrics).
+    async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError>;
 }
 
 /// A whole store: every capability, and what a serving process needs of it.

@@ -451,6 +451,24 @@ impl Schedule for RedisStore {
             .await
             .map_err(error)
     }
+
+    async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError> {
+        let mut conn = self.connection.clone();
+        let key = self.schedule_key(kind);
+        // Scores are doubles on the wire; schedule times are whole milliseconds.
+        let (count, earliest): (u64, Vec<(String, f64)>) = redis::pipe()
+            .cmd("ZCARD")
+            .arg(&key)
+            .cmd("ZRANGE")
+            .arg(&key)
+            .arg(0)
+            .arg(0)
+            .arg("WITHSCORES")
+            .query_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok((count, earliest.first().map(|(_, at)| *at as i64)))
+    }
 }
 
 #[async_trait]

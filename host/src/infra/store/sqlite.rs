@@ -483,6 +483,17 @@ impl Schedule for SqliteStore {
             })
             .await
     }
+
+    async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError> {
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached("SELECT COUNT(*), MIN(at) FROM schedule WHERE kind = ?1")?
+                    .query_row(params![kind.as_str()], |row| {
+                        Ok((row.get::<_, i64>(0)?.unsigned_abs(), row.get(1)?))
+                    })
+            })
+            .await
+    }
 }
 
 #[async_trait]
