@@ -21,11 +21,12 @@ pub const MAX_OVERLAYS: usize = 8;
 /// At most this many templates in one engine.
 pub const MAX_TEMPLATES: usize = 1024;
 
-/// The area of the print sheet a render shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The area of the print sheet a render shows (renderSide's `boxType`, `print` unless named).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BoxType {
     Bleed,
+    #[default]
     Print,
     Cut,
     Safe,

@@ -31,7 +31,7 @@ use crate::failure::FailureCode;
 use crate::ingest::{IngestReport, IngestRequest, Ingested};
 use crate::layout::LayoutReport;
 use crate::model::{FromJson, Side};
-use crate::raster::Pixels;
+use crate::raster::{DEFAULT_MAX_SIDE, Pixels};
 use crate::render::{BoxType, Engine, EngineError, ImageInput, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
 
@@ -318,10 +318,16 @@ pub struct RenderHeaderInput {
     pub side: Value,
     #[serde(default)]
     pub overlays: Vec<Value>,
+    #[serde(default)]
     pub box_type: BoxType,
+    #[serde(default = "default_max_side")]
     pub max_side: u32,
     #[serde(default)]
     pub partial: bool,
+}
+
+fn default_max_side() -> u32 {
+    DEFAULT_MAX_SIDE
 }
 
 impl RenderHeaderInput {

@@ -67,6 +67,16 @@ test("measure gives the server's text measurements", () => {
     italic: false, size: 3, wrappingWidth: null, leading: null }), /comic/);
 });
 
+test("boxType and maxSide default to renderSide's: print, 1024 px", () => {
+  const side = { type: "details", sideNum: 1, templateCode: "businesscard_full_text_landscape",
+    data: [{ type: "textData", linkId: "back_line_1", text: "Ann Example" }] };
+  const plain = engine.renderPixels({ side }, []);
+  const named = engine.renderPixels({ side, boxType: "print", maxSide: 1024 }, []);
+  assert.equal(Math.max(plain.width, plain.height), 1024);
+  assert.deepEqual([plain.width, plain.height], [named.width, named.height]);
+  assert.deepEqual(plain.pixels, named.pixels);
+});
+
 test("refusals are thrown as PresspackError with the engine's failure code", () => {
   const thrown = (call) => {
     try {

@@ -23,6 +23,8 @@ use crate::text::{FaceId, FontBook};
 /// Bounds of the longest side of an output image, in pixels.
 pub const MIN_SIDE: u32 = 16;
 pub const MAX_SIDE: u32 = 4096;
+/// The longest side of a render when the caller names none (renderSide's `maxSide`).
+pub const DEFAULT_MAX_SIDE: u32 = 1024;
 
 /// The part of the print area that becomes the image: a rectangle in millimetres.
 #[derive(Debug, Clone, Copy, PartialEq)]

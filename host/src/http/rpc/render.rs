@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use presspack_engine::images::{PlanError, plan_images};
 use presspack_engine::model::{ImageBasket, Pack, Side};
-use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
+use presspack_engine::raster::{DEFAULT_MAX_SIDE, MAX_SIDE, MIN_SIDE};
 use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS, RenderRequest};
 use presspack_engine::wire::RenderHeaderInput;
 
@@ -37,7 +37,7 @@ fn read_params(call: &Call<'_>) -> Result<RenderParams, DomainError> {
         .json("imageBasket", ErrorCode::InvalidSide)?
         .ok_or_else(|| DomainError::missing("imageBasket"))?;
     let box_type = match params.text("boxType", 16)? {
-        None => BoxType::Print,
+        None => BoxType::default(),
         Some(value) => BoxType::parse(value).ok_or_else(|| {
             DomainError::invalid(
                 "boxType",
@@ -46,7 +46,7 @@ fn read_params(call: &Call<'_>) -> Result<RenderParams, DomainError> {
         })?,
     };
     let max_side = match params.text("maxSide", 16)? {
-        None => 1024,
+        None => DEFAULT_MAX_SIDE,
         Some(value) => value
             .parse::<u32>()
             .ok()
