@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use presspack::infra::engine::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
+use presspack::infra::engine::{EngineHost, EngineLimits, EngineSetup, engine_wasm};
 use presspack::infra::fonts::Fonts;
 use presspack_engine::render::{BoxType, Engine, ImageInput, MeasureRequest};
 use presspack_engine::text::FontBook;
@@ -100,8 +100,9 @@ fn engine_benches(c: &mut Criterion) {
     }
     let fonts = Fonts::load(None).unwrap();
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-engine-cache");
+    let module = engine_wasm();
     let wasm = EngineHost::start(
-        ENGINE_WASM,
+        &module,
         Some(&cache),
         EngineSetup {
             init_frame: Arc::new(fonts.init_frame()),
@@ -113,7 +114,7 @@ fn engine_benches(c: &mut Criterion) {
         },
     )
     .unwrap();
-    eprintln!("wasm module size: {} bytes", ENGINE_WASM.len());
+    eprintln!("wasm module size: {} bytes", module.len());
 
     for (side, frame) in [
         ("text-only businesscard side", text_side_frame()),

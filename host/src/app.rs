@@ -27,7 +27,7 @@ use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
 use crate::http::state::AppState;
 use crate::http::{observe, rpc, serve};
-use crate::infra::engine::{ENGINE_WASM, EngineCallError, EngineClient, EngineHost, EngineSetup};
+use crate::infra::engine::{EngineCallError, EngineClient, EngineHost, EngineSetup, engine_wasm};
 use crate::infra::fonts::{Fonts, FontsError};
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
@@ -350,7 +350,7 @@ fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
         .clone()
         .unwrap_or_else(|| files.data_dir.join("engine-cache"));
     let engine = EngineClient::start_in_background(move || {
-        EngineHost::start(ENGINE_WASM, Some(&cache_dir), setup, limits)
+        EngineHost::start(&engine_wasm(), Some(&cache_dir), setup, limits)
     });
     Ok(StartedEngine {
         engine,

@@ -6,7 +6,7 @@ mod scenes;
 
 use std::sync::Arc;
 
-use presspack::infra::engine::{ENGINE_WASM, EngineHost, EngineLimits, EngineSetup};
+use presspack::infra::engine::{EngineHost, EngineLimits, EngineSetup, engine_wasm};
 use presspack::infra::fonts::Fonts;
 use presspack_engine::render::Engine;
 use presspack_engine::text::FontBook;
@@ -17,7 +17,7 @@ fn wasm_host() -> Arc<EngineHost> {
     let cache =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
     EngineHost::start(
-        ENGINE_WASM,
+        &engine_wasm(),
         Some(&cache),
         EngineSetup {
             init_frame: Arc::new(fonts.init_frame()),

@@ -5,6 +5,7 @@
 pub mod engine;
 pub mod fetch;
 pub mod fonts;
+pub mod gzip;
 pub mod process;
 pub mod secrets;
 pub mod settings;

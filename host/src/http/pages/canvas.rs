@@ -4,7 +4,7 @@
 //! stored image renditions it draws, and the owner's design: read as JSON, saved back with
 //! the same checks and warnings as updatePack.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use axum::Json;
 use axum::body::Bytes;
@@ -23,6 +23,7 @@ use crate::domain::packs::PackRecord;
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::AppState;
+use crate::infra::gzip::{accepts_gzip, gunzip};
 
 const CANVAS_SCRIPT: &str = include_str!("../../../../web-demo/canvas.js");
 const CANVAS_STYLE: &str = include_str!("../../../../web-demo/canvas.css");
@@ -31,9 +32,11 @@ const SAMPLE_PRODUCT: &str = "businesscard";
 /// The npm package's entry module; `assets.js` beside it is written per host (its fonts and
 /// templates).
 const ENGINE_INDEX: &str = include_str!("../../../../npm/index.js");
-const ENGINE_GLUE: &str = include_str!(concat!(env!("OUT_DIR"), "/web/presspack_engine.js"));
-const ENGINE_WASM: &[u8] =
-    include_bytes!(concat!(env!("OUT_DIR"), "/web/presspack_engine_bg.wasm"));
+const ENGINE_GLUE: &str = presspack_engine_wasm::WEB_GLUE;
+/// The browser build's wasm is embedded gzipped: sent as it is to browsers that accept gzip
+/// (all of them), inflated once for a client that does not.
+const ENGINE_WASM_GZIP: &[u8] = presspack_engine_wasm::WEB_WASM_GZIP;
+static ENGINE_WASM: LazyLock<Bytes> = LazyLock::new(|| gunzip(ENGINE_WASM_GZIP).into());
 
 /// Largest design a customer saves (the pack JSON); packs are a few kilobytes.
 pub const MAX_DESIGN_BYTES: usize = 512 * 1024;
@@ -236,12 +239,16 @@ pub async fn asset(Path(file): Path<String>) -> Response {
 /// `GET /web-demo/engine/{*path}`: the engine's browser build as the npm package lays it out,
 /// with this host's fonts (operator families too) and templates, so the canvas draws exactly
 /// what the server draws.
-pub async fn engine_file(State(state): State<Arc<AppState>>, Path(path): Path<String>) -> Response {
+pub async fn engine_file(
+    State(state): State<Arc<AppState>>,
+    Path(path): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let javascript = "text/javascript; charset=utf-8";
     match path.as_str() {
         "index.js" => asset_response(javascript, ENGINE_INDEX.into()),
         "presspack_engine.js" => asset_response(javascript, ENGINE_GLUE.into()),
-        "presspack_engine_bg.wasm" => asset_response("application/wasm", ENGINE_WASM.into()),
+        "presspack_engine_bg.wasm" => engine_wasm_response(&headers),
         "assets.js" => {
             let faces = state.fonts.faces.iter().map(|(name, _)| name.as_str());
             let assets = assets_module(faces, state.templates.codes());
@@ -271,6 +278,27 @@ pub async fn engine_file(State(state): State<Arc<AppState>>, Path(path): Path<St
             json_error(StatusCode::NOT_FOUND, "There is no such file.")
         }
     }
+}
+
+/// The browser build's wasm, gzip-encoded when the client accepts it. Caches keep the two
+/// encodings apart (`Vary`).
+fn engine_wasm_response(request: &HeaderMap) -> Response {
+    let gzip = request
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(accepts_gzip);
+    let body = if gzip {
+        Bytes::from_static(ENGINE_WASM_GZIP)
+    } else {
+        ENGINE_WASM.clone()
+    };
+    let mut response = asset_response("application/wasm", body);
+    let headers = response.headers_mut();
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if gzip {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    response
 }
 
 fn catalogue_json(catalogue: &FontCatalogue) -> Vec<u8> {

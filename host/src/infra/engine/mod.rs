@@ -16,7 +16,7 @@ use presspack_engine::wire::{
 };
 use serde::de::DeserializeOwned;
 
-pub use pool::{ENGINE_WASM, EngineCallError, EngineHost, EngineLimits, EngineSetup};
+pub use pool::{EngineCallError, EngineHost, EngineLimits, EngineSetup, engine_wasm};
 
 /// The engine's operations with typed requests and answers, on the sandboxed pool.
 #[derive(Clone)]

@@ -1,4 +1,4 @@
-//! Runs the engine's wasm module (built by `build.rs`, embedded) under wasmtime: every render
+//! Runs the engine's wasm module (built and embedded by `presspack-engine-wasm`) under wasmtime: every render
 //! and measurement the service answers comes from the same wasm the browser runs. Calls here
 //! are bytes in and bytes out; [`super::EngineClient`] gives them types.
 //!
@@ -22,8 +22,10 @@ use wasmtime::{
 
 use crate::infra::settings;
 
-/// The engine's wasm module, built from `engine/` by the host's build script.
-pub const ENGINE_WASM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/presspack_engine.wasm"));
+/// The engine's wasm module (`presspack-engine-wasm`'s guest build, inflated; about 7 MB).
+pub fn engine_wasm() -> Vec<u8> {
+    crate::infra::gzip::gunzip(presspack_engine_wasm::GUEST_WASM_GZIP)
+}
 
 /// How often the epoch advances; call time limits are whole multiples of it.
 const EPOCH_TICK: Duration = Duration::from_millis(5);
@@ -462,7 +464,7 @@ mod tests {
         let templates = Templates::load(None).unwrap();
         let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
         EngineHost::start(
-            ENGINE_WASM,
+            &engine_wasm(),
             Some(&cache),
             EngineSetup {
                 init_frame: Arc::new(fonts.init_frame()),
