@@ -1,9 +1,11 @@
-// Types of @presspack/engine. Sides, packs and images are the Print Product Pack API's JSON.
+// Types of @presspack/engine. Sides, packs and images are the Print Product Pack API's JSON;
+// their types (model.d.ts) are generated from the engine's Rust model.
 
-/** A side of a pack (wire format: type, sideNum, templateCode, data). */
-export type Side = Record<string, unknown>;
-/** A pack (wire format: sides, imageBasket, ...). */
-export type Pack = Record<string, unknown>;
+import type { Colour, ImageBasket, Pack, Side } from "./model.js";
+export type {
+  Alignment, BoundingBox, BoxDatum, Card, CardSide, Colour, Datum, Extra, FixedImageDatum, Font,
+  ImageBasket, ImageBasketItem, ImageDatum, ImageItem, Pack, Point, Side, SideType, TextDatum,
+} from "./model.js";
 
 export interface RenderRequest {
   side: Side;
@@ -120,7 +122,7 @@ export interface TemplateOutline {
       /** Millimetres. */
       pointSize: number;
       alignment: "left" | "center" | "right";
-      colour: Record<string, unknown>;
+      colour: Colour;
       defaultText: string;
       fontFixed: boolean;
       colourFixed: boolean;
@@ -139,13 +141,13 @@ export interface Engine {
   /** A side's layout report (text overflow, fallback fonts) without drawing. */
   report(side: Side): LayoutReport;
   /** The renditions of `basket` that rendering `request` draws, as the server chooses them. */
-  imagesToFetch(request: RenderRequest, basket: Record<string, unknown>): PlannedImage[];
+  imagesToFetch(request: RenderRequest, basket: ImageBasket): PlannedImage[];
   /** A template's geometry, items and text constraints. */
   describeTemplate(code: string): TemplateOutline;
   /** The server's pack warnings for a pack of `product` (structure, basket, low resolution). */
   packWarnings(product: string, pack: Pack): Warning[];
   /** A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb` it is drawn with. */
-  displayColour(colour: Record<string, unknown>): string;
+  displayColour(colour: Colour): string;
   free(): void;
 }
 

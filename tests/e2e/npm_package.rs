@@ -1,7 +1,8 @@
 //! The engine's npm package (root package.json): `npm pack` builds it (prepack runs
 //! `npm run build`), `npm test` runs its Node tests, and a fresh Vite app installs the packed
 //! tarball and renders a side in headless Chromium, where the canvas holds exactly the pixels
-//! of the server's renderSide for the same side.
+//! of the server's renderSide for the same side; TypeScript checks that app's typed side and
+//! refuses a misspelt one.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -99,7 +100,7 @@ fn write_app(dir: &Path, tarball: &Path) {
     let package = json!({
         "name": "presspack-vite-check", "private": true, "type": "module",
         "dependencies": { "@presspack/engine": format!("file:{}", tarball.display()) },
-        "devDependencies": { "vite": vite_range() }
+        "devDependencies": { "vite": vite_range(), "typescript": "^5.4.0" }
     });
     std::fs::write(dir.join("package.json"), package.to_string()).unwrap();
     let html = format!(
@@ -109,11 +110,44 @@ fn write_app(dir: &Path, tarball: &Path) {
         side()
     );
     std::fs::write(dir.join("index.html"), html).unwrap();
+    let typed = format!(
+        "import type {{ Side }} from \"@presspack/engine\";\nexport const side: Side = {};\n",
+        side()
+    );
+    std::fs::write(dir.join("typed.ts"), &typed).unwrap();
+    std::fs::write(
+        dir.join("misspelt.ts"),
+        typed.replace("\"templateCode\"", "\"templateCod\""),
+    )
+    .unwrap();
     std::fs::write(
         dir.join("main.js"),
         MAIN_JS.replace("MAX_SIDE", &MAX_SIDE.to_string()),
     )
     .unwrap();
+}
+
+/// `tsc` (strict, Node's module resolution, the package's types checked too) on one file of
+/// the app. wasm-bindgen's glue declares `Symbol.dispose`, hence `esnext.disposable`.
+fn tsc(dir: &Path, file: &str) -> std::process::Output {
+    Command::new("npm")
+        .args(["exec", "--", "tsc", "--noEmit", "--strict"])
+        .args([
+            "--target",
+            "es2022",
+            "--lib",
+            "es2022,dom,esnext.disposable",
+        ])
+        .args([
+            "--module",
+            "nodenext",
+            "--moduleResolution",
+            "nodenext",
+            file,
+        ])
+        .current_dir(dir)
+        .output()
+        .unwrap()
 }
 
 /// `vite preview` of the built app on a free port, stopped when dropped.
@@ -205,6 +239,7 @@ async fn the_npm_package_packs_passes_its_tests_and_renders_the_servers_pixels_i
         "package/LICENSE-APACHE",
         "package/pkg/index.js",
         "package/pkg/index.d.ts",
+        "package/pkg/model.d.ts",
         "package/pkg/presspack_engine_bg.wasm",
         "package/pkg/fonts/catalogue.json",
         "package/pkg/fonts/dejavu-sans.ttf",
@@ -230,6 +265,20 @@ async fn the_npm_package_packs_passes_its_tests_and_renders_the_servers_pixels_i
     let app_dir = tempfile::tempdir().unwrap();
     write_app(app_dir.path(), &tarball);
     npm(app_dir.path(), &["install", "--no-audit", "--no-fund"]);
+    // The types are the engine's model: a side as the API writes it checks, a misspelt
+    // property does not.
+    let typed = tsc(app_dir.path(), "typed.ts");
+    assert!(
+        typed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&typed.stdout)
+    );
+    let misspelt = tsc(app_dir.path(), "misspelt.ts");
+    let said = String::from_utf8_lossy(&misspelt.stdout);
+    assert!(
+        !misspelt.status.success() && said.contains("templateCod"),
+        "{said}"
+    );
     npm(app_dir.path(), &["exec", "--", "vite", "build"]);
     let (_preview, url) = preview(app_dir.path()).await;
     let (client, _driver) = browser().await;

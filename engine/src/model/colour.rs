@@ -1,4 +1,4 @@
-use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::ModelError;
@@ -6,9 +6,13 @@ use super::json::{Fields, FromJson, number_in};
 
 /// A colour as clients send it: RGB channels 0-255, or CMYK percentages 0-100 (fractions
 /// allowed). Type names are accepted in any case and always emitted upper-case.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(tag = "type")]
 pub enum Colour {
+    #[serde(rename = "RGB")]
     Rgb { r: u8, g: u8, b: u8 },
+    #[serde(rename = "CMYK")]
     Cmyk { c: f64, m: f64, y: f64, k: f64 },
 }
 
@@ -62,28 +66,6 @@ impl FromJson for Colour {
                 format!("expected \"RGB\" or \"CMYK\", got {kind:?}"),
             )),
         }
-    }
-}
-
-impl Serialize for Colour {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(5))?;
-        match *self {
-            Colour::Rgb { r, g, b } => {
-                map.serialize_entry("type", "RGB")?;
-                map.serialize_entry("r", &r)?;
-                map.serialize_entry("g", &g)?;
-                map.serialize_entry("b", &b)?;
-            }
-            Colour::Cmyk { c, m, y, k } => {
-                map.serialize_entry("type", "CMYK")?;
-                map.serialize_entry("c", &c)?;
-                map.serialize_entry("m", &m)?;
-                map.serialize_entry("y", &y)?;
-                map.serialize_entry("k", &k)?;
-            }
-        }
-        map.end()
     }
 }
 

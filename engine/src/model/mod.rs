@@ -31,3 +31,48 @@ pub use template::{
     TextItem, VerticalAlignment,
 };
 pub use warnings::{Warning, WarningCode, pack_warnings, template_warnings};
+
+/// TypeScript declarations of the pack model as the wire carries it (ts-rs), one
+/// `export type` each: the npm package's `model.d.ts`. The properties a client may add of its
+/// own (kept and echoed, see above) are left out, so that a misspelt name fails `tsc`; a
+/// client with fields of its own widens the type (`Side & Record<string, unknown>`).
+#[cfg(feature = "ts")]
+pub fn typescript_declarations() -> String {
+    use ts_rs::{Config, TS};
+    let config = Config::default();
+    let declarations = [
+        Pack::decl(&config),
+        Side::decl(&config),
+        SideType::decl(&config),
+        Card::decl(&config),
+        CardSide::decl(&config),
+        Extra::decl(&config),
+        Datum::decl(&config),
+        TextDatum::decl(&config),
+        ImageDatum::decl(&config),
+        FixedImageDatum::decl(&config),
+        BoxDatum::decl(&config),
+        Font::decl(&config),
+        Alignment::decl(&config),
+        Colour::decl(&config),
+        BoundingBox::decl(&config),
+        Point::decl(&config),
+        ImageBasket::decl(&config),
+        ImageBasketItem::decl(&config),
+        ImageItem::decl(&config),
+    ];
+    let mut out = String::from(
+        "// Generated from the engine's Rust model (presspack_engine::model, ts-rs) by presspack-npm.\n",
+    );
+    for declaration in declarations {
+        for line in declaration.lines() {
+            if line.starts_with("type ") {
+                out.push_str("export ");
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}

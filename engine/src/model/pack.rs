@@ -17,6 +17,7 @@ pub const MAX_BASKET_ITEMS: usize = 256;
 /// Properties a client sent that Presspack does not interpret; kept and echoed back.
 type Other = Map<String, Value>;
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Pack {
@@ -28,6 +29,7 @@ pub struct Pack {
     pub extras: Vec<Extra>,
     pub image_basket: ImageBasket,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -83,6 +85,7 @@ impl Pack {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SideType {
@@ -112,6 +115,7 @@ impl FromJson for SideType {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Side {
@@ -121,6 +125,7 @@ pub struct Side {
     pub template_code: String,
     pub data: Vec<Datum>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -144,12 +149,14 @@ impl FromJson for Side {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Card {
     pub card_num: u32,
     pub card_sides: Vec<CardSide>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -164,12 +171,14 @@ impl FromJson for Card {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CardSide {
     pub side_type: SideType,
     pub side_num: u32,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -184,6 +193,7 @@ impl FromJson for CardSide {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Extra {
     pub key: String,
@@ -203,6 +213,7 @@ impl FromJson for Extra {
 }
 
 /// One datum of a side, filling the template item named by its `linkId`.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum Datum {
@@ -282,21 +293,27 @@ impl Datum {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextDatum {
     pub link_id: String,
     pub text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub font: Option<Font>,
     /// Millimetres, despite the name (wire-formats section 2).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub point_size: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub colour: Option<Colour>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub alignment: Option<Alignment>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -323,41 +340,53 @@ impl TextDatum {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageDatum {
     pub link_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub image_box: Option<BoundingBox>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub resource_uri: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub image_store_file_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub enhance: Option<bool>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FixedImageDatum {
     pub link_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub resource_uri: Option<String>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BoxDatum {
     pub link_id: String,
     pub colour: Colour,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Font {
@@ -365,6 +394,7 @@ pub struct Font {
     pub bold: bool,
     pub italic: bool,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -380,6 +410,7 @@ impl FromJson for Font {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Alignment {
@@ -404,6 +435,7 @@ impl FromJson for Alignment {
 
 /// A rectangle in millimetres: its centre, size, and clockwise rotation in degrees. Origin
 /// at the top-left of the print area, x right, y down.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BoundingBox {
     pub center: Point,
@@ -412,6 +444,7 @@ pub struct BoundingBox {
     pub angle: f64,
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Point {
     pub x: f64,
@@ -454,6 +487,7 @@ impl FromJson for BoundingBox {
 }
 
 /// The images a pack may use (wire-formats section 3).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ImageBasket {
     pub items: Vec<ImageBasketItem>,
@@ -462,6 +496,7 @@ pub struct ImageBasket {
     pub name: Option<String>,
     pub immutable: bool,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -496,6 +531,7 @@ impl FromJson for ImageBasket {
     }
 }
 
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageBasketItem {
@@ -503,8 +539,10 @@ pub struct ImageBasketItem {
     pub image_items: Vec<ImageItem>,
     /// Whether renders enhance the image unless an imageData says otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub should_enhance: Option<bool>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 
@@ -521,21 +559,28 @@ impl FromJson for ImageBasketItem {
 }
 
 /// One rendition of a basket image (`print`, `preview`, ...).
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ImageItem {
     #[serde(rename = "type")]
     pub rendition: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub resource_uri: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub width: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub height: Option<u32>,
     /// Degrees, echoed as the client wrote them (an integer stays one).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<f64>"))]
     pub rotation: Option<serde_json::Number>,
     #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
 }
 

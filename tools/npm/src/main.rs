@@ -6,7 +6,9 @@
 //! - `fonts/`: the font catalogue and every built-in face, `templates/`: every template;
 //! - `assets.js`: their URLs as literal `new URL("./…", import.meta.url)` expressions, which
 //!   bundlers such as Vite follow and copy;
-//! - `index.js` and `index.d.ts` from `npm/`: `createEngine()` and its types.
+//! - `index.js` and `index.d.ts` from `npm/`: `createEngine()` and its types;
+//! - `model.d.ts`: the pack model's types (`Side`, `Pack`, `Datum`, …), generated from the
+//!   engine's Rust types, which `index.d.ts` uses and exports.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +58,10 @@ fn run() -> Result<(), String> {
     }
     let assets = assets_module(faces.iter().map(|(name, _)| *name), codes);
     write(&out.join("assets.js"), assets.as_bytes())?;
+    write(
+        &out.join("model.d.ts"),
+        presspack_engine::model::typescript_declarations().as_bytes(),
+    )?;
     for file in ["index.js", "index.d.ts"] {
         copy(&workspace.join("npm").join(file), &out.join(file))?;
     }

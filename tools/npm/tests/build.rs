@@ -57,6 +57,23 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
         );
     }
 
+    // The model's types, generated from the engine's Rust types; index.d.ts exports them.
+    let model = std::fs::read_to_string(out.join("model.d.ts")).unwrap();
+    for declared in [
+        "Side",
+        "Pack",
+        "Datum",
+        "TextDatum",
+        "Colour",
+        "ImageBasket",
+    ] {
+        assert!(
+            model.contains(&format!("\nexport type {declared} = ")),
+            "{declared}: {model}"
+        );
+    }
+    assert!(model.contains("templateCode: string"), "{model}");
+
     // assets.js names every font and template file in the package, and only files it holds.
     let mut named = asset_paths(&std::fs::read_to_string(out.join("assets.js")).unwrap());
     named.sort();
