@@ -95,6 +95,16 @@ async fn the_canvas_engine_is_sent_gzipped_to_clients_that_accept_it() {
     assert_eq!(presspack::infra::gzip::gunzip(&gzipped), plain);
     let (encoding, _) = fetch("gzip;q=0, *").await;
     assert_eq!(encoding, None, "gzip refused by name");
+    // A repeated header is one list: gzip in the second counts.
+    let repeated = app
+        .client
+        .get(&url)
+        .header("accept-encoding", "br")
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(repeated.headers()["content-encoding"], "gzip");
 }
 
 async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {

@@ -283,10 +283,13 @@ pub async fn engine_file(
 /// The browser build's wasm, gzip-encoded when the client accepts it. Caches keep the two
 /// encodings apart (`Vary`).
 fn engine_wasm_response(request: &HeaderMap) -> Response {
-    let gzip = request
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(accepts_gzip);
+    // A repeated header is one list (RFC 9110 section 5.3).
+    let accept_encoding: Vec<&str> = request
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .collect();
+    let gzip = accepts_gzip(&accept_encoding.join(","));
     let body = if gzip {
         Bytes::from_static(ENGINE_WASM_GZIP)
     } else {
