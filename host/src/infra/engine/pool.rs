@@ -1,6 +1,7 @@
-//! Runs the engine's wasm module (built and embedded by `presspack-engine-wasm`) under wasmtime: every render
-//! and measurement the service answers comes from the same wasm the browser runs. Calls here
-//! are bytes in and bytes out; [`super::EngineClient`] gives them types.
+//! Runs the engine's wasm module (built and embedded by `presspack-engine-wasm`) under
+//! wasmtime: every render and measurement the service answers comes from the same wasm the
+//! browser runs. Calls here are bytes in and bytes out; [`super::EngineClient`] gives them
+//! types.
 //!
 //! A pool of instances, each already initialised with the fonts and templates, serves calls
 //! one at a time per instance. Each instance has a memory limit and each call a time limit
