@@ -6,10 +6,10 @@ FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
 # rust-toolchain.toml pins the toolchain and names the wasm target the build compiles the engine for.
-# The image ships the binary stripped (no debug info, no symbol table: 38 MB instead of
-# 230), which stays in this stage as presspack.debug, linked by name (.gnu_debuglink):
-# put it beside the binary and backtraces name functions and lines again, or give it to
-# a debugger or addr2line.
+# The image ships the binary stripped (no debug info, no symbol table: 36 MB instead of
+# 88), which stays in this stage as presspack.debug, linked by name (.gnu_debuglink):
+# put it beside the binary and backtraces name functions again (and files and lines in
+# Presspack's own crates), or give it to a debugger or addr2line.
 RUN rustup show active-toolchain && cargo build --release --locked -p presspack \
  && objcopy --only-keep-debug target/release/presspack target/release/presspack.debug \
  && objcopy --strip-all --add-gnu-debuglink=target/release/presspack.debug target/release/presspack

@@ -399,6 +399,7 @@ async fn bench_server(verification: Verification) {
 
 #[tokio::main]
 async fn main() {
+    presspack::infra::fetch::install_tls_provider();
     let args = Args::parse();
     if args.trivial_server {
         return trivial_server().await;

@@ -14,7 +14,9 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use crate::customers::{add_to_cart, local, new_pack};
-use crate::helpers::{ApiResponse, MEASURE_CALL, StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::helpers::{
+    ApiResponse, MEASURE_CALL, StoreKind, TestApp, http_client, spawn_app, spawn_app_with,
+};
 use crate::images::fixture;
 use crate::shop::{Page, Shopper};
 use crate::{every_store, shared_stores};
@@ -782,7 +784,7 @@ async fn a_planted_csrf_cookie_is_useless(kind: StoreKind) {
     let checkout = "b".repeat(32);
     let mut fields = vec![("csrf", planted.as_str()), ("checkout", checkout.as_str())];
     fields.extend_from_slice(&ADDRESS);
-    let response = reqwest::Client::new()
+    let response = http_client()
         .post(format!("{}/checkout", app.address))
         .header("cookie", format!("pp_session={session}; pp_csrf={planted}"))
         .form(&fields)
@@ -982,7 +984,7 @@ fn signed_get(
 
 /// The error name of a signed GET sent again.
 async fn error_name(url: &str, header: &str) -> String {
-    let response = reqwest::Client::new()
+    let response = http_client()
         .get(url)
         .header("authorization", header)
         .send()

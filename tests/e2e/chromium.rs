@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use fantoccini::{Client, ClientBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 
 /// chromedriver on a free port, stopped when dropped.
@@ -61,8 +62,7 @@ pub async fn browser() -> (Client, Driver) {
     });
     let capabilities = capabilities.as_object().unwrap().clone();
     for _ in 0..100 {
-        let client = ClientBuilder::rustls()
-            .unwrap()
+        let client = ClientBuilder::new(HttpConnector::new())
             .capabilities(capabilities.clone())
             .connect(&driver.url)
             .await;

@@ -159,6 +159,13 @@ pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
     config
 }
 
+/// A plain HTTP client for talking to the app (the process's TLS provider installed first,
+/// as reqwest is built without one).
+pub fn http_client() -> reqwest::Client {
+    presspack::infra::fetch::install_tls_provider();
+    reqwest::Client::new()
+}
+
 pub async fn spawn_app(kind: StoreKind) -> TestApp {
     spawn_app_with(kind, |_| {}).await
 }
@@ -173,7 +180,7 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     let mut app = TestApp {
         address: String::new(),
         metrics_address: None,
-        client: reqwest::Client::new(),
+        client: http_client(),
         _keys: RedisKeys::of(&config),
         config,
         store,
@@ -305,7 +312,7 @@ impl TestApp {
         let mut app = TestApp {
             address: String::new(),
             metrics_address: None,
-            client: reqwest::Client::new(),
+            client: http_client(),
             _keys: RedisKeys::of(&config),
             config,
             store,

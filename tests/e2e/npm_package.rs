@@ -1,5 +1,5 @@
-//! The engine's npm package (root package.json): `npm pack` builds it (prepack runs
-//! `npm run build`), `npm test` runs its Node tests, and a fresh Vite app installs the packed
+//! The engine's npm package (root package.json): `npm test` builds it into pkg/ and runs its
+//! Node tests, `npm pack ./pkg` packs it as published, and a fresh Vite app installs the packed
 //! tarball and renders a side in headless Chromium, where the canvas holds exactly the pixels
 //! of the server's renderSide for the same side; TypeScript checks that app's typed side and
 //! refuses a misspelt one.
@@ -196,10 +196,10 @@ async fn preview(dir: &Path) -> (Preview, String) {
     panic!("vite preview did not answer at {url}");
 }
 
-/// SHA-256 of the RGBA pixels of a PNG.
+/// SHA-256 of the RGBA pixels of a PNG (an opaque render is RGB: alpha is added).
 fn pixel_hash(png_bytes: &[u8]) -> (u32, u32, String) {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    decoder.set_transformations(png::Transformations::EXPAND);
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
     let mut reader = decoder.read_info().unwrap();
     let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buffer).unwrap();
@@ -212,18 +212,19 @@ fn pixel_hash(png_bytes: &[u8]) -> (u32, u32, String) {
 async fn the_npm_package_packs_passes_its_tests_and_renders_the_servers_pixels_in_a_vite_app() {
     let root = workspace();
     let out = tempfile::tempdir().unwrap();
+    // `npm test` builds pkg/ first; pkg/ is the package as published.
+    npm(&root, &["test"]);
     let packed = npm(
         &root,
         &[
             "pack",
+            "./pkg",
             "--pack-destination",
             &out.path().display().to_string(),
         ],
     );
     let tarball = out.path().join(packed.lines().last().unwrap().trim());
     assert!(tarball.exists(), "{packed}");
-    npm(&root, &["test"]);
-
     // What the tarball holds: the package, its fonts and templates, no sources.
     let listing = Command::new("tar")
         .arg("-tzf")
@@ -237,19 +238,31 @@ async fn the_npm_package_packs_passes_its_tests_and_renders_the_servers_pixels_i
         // The declared licence, "MIT OR Apache-2.0": both texts.
         "package/LICENSE-MIT",
         "package/LICENSE-APACHE",
-        "package/pkg/index.js",
-        "package/pkg/index.d.ts",
-        "package/pkg/model.d.ts",
-        "package/pkg/presspack_engine_bg.wasm",
-        "package/pkg/fonts/catalogue.json",
-        "package/pkg/fonts/dejavu-sans.ttf",
-        "package/pkg/templates/businesscard_full_text_landscape.xml",
+        "package/index.js",
+        "package/index.d.ts",
+        "package/model.d.ts",
+        "package/presspack_engine_bg.wasm",
+        "package/fonts/catalogue.json",
+        "package/fonts/dejavu-sans.ttf",
+        "package/templates/businesscard_full_text_landscape.xml",
     ] {
         assert!(
             listing.lines().any(|l| l == file),
             "{file} missing:\n{listing}"
         );
     }
+    // The package's own README, not the server's.
+    let readme = Command::new("tar")
+        .arg("-xzOf")
+        .arg(&tarball)
+        .arg("package/README.md")
+        .output()
+        .unwrap();
+    let readme = String::from_utf8_lossy(&readme.stdout);
+    assert!(
+        readme.starts_with("# @presspack/engine") && !readme.contains("tests/run"),
+        "{readme}"
+    );
     assert!(!listing.contains("package/engine/"), "{listing}");
     // The bound on the download: the wasm under 1 MB gzipped (fonts apart).
     let gzipped = Command::new("gzip")

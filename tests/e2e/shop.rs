@@ -61,6 +61,7 @@ impl Shopper {
 
     fn with_headers(app: &TestApp, headers: reqwest::header::HeaderMap) -> Shopper {
         let jar = Arc::new(reqwest::cookie::Jar::default());
+        presspack::infra::fetch::install_tls_provider();
         Shopper {
             client: reqwest::Client::builder()
                 .cookie_provider(Arc::clone(&jar))

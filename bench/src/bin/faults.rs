@@ -482,6 +482,7 @@ async fn inject_faults(
 
 #[tokio::main]
 async fn main() {
+    presspack::infra::fetch::install_tls_provider();
     let args = Args::parse();
     let work = tempfile::tempdir().unwrap();
     let mut redis = Redis {

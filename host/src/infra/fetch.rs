@@ -317,6 +317,14 @@ enum Hop {
     Redirect(Url),
 }
 
+/// Makes ring the process's TLS crypto for outbound https. reqwest is built without one
+/// (its default, aws-lc, compiles a C library that was a minute of every clean build), so a
+/// process calls this before it builds its first `reqwest::Client`; again, it does nothing.
+pub fn install_tls_provider() {
+    // An error means a provider is installed already, which is all this needs.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// Fetches images under one policy, with one HTTP client (and its connection pool) for all
 /// fetches.
 pub struct Fetcher {
@@ -331,6 +339,7 @@ impl Fetcher {
     /// certificates (https is verified against the system's roots).
     pub fn new(policy: FetchPolicy) -> Result<Fetcher, FetchError> {
         let rules = Arc::new(HostRules::new(&policy));
+        install_tls_provider();
         let client = reqwest::Client::builder()
             .dns_resolver(CheckedResolver {
                 rules: Arc::clone(&rules),

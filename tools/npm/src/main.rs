@@ -8,7 +8,10 @@
 //!   bundlers such as Vite follow and copy;
 //! - `index.js` and `index.d.ts` from `npm/`: `createEngine()` and its types;
 //! - `model.d.ts`: the pack model's types (`Side`, `Pack`, `Datum`, …), generated from the
-//!   engine's Rust types, which `index.d.ts` uses and exports.
+//!   engine's Rust types, which `index.d.ts` uses and exports;
+//! - `package.json`, `README.md` (from `npm/README.md`) and the licences: the directory is the
+//!   package as published (`npm publish ./pkg`), with its own README rather than the
+//!   repository's. The root package.json is its source and is private.
 
 use std::path::{Path, PathBuf};
 
@@ -62,11 +65,52 @@ fn run() -> Result<(), String> {
         &out.join("model.d.ts"),
         presspack_engine::model::typescript_declarations().as_bytes(),
     )?;
-    for file in ["index.js", "index.d.ts"] {
+    for file in ["index.js", "index.d.ts", "README.md"] {
         copy(&workspace.join("npm").join(file), &out.join(file))?;
     }
+    for file in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        copy(&workspace.join(file), &out.join(file))?;
+    }
+    let manifest = std::fs::read_to_string(workspace.join("package.json"))
+        .map_err(|e| format!("package.json: {e}"))?;
+    write(
+        &out.join("package.json"),
+        published_manifest(&manifest)?.as_bytes(),
+    )?;
     println!("built the npm package in {}", out.display());
     Ok(())
+}
+
+/// The package's manifest as published from `pkg/`: the root one without what only the
+/// repository uses (`private`, `scripts`, `files`), its paths made relative to `pkg/`.
+fn published_manifest(root: &str) -> Result<String, String> {
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(root).map_err(|e| format!("package.json: {e}"))?;
+    let fields = manifest
+        .as_object_mut()
+        .ok_or("package.json: not a JSON object")?;
+    for repository_only in ["private", "scripts", "files"] {
+        fields.remove(repository_only);
+    }
+    for entry in ["main", "types", "exports"] {
+        if let Some(value) = fields.get_mut(entry) {
+            strip_pkg_prefix(value);
+        }
+    }
+    Ok(serde_json::to_string_pretty(&manifest).expect("JSON values serialise") + "\n")
+}
+
+fn strip_pkg_prefix(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(path) => {
+            if let Some(inside) = path.strip_prefix("./pkg/") {
+                *path = format!("./{inside}");
+            }
+        }
+        serde_json::Value::Object(map) => map.values_mut().for_each(strip_pkg_prefix),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(strip_pkg_prefix),
+        _ => {}
+    }
 }
 
 fn create_dir(path: &Path) -> Result<(), String> {

@@ -49,13 +49,37 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
     let glue = std::fs::read_to_string(out.join("presspack_engine.js")).unwrap();
     assert!(glue.contains("export class WebEngine"), "{glue}");
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    for file in ["index.js", "index.d.ts"] {
+    for file in ["index.js", "index.d.ts", "README.md"] {
         assert_eq!(
             std::fs::read(out.join(file)).unwrap(),
             std::fs::read(workspace.join("npm").join(file)).unwrap(),
             "{file}"
         );
     }
+    for file in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        assert_eq!(
+            std::fs::read(out.join(file)).unwrap(),
+            std::fs::read(workspace.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+
+    // The directory is the package as published: its manifest is the root one, publishable
+    // (the root is private, so its README never becomes the package's), paths inside pkg/.
+    let root: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(workspace.join("package.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("package.json")).unwrap()).unwrap();
+    assert_eq!(root["private"], true);
+    assert_eq!(manifest["private"], serde_json::Value::Null);
+    assert_eq!(manifest["scripts"], serde_json::Value::Null);
+    for field in ["name", "version", "license", "type", "engines"] {
+        assert_eq!(manifest[field], root[field], "{field}");
+    }
+    assert_eq!(manifest["main"], "./index.js");
+    assert_eq!(manifest["types"], "./index.d.ts");
+    assert_eq!(manifest["exports"]["."]["default"], "./index.js");
+    assert_eq!(manifest["exports"]["."]["types"], "./index.d.ts");
 
     // The model's types, generated from the engine's Rust types; index.d.ts exports them.
     let model = std::fs::read_to_string(out.join("model.d.ts")).unwrap();
