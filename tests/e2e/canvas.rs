@@ -95,7 +95,9 @@ async fn server_pixels(app: &TestApp, browser: &Client, max_side: u64) -> (Strin
         ])
         .await;
     assert_eq!(response.content_type, "image/png", "{}", response.body);
-    let decoder = png::Decoder::new(std::io::Cursor::new(response.bytes));
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(response.bytes));
+    // An opaque render is RGB: compared as RGBA, as the canvas holds it.
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
     let mut reader = decoder.read_info().unwrap();
     let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut rgba).unwrap();

@@ -262,16 +262,46 @@ impl Canvas {
         // Bilinear unless the image is enlarged more than twice, where its blockiness would
         // show: bicubic is four times the taps (shrinking is by at most 2 after halving).
         let enlarged = (placement.width * self.scale / w).max(placement.height * self.scale / h);
-        if enlarged <= 2.0 && is_upright(placement) && is_upright(clip) {
-            self.draw_upright_image(pixmap, placement, clip);
-        } else {
-            let quality = if enlarged > 2.0 {
-                FilterQuality::Bicubic
-            } else {
-                FilterQuality::Bilinear
-            };
-            self.draw_transformed_image(pixmap, placement, clip, quality);
+        match quarter_turns(placement.angle) {
+            Some(turns) if enlarged <= 2.0 && is_upright(clip) => {
+                self.draw_turned_image(pixmap, placement, clip, turns);
+            }
+            _ => {
+                let quality = if enlarged > 2.0 {
+                    FilterQuality::Bicubic
+                } else {
+                    FilterQuality::Bilinear
+                };
+                self.draw_transformed_image(pixmap, placement, clip, quality);
+            }
         }
+    }
+
+    /// An image turned by whole quarter turns (a photo turned in an editor) in an upright
+    /// clip: its pixels turned, then drawn upright by [`draw_upright`], the same sampling as
+    /// tiny-skia's general pipeline at a fraction of its time.
+    fn draw_turned_image(
+        &mut self,
+        image: &Pixmap,
+        placement: &BoundingBox,
+        clip: &BoundingBox,
+        turns: u8,
+    ) {
+        if turns == 0 {
+            return self.draw_upright_image(image, placement, clip);
+        }
+        let (width, height) = if turns % 2 == 1 {
+            (placement.height, placement.width)
+        } else {
+            (placement.width, placement.height)
+        };
+        let upright = BoundingBox {
+            width,
+            height,
+            angle: 0.0,
+            ..*placement
+        };
+        self.draw_upright_image(&turn(image, turns), &upright, clip);
     }
 
     /// Any image in any clip, by tiny-skia's pipeline.
@@ -484,32 +514,65 @@ impl<'a> Pixels<'a> {
         self.premultiplied
     }
 
-    /// The image as straight-alpha RGBA rows. Opaque and clear pixels are the same
-    /// premultiplied or not, so only the rest are divided (rounding to nearest).
+    /// The image as straight-alpha RGBA rows.
     pub fn rgba(&self) -> Vec<u8> {
         let mut out = self.premultiplied.to_vec();
-        for pixel in out.chunks_exact_mut(4) {
-            let alpha = u32::from(pixel[3]);
-            if alpha != 255 && alpha != 0 {
-                for channel in &mut pixel[..3] {
-                    *channel = ((u32::from(*channel) * 255 + alpha / 2) / alpha).min(255) as u8;
-                }
-            }
-        }
+        unpremultiply(&mut out);
         out
     }
 
-    /// Encodes the image as an RGBA PNG with the fastest compression.
+    /// Encodes the image as a PNG: RGB when every pixel is opaque (a card), else
+    /// straight-alpha RGBA. Rows are converted one at a time as the encoder takes them, so
+    /// the canvas is never copied whole.
     pub fn encode_png(&self) -> Result<Vec<u8>, RasterError> {
-        let straight;
-        let rows = if partly_transparent(self.premultiplied) {
-            straight = self.rgba();
-            &straight
+        let data = self.premultiplied;
+        let (colour, straighten) = if opaque(data) {
+            (png::ColorType::Rgb, false)
         } else {
-            self.premultiplied
+            (png::ColorType::Rgba, partly_transparent(data))
         };
-        encode_png(self.width, self.height, png::ColorType::Rgba, rows)
+        let settings = PngSettings::for_rows(data, self.width as usize, 4);
+        write_png(self.width, self.height, colour, settings, |y, row| {
+            let pixels = &data[y * self.width as usize * 4..][..self.width as usize * 4];
+            if colour == png::ColorType::Rgb {
+                for (rgb, pixel) in row.chunks_exact_mut(3).zip(pixels.chunks_exact(4)) {
+                    rgb.copy_from_slice(&pixel[..3]);
+                }
+            } else {
+                row.copy_from_slice(pixels);
+                if straighten {
+                    unpremultiply(row);
+                }
+            }
+        })
     }
+}
+
+/// Premultiplied RGBA to straight alpha, in place. Opaque and clear pixels are the same
+/// either way, so only the rest are divided (rounding to nearest).
+fn unpremultiply(rgba: &mut [u8]) {
+    for pixel in rgba.chunks_exact_mut(4) {
+        let alpha = u32::from(pixel[3]);
+        if alpha != 255 && alpha != 0 {
+            for channel in &mut pixel[..3] {
+                *channel = ((u32::from(*channel) * 255 + alpha / 2) / alpha).min(255) as u8;
+            }
+        }
+    }
+}
+
+/// The high byte of each of two RGBA pixels in a little-endian word: their alphas.
+const ALPHAS: u64 = 0xFF00_0000_FF00_0000;
+
+/// Whether every premultiplied RGBA pixel is opaque. An AND over all words, so it
+/// vectorises (no early exit: a card is opaque, and then every pixel is read anyway).
+fn opaque(data: &[u8]) -> bool {
+    let words = data.chunks_exact(8);
+    let last = words.remainder();
+    let alphas = words.fold(ALPHAS, |all, word| {
+        all & u64::from_le_bytes(word.try_into().expect("eight bytes"))
+    });
+    alphas & ALPHAS == ALPHAS && last.chunks_exact(4).all(|pixel| pixel[3] == 255)
 }
 
 /// Whether any premultiplied RGBA pixel is neither opaque nor clear: only those differ
@@ -517,7 +580,6 @@ impl<'a> Pixels<'a> {
 /// vectorises: alpha + 1 keeps a bit above its lowest only for alpha 1 to 254 (255 carries
 /// out of its byte, into the next pixel's red or out of the word, and the mask drops it).
 fn partly_transparent(data: &[u8]) -> bool {
-    const ALPHAS: u64 = 0xFF00_0000_FF00_0000;
     const ONE: u64 = 0x0100_0000_0100_0000;
     const ABOVE_ONE: u64 = 0xFE00_0000_FE00_0000;
     let words = data.chunks_exact(8);
@@ -533,28 +595,103 @@ fn partly_transparent(data: &[u8]) -> bool {
             .any(|pixel| pixel[3].wrapping_sub(1) < 254)
 }
 
-/// Encodes 8-bit rows (e.g. straight-alpha RGBA) as a PNG with the fastest compression.
+/// How a PNG's rows are filtered and compressed, chosen per image. Flat artwork (fills and
+/// text: most pixels repeat their left neighbour) compresses best unfiltered, where deflate
+/// finds the repeats, at zlib level 2; photos best with adaptive filters and fdeflate's fast
+/// coder. Measured on 1024 px business card sides: the text side 51 KB that way against
+/// 104 KB with fdeflate, the photo side 686 KB against 979 KB unfiltered at level 2, which
+/// also took five times as long (docs/benchmarks.md, "Render speed").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PngSettings {
+    Flat,
+    Photo,
+}
+
+impl PngSettings {
+    fn apply<W: std::io::Write>(self, encoder: &mut png::Encoder<'_, W>) {
+        let (compression, filter) = match self {
+            PngSettings::Flat => (png::DeflateCompression::Level(2), png::Filter::NoFilter),
+            PngSettings::Photo => (
+                png::DeflateCompression::FdeflateUltraFast,
+                png::Filter::Adaptive,
+            ),
+        };
+        encoder.set_deflate_compression(compression);
+        encoder.set_filter(filter);
+    }
+
+    /// Reads every eighth row of `width` pixels of `bytes_per_pixel` bytes: flat when at least
+    /// three quarters of their pixels equal their left neighbour.
+    fn for_rows(rows: &[u8], width: usize, bytes_per_pixel: usize) -> PngSettings {
+        let row_bytes = width * bytes_per_pixel;
+        let (mut same, mut compared) = (0usize, 0usize);
+        for row in rows.chunks_exact(row_bytes.max(1)).step_by(8) {
+            let pixels = row.chunks_exact(bytes_per_pixel);
+            same += pixels
+                .clone()
+                .zip(pixels.skip(1))
+                .filter(|(a, b)| a == b)
+                .count();
+            compared += width.saturating_sub(1);
+        }
+        if same * 4 >= compared * 3 {
+            PngSettings::Flat
+        } else {
+            PngSettings::Photo
+        }
+    }
+}
+
+/// Encodes 8-bit rows (RGB, straight-alpha RGBA, grey) as a PNG, settings chosen from the
+/// rows themselves.
 pub fn encode_png(
     width: u32,
     height: u32,
     colour: png::ColorType,
     rows: &[u8],
 ) -> Result<Vec<u8>, RasterError> {
-    let mut out = Vec::with_capacity(rows.len() / 8);
+    let row_bytes = width as usize * colour.samples();
+    if rows.len() != row_bytes * height as usize {
+        return Err(RasterError::Encode(format!(
+            "{} bytes of rows for a {width} x {height} image of {} bytes a pixel",
+            rows.len(),
+            colour.samples()
+        )));
+    }
+    let settings = PngSettings::for_rows(rows, width as usize, colour.samples());
+    write_png(width, height, colour, settings, |y, row| {
+        row.copy_from_slice(&rows[y * row_bytes..][..row_bytes]);
+    })
+}
+
+/// Writes a PNG whose row `y` `fill_row(y, row)` puts in `row`, one row at a time.
+fn write_png(
+    width: u32,
+    height: u32,
+    colour: png::ColorType,
+    settings: PngSettings,
+    mut fill_row: impl FnMut(usize, &mut [u8]),
+) -> Result<Vec<u8>, RasterError> {
+    let encode_error = |e: png::EncodingError| RasterError::Encode(e.to_string());
+    let row_bytes = width as usize * colour.samples();
+    let mut out = Vec::with_capacity(row_bytes * height as usize / 8);
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(colour);
     encoder.set_depth(png::BitDepth::Eight);
-    // Up filter + fdeflate: the fastest setting, and small files for flat card artwork.
-    encoder.set_compression(png::Compression::Fastest);
-    let mut writer = encoder
-        .write_header()
-        .map_err(|e| RasterError::Encode(e.to_string()))?;
-    writer
-        .write_image_data(rows)
-        .map_err(|e| RasterError::Encode(e.to_string()))?;
-    writer
-        .finish()
-        .map_err(|e| RasterError::Encode(e.to_string()))?;
+    settings.apply(&mut encoder);
+    let mut writer = encoder.write_header().map_err(encode_error)?;
+    // IDAT chunks of up to 1 MiB: few chunk headers, a bounded buffer.
+    let mut stream = writer
+        .stream_writer_with_size(1 << 20)
+        .map_err(encode_error)?;
+    let mut row = vec![0; row_bytes];
+    for y in 0..height as usize {
+        fill_row(y, &mut row);
+        std::io::Write::write_all(&mut stream, &row)
+            .map_err(|e| RasterError::Encode(e.to_string()))?;
+    }
+    stream.finish().map_err(encode_error)?;
+    writer.finish().map_err(encode_error)?;
     Ok(out)
 }
 
@@ -566,7 +703,42 @@ fn solid(colour: [u8; 3]) -> Paint<'static> {
 }
 
 fn is_upright(area: &BoundingBox) -> bool {
-    area.angle.rem_euclid(360.0) == 0.0
+    quarter_turns(area.angle) == Some(0)
+}
+
+/// An angle in degrees as whole clockwise quarter turns (0 to 3), if it is one.
+fn quarter_turns(angle: f64) -> Option<u8> {
+    let degrees = angle.rem_euclid(360.0);
+    // rem_euclid gives 360 for a tiny negative angle: a whole turn, upright.
+    (degrees % 90.0 == 0.0).then(|| (degrees / 90.0) as u8 % 4)
+}
+
+/// `image` turned clockwise by `turns` quarter turns (1 to 3).
+fn turn(image: &Pixmap, turns: u8) -> Pixmap {
+    let (width, height) = (image.width() as usize, image.height() as usize);
+    let (turned_width, turned_height) = if turns % 2 == 1 {
+        (height, width)
+    } else {
+        (width, height)
+    };
+    let mut turned = Pixmap::new(turned_width as u32, turned_height as u32)
+        .expect("as many pixels as the image");
+    let source = image.pixels();
+    for (y, row) in turned
+        .pixels_mut()
+        .chunks_exact_mut(turned_width)
+        .enumerate()
+    {
+        for (x, pixel) in row.iter_mut().enumerate() {
+            let (from_x, from_y) = match turns {
+                1 => (y, height - 1 - x),
+                2 => (width - 1 - x, height - 1 - y),
+                _ => (width - 1 - y, x),
+            };
+            *pixel = source[from_y * width + from_x];
+        }
+    }
+    turned
 }
 
 /// The rectangle of a box in its own frame (centred on the origin), in mm.
@@ -871,7 +1043,7 @@ mod tests {
     }
 
     #[test]
-    fn upright_images_sample_as_tiny_skia_does_inside_their_clip() {
+    fn upright_and_quarter_turned_images_sample_as_tiny_skia_does_inside_their_clip() {
         let area = ViewArea {
             left: 0.0,
             top: 0.0,
@@ -879,8 +1051,9 @@ mod tests {
             height: 40.0,
         };
         let image = test_image(90, 50);
-        // Enlarged 1.4x and shrunk 0.7x, each offset by a fraction of a pixel, clipped.
-        for (placement, clip) in [
+        // Enlarged 1.4x and shrunk 0.7x, each offset by a fraction of a pixel, clipped; each
+        // upright and turned by one, two and three quarter turns.
+        let cases = [
             (
                 upright(30.3, 20.1, 52.7, 31.1),
                 upright(29.0, 21.0, 40.2, 25.3),
@@ -889,14 +1062,26 @@ mod tests {
                 upright(20.2, 15.7, 25.9, 14.3),
                 upright(22.0, 15.0, 30.0, 30.0),
             ),
-        ] {
+        ];
+        for ((placement, clip), turns) in cases.iter().flat_map(|&c| (0..4).map(move |t| (c, t))) {
+            let placement = BoundingBox {
+                angle: f64::from(turns) * 90.0 - 360.0,
+                ..placement
+            };
+            assert_eq!(quarter_turns(placement.angle), Some(turns));
             let mut fast = Canvas::new(area, 300).unwrap();
             let mut general = Canvas::new(area, 300).unwrap();
             for canvas in [&mut fast, &mut general] {
                 canvas.fill_canvas([20, 200, 40]);
             }
-            fast.draw_upright_image(&image, &placement, &clip);
+            fast.draw_turned_image(&image, &placement, &clip, turns);
             general.draw_transformed_image(&image, &placement, &clip, FilterQuality::Bilinear);
+            // Turned a quarter, the image covers its box's height across and width down.
+            let (across, down) = if turns % 2 == 1 {
+                (placement.height, placement.width)
+            } else {
+                (placement.width, placement.height)
+            };
             // The clip's edge pixels are anti-aliased differently (exact area here,
             // tiny-skia's supersampling there); everything else within one level.
             // The visible rectangle in pixels, less a pixel all round.
@@ -906,18 +1091,8 @@ mod tests {
                 let high = ((centre + size / 2.0).min(clip_centre + clip_size / 2.0) * s).floor();
                 (low + 1.0)..(high - 1.0)
             };
-            let columns = span(
-                placement.center.x,
-                placement.width,
-                clip.center.x,
-                clip.width,
-            );
-            let rows = span(
-                placement.center.y,
-                placement.height,
-                clip.center.y,
-                clip.height,
-            );
+            let columns = span(placement.center.x, across, clip.center.x, clip.width);
+            let rows = span(placement.center.y, down, clip.center.y, clip.height);
             let inside =
                 |x: u32, y: u32| columns.contains(&f64::from(x)) && rows.contains(&f64::from(y));
             let mut compared = 0;
@@ -939,7 +1114,10 @@ mod tests {
                     (a.blue(), b.blue()),
                     (a.alpha(), b.alpha()),
                 ] {
-                    assert!(a.abs_diff(b) <= 1, "pixel {x},{y}: {a:?} against {b:?}");
+                    assert!(
+                        a.abs_diff(b) <= 1,
+                        "{turns} turns, pixel {x},{y}: {a:?} against {b:?}"
+                    );
                 }
             }
             assert!(compared > 5_000, "{compared} pixels compared");
@@ -964,5 +1142,94 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn only_opaque_alphas_are_opaque() {
+        for pixels in [2usize, 3] {
+            for lane in 0..pixels {
+                for alpha in 0..=255u8 {
+                    let mut data = vec![7u8; pixels * 4];
+                    for (i, pixel) in data.chunks_exact_mut(4).enumerate() {
+                        pixel[3] = if i == lane { alpha } else { 255 };
+                    }
+                    assert_eq!(opaque(&data), alpha == 255, "{pixels} px, {lane}, {alpha}");
+                }
+            }
+        }
+    }
+
+    /// Decodes a PNG to its colour type and rows, untransformed.
+    fn decoded(png_bytes: &[u8]) -> (png::ColorType, Vec<u8>) {
+        let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut rows = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut rows).unwrap();
+        rows.truncate(info.buffer_size());
+        (info.color_type, rows)
+    }
+
+    #[test]
+    fn opaque_images_are_encoded_without_alpha_and_the_rest_with_straight_alpha() {
+        let (width, height) = (37u32, 23u32);
+        let opaque_pixels: Vec<u8> = (0..width * height)
+            .flat_map(|i| [(i % 251) as u8, (i * 7 % 256) as u8, 90, 255])
+            .collect();
+        let png_bytes = Pixels::new(width, height, &opaque_pixels)
+            .unwrap()
+            .encode_png()
+            .unwrap();
+        let (colour, rows) = decoded(&png_bytes);
+        assert_eq!(colour, png::ColorType::Rgb);
+        let rgb: Vec<u8> = opaque_pixels
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect();
+        assert_eq!(rows, rgb);
+
+        // One half-transparent pixel: RGBA, divided by its alpha.
+        let mut translucent = opaque_pixels.clone();
+        translucent[..4].copy_from_slice(&[50, 25, 0, 128]);
+        let png_bytes = Pixels::new(width, height, &translucent)
+            .unwrap()
+            .encode_png()
+            .unwrap();
+        let (colour, rows) = decoded(&png_bytes);
+        assert_eq!(colour, png::ColorType::Rgba);
+        assert_eq!(rows[..4], [100, 50, 0, 128]);
+        assert_eq!(rows[4..], translucent[4..]);
+    }
+
+    #[test]
+    fn flat_artwork_and_photos_get_their_own_png_settings() {
+        let (width, height) = (64usize, 32usize);
+        // A white card with a dark line of text: mostly repeats.
+        let flat: Vec<u8> = (0..width * height)
+            .flat_map(|i| {
+                if i % width > 40 && i / width == 8 {
+                    [0, 0, 0]
+                } else {
+                    [255; 3]
+                }
+            })
+            .collect();
+        assert_eq!(PngSettings::for_rows(&flat, width, 3), PngSettings::Flat);
+        // Noise: no pixel repeats its neighbour.
+        let noisy: Vec<u8> = (0..width * height * 3)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert_eq!(PngSettings::for_rows(&noisy, width, 3), PngSettings::Photo);
+        // Both round-trip.
+        for rows in [&flat, &noisy] {
+            let png_bytes =
+                encode_png(width as u32, height as u32, png::ColorType::Rgb, rows).unwrap();
+            assert_eq!(decoded(&png_bytes), (png::ColorType::Rgb, rows.clone()));
+        }
+    }
+
+    #[test]
+    fn rows_of_the_wrong_length_are_an_error() {
+        let error = encode_png(4, 4, png::ColorType::Rgb, &[0; 47]).unwrap_err();
+        assert!(error.to_string().contains("47 bytes"), "{error}");
     }
 }
