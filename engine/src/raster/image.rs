@@ -1,9 +1,9 @@
 //! Decoding the images a scene draws (PNG, JPEG, GIF) into premultiplied pixmaps, within a
 //! pixel bound, and halving them for heavy downscaling.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::io::Cursor;
+use std::sync::{Arc, Mutex};
 
 use tiny_skia::{Pixmap, PremultipliedColorU8};
 
@@ -33,12 +33,47 @@ impl fmt::Display for ImageError {
 impl std::error::Error for ImageError {}
 
 /// A decoded image, ready to draw.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct DecodedImage {
     pixmap: Pixmap,
+    /// The last copy made for drawing (halved, turned), kept for the next render that needs
+    /// the same one: an editor redraws a side at one size again and again, and halving a
+    /// large photo costs more than drawing it. At most one, never larger than the image.
+    prepared: Mutex<Option<(Preparation, Arc<Pixmap>)>>,
+}
+
+/// How a copy for drawing was made from the image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Preparation {
+    halvings: u32,
+    quarter_turns: u8,
+}
+
+/// The pixels to draw: the image itself or a prepared copy of it.
+pub enum Prepared<'a> {
+    Original(&'a Pixmap),
+    Copy(Arc<Pixmap>),
+}
+
+impl std::ops::Deref for Prepared<'_> {
+    type Target = Pixmap;
+
+    fn deref(&self) -> &Pixmap {
+        match self {
+            Prepared::Original(pixmap) => pixmap,
+            Prepared::Copy(pixmap) => pixmap,
+        }
+    }
 }
 
 impl DecodedImage {
+    fn new(pixmap: Pixmap) -> DecodedImage {
+        DecodedImage {
+            pixmap,
+            prepared: Mutex::new(None),
+        }
+    }
+
     pub fn width(&self) -> u32 {
         self.pixmap.width()
     }
@@ -51,16 +86,65 @@ impl DecodedImage {
         &self.pixmap
     }
 
-    /// The image halved (2x2 box filter on premultiplied pixels) while its longest side
-    /// stays at least `target` pixels, so that the final resampling shrinks by at most 2.
-    pub fn at_least(&self, target: f64) -> Cow<'_, DecodedImage> {
-        let mut image = Cow::Borrowed(self);
-        while f64::from(image.width().max(image.height()) / 2) >= target.max(1.0) {
-            image = Cow::Owned(DecodedImage {
-                pixmap: halve(image.pixmap()),
-            });
+    /// How many times the image is halved (2x2 box filter on premultiplied pixels) so that its
+    /// longest side stays at least `target` pixels: the final resampling then shrinks it by at
+    /// most 2 (bilinear sampling alone would skip pixels and alias).
+    fn halvings(&self, target: f64) -> u32 {
+        let mut longest = self.width().max(self.height());
+        let mut halvings = 0;
+        while f64::from(longest / 2) >= target.max(1.0) {
+            longest /= 2;
+            halvings += 1;
         }
-        image
+        halvings
+    }
+
+    /// The size of [`DecodedImage::prepared`]'s copy before it is turned.
+    pub fn size_at_least(&self, target: f64) -> (u32, u32) {
+        let halvings = self.halvings(target);
+        (
+            (self.width() >> halvings).max(1),
+            (self.height() >> halvings).max(1),
+        )
+    }
+
+    /// The image halved while its longest side stays at least `target` pixels, then turned
+    /// clockwise by `quarter_turns`: the last such copy is kept, so drawing the same image the
+    /// same way again copies nothing.
+    pub fn prepared(&self, target: f64, quarter_turns: u8) -> Prepared<'_> {
+        let preparation = Preparation {
+            halvings: self.halvings(target),
+            quarter_turns: quarter_turns % 4,
+        };
+        if preparation.halvings == 0 && preparation.quarter_turns == 0 {
+            return Prepared::Original(&self.pixmap);
+        }
+        // A poisoned lock only means a render panicked; the copy it holds is whole.
+        let mut kept = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((made, pixmap)) = kept.as_ref()
+            && *made == preparation
+        {
+            return Prepared::Copy(Arc::clone(pixmap));
+        }
+        let mut pixmap = None;
+        for _ in 0..preparation.halvings {
+            pixmap = Some(halve(pixmap.as_ref().unwrap_or(&self.pixmap)));
+        }
+        if preparation.quarter_turns != 0 {
+            pixmap = Some(turn(
+                pixmap.as_ref().unwrap_or(&self.pixmap),
+                preparation.quarter_turns,
+            ));
+        }
+        let pixmap = Arc::new(pixmap.expect("halved or turned"));
+        *kept = Some((preparation, Arc::clone(&pixmap)));
+        Prepared::Copy(pixmap)
+    }
+}
+
+impl Clone for DecodedImage {
+    fn clone(&self) -> DecodedImage {
+        DecodedImage::new(self.pixmap.clone())
     }
 }
 
@@ -74,9 +158,7 @@ impl DecodedImage {
     pub fn enhanced(&self) -> DecodedImage {
         let mut pixmap = self.pixmap.clone();
         auto_levels(&mut pixmap);
-        DecodedImage {
-            pixmap: unsharp(&pixmap),
-        }
+        DecodedImage::new(unsharp(&pixmap))
     }
 }
 
@@ -176,7 +258,7 @@ pub fn decode_image(bytes: &[u8]) -> Result<DecodedImage, ImageError> {
         let [r, g, b, a] = rgba.0;
         *pixel = tiny_skia::ColorU8::from_rgba(r, g, b, a).premultiply();
     }
-    Ok(DecodedImage { pixmap })
+    Ok(DecodedImage::new(pixmap))
 }
 
 fn limits_for(width: u32, height: u32) -> image::Limits {
@@ -185,6 +267,35 @@ fn limits_for(width: u32, height: u32) -> image::Limits {
     limits.max_image_height = Some(height);
     limits.max_alloc = Some(MAX_IMAGE_PIXELS * 8);
     limits
+}
+
+/// `image` turned clockwise by `turns` quarter turns.
+pub(super) fn turn(image: &Pixmap, turns: u8) -> Pixmap {
+    let (width, height) = (image.width() as usize, image.height() as usize);
+    let (turned_width, turned_height) = if turns % 2 == 1 {
+        (height, width)
+    } else {
+        (width, height)
+    };
+    let mut turned = Pixmap::new(turned_width as u32, turned_height as u32)
+        .expect("as many pixels as the image");
+    let source = image.pixels();
+    for (y, row) in turned
+        .pixels_mut()
+        .chunks_exact_mut(turned_width)
+        .enumerate()
+    {
+        for (x, pixel) in row.iter_mut().enumerate() {
+            let (from_x, from_y) = match turns % 4 {
+                0 => (x, y),
+                1 => (y, height - 1 - x),
+                2 => (width - 1 - x, height - 1 - y),
+                _ => (width - 1 - y, x),
+            };
+            *pixel = source[from_y * width + from_x];
+        }
+    }
+    turned
 }
 
 fn halve(source: &Pixmap) -> Pixmap {
@@ -231,11 +342,52 @@ mod tests {
     #[test]
     fn halving_stops_at_the_target() {
         let image = decode_image(&png(1000, 500, [10, 20, 30, 255])).unwrap();
-        assert_eq!(image.at_least(600.0).width(), 1000);
-        assert_eq!(image.at_least(300.0).width(), 500);
-        let small = image.at_least(100.0);
+        assert_eq!(image.size_at_least(600.0), (1000, 500));
+        assert!(matches!(image.prepared(600.0, 0), Prepared::Original(_)));
+        assert_eq!(image.size_at_least(300.0), (500, 250));
+        assert_eq!(image.prepared(300.0, 0).width(), 500);
+        let small = image.prepared(100.0, 0);
         assert_eq!((small.width(), small.height()), (125, 62));
-        assert_eq!(small.pixmap().pixels()[0].green(), 20);
+        assert_eq!(image.size_at_least(100.0), (125, 62));
+        assert_eq!(small.pixels()[0].green(), 20);
+    }
+
+    #[test]
+    fn the_last_prepared_copy_is_kept_and_matches_a_fresh_one() {
+        // Distinct pixels, so a wrong turn or halving shows.
+        let pixels: Vec<u8> = (0..40u32 * 30)
+            .flat_map(|i| {
+                [
+                    (i % 40 * 6) as u8,
+                    (i / 40 * 8) as u8,
+                    (i % 7 * 30) as u8,
+                    255,
+                ]
+            })
+            .collect();
+        let bytes = crate::raster::encode_png(40, 30, png::ColorType::Rgba, &pixels).unwrap();
+        let image = decode_image(&bytes).unwrap();
+        let Prepared::Copy(first) = image.prepared(15.0, 1) else {
+            panic!("halved and turned is a copy");
+        };
+        // Halved once (20 x 15), then turned a quarter: 15 x 20.
+        assert_eq!((first.width(), first.height()), (15, 20));
+        assert_eq!(first.data(), turn(&halve(image.pixmap()), 1).data());
+        // The same again is the kept copy; another turn replaces it.
+        let Prepared::Copy(again) = image.prepared(15.0, 5) else {
+            panic!("a copy");
+        };
+        assert!(Arc::ptr_eq(&first, &again));
+        let Prepared::Copy(other) = image.prepared(15.0, 2) else {
+            panic!("a copy");
+        };
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert_eq!(other.data(), turn(&halve(image.pixmap()), 2).data());
+        let Prepared::Copy(fresh) = image.prepared(15.0, 1) else {
+            panic!("a copy");
+        };
+        assert!(!Arc::ptr_eq(&first, &fresh));
+        assert_eq!(first.data(), fresh.data());
     }
 
     #[test]

@@ -256,15 +256,14 @@ impl Canvas {
         // Halve the image while it would still be shrunk by more than half: bicubic sampling
         // alone would skip pixels and alias.
         let target = (placement.width * self.scale).max(placement.height * self.scale);
-        let source = image.at_least(target);
-        let pixmap = source.pixmap();
-        let (w, h) = (f64::from(pixmap.width()), f64::from(pixmap.height()));
+        let (w, h) = image.size_at_least(target);
+        let (w, h) = (f64::from(w), f64::from(h));
         // Bilinear unless the image is enlarged more than twice, where its blockiness would
         // show: bicubic is four times the taps (shrinking is by at most 2 after halving).
         let enlarged = (placement.width * self.scale / w).max(placement.height * self.scale / h);
         match quarter_turns(placement.angle) {
             Some(turns) if enlarged <= 2.0 && is_upright(clip) => {
-                self.draw_turned_image(pixmap, placement, clip, turns);
+                self.draw_turned_image(&image.prepared(target, turns), placement, clip, turns);
             }
             _ => {
                 let quality = if enlarged > 2.0 {
@@ -272,24 +271,22 @@ impl Canvas {
                 } else {
                     FilterQuality::Bilinear
                 };
-                self.draw_transformed_image(pixmap, placement, clip, quality);
+                let pixmap = image.prepared(target, 0);
+                self.draw_transformed_image(&pixmap, placement, clip, quality);
             }
         }
     }
 
     /// An image turned by whole quarter turns (a photo turned in an editor) in an upright
-    /// clip: its pixels turned, then drawn upright by [`draw_upright`], the same sampling as
-    /// tiny-skia's general pipeline at a fraction of its time.
+    /// clip, given as its pixels already turned: drawn upright by [`draw_upright`], the same
+    /// sampling as tiny-skia's general pipeline at a fraction of its time.
     fn draw_turned_image(
         &mut self,
-        image: &Pixmap,
+        turned: &Pixmap,
         placement: &BoundingBox,
         clip: &BoundingBox,
         turns: u8,
     ) {
-        if turns == 0 {
-            return self.draw_upright_image(image, placement, clip);
-        }
         let (width, height) = if turns % 2 == 1 {
             (placement.height, placement.width)
         } else {
@@ -301,7 +298,7 @@ impl Canvas {
             angle: 0.0,
             ..*placement
         };
-        self.draw_upright_image(&turn(image, turns), &upright, clip);
+        self.draw_upright_image(turned, &upright, clip);
     }
 
     /// Any image in any clip, by tiny-skia's pipeline.
@@ -713,34 +710,6 @@ fn quarter_turns(angle: f64) -> Option<u8> {
     (degrees % 90.0 == 0.0).then(|| (degrees / 90.0) as u8 % 4)
 }
 
-/// `image` turned clockwise by `turns` quarter turns (1 to 3).
-fn turn(image: &Pixmap, turns: u8) -> Pixmap {
-    let (width, height) = (image.width() as usize, image.height() as usize);
-    let (turned_width, turned_height) = if turns % 2 == 1 {
-        (height, width)
-    } else {
-        (width, height)
-    };
-    let mut turned = Pixmap::new(turned_width as u32, turned_height as u32)
-        .expect("as many pixels as the image");
-    let source = image.pixels();
-    for (y, row) in turned
-        .pixels_mut()
-        .chunks_exact_mut(turned_width)
-        .enumerate()
-    {
-        for (x, pixel) in row.iter_mut().enumerate() {
-            let (from_x, from_y) = match turns {
-                1 => (y, height - 1 - x),
-                2 => (width - 1 - x, height - 1 - y),
-                _ => (width - 1 - y, x),
-            };
-            *pixel = source[from_y * width + from_x];
-        }
-    }
-    turned
-}
-
 /// The rectangle of a box in its own frame (centred on the origin), in mm.
 fn local_rect(area: &BoundingBox) -> Rect {
     Rect::from_xywh(
@@ -1074,7 +1043,7 @@ mod tests {
             for canvas in [&mut fast, &mut general] {
                 canvas.fill_canvas([20, 200, 40]);
             }
-            fast.draw_turned_image(&image, &placement, &clip, turns);
+            fast.draw_turned_image(&image::turn(&image, turns), &placement, &clip, turns);
             general.draw_transformed_image(&image, &placement, &clip, FilterQuality::Bilinear);
             // Turned a quarter, the image covers its box's height across and width down.
             let (across, down) = if turns % 2 == 1 {
@@ -1125,7 +1094,7 @@ mod tests {
     }
 
     #[test]
-    fn only_alphas_between_clear_and_opaque_are_partly_transparent() {
+    fn alpha_scans_tell_opaque_partly_transparent_and_clear_apart() {
         for pixels in [2usize, 3] {
             for lane in 0..pixels {
                 for alpha in 0..=255u8 {
@@ -1133,27 +1102,13 @@ mod tests {
                     for (i, pixel) in data.chunks_exact_mut(4).enumerate() {
                         pixel[3] = if i == lane { alpha } else { 255 };
                     }
-                    let expected = alpha != 0 && alpha != 255;
+                    let case = format!("{pixels} px, {lane}, {alpha}");
+                    assert_eq!(opaque(&data), alpha == 255, "{case}");
                     assert_eq!(
                         partly_transparent(&data),
-                        expected,
-                        "{pixels} px, {lane}, {alpha}"
+                        alpha != 0 && alpha != 255,
+                        "{case}"
                     );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn only_opaque_alphas_are_opaque() {
-        for pixels in [2usize, 3] {
-            for lane in 0..pixels {
-                for alpha in 0..=255u8 {
-                    let mut data = vec![7u8; pixels * 4];
-                    for (i, pixel) in data.chunks_exact_mut(4).enumerate() {
-                        pixel[3] = if i == lane { alpha } else { 255 };
-                    }
-                    assert_eq!(opaque(&data), alpha == 255, "{pixels} px, {lane}, {alpha}");
                 }
             }
         }
