@@ -142,12 +142,6 @@ impl DecodedImage {
     }
 }
 
-impl Clone for DecodedImage {
-    fn clone(&self) -> DecodedImage {
-        DecodedImage::new(self.pixmap.clone())
-    }
-}
-
 impl DecodedImage {
     /// The documented photo enhancement (imageType `photo`, `enhance` true): auto-levels,
     /// then mild sharpening. Auto-levels stretches the tones between the 0.5th and 99.5th
