@@ -4,6 +4,13 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+/// An HTTP client for the benchmarks (built as the service builds its own).
+pub fn http_client() -> reqwest::Client {
+    presspack::infra::fetch::http_client_builder()
+        .build()
+        .expect("an HTTP client")
+}
+
 /// uploadImage of `bytes`; returns the basket item.
 pub async fn upload(endpoint: &str, bytes: Vec<u8>) -> serde_json::Value {
     let form = reqwest::multipart::Form::new()
@@ -12,7 +19,7 @@ pub async fn upload(endpoint: &str, bytes: Vec<u8>) -> serde_json::Value {
             "imageFile",
             reqwest::multipart::Part::bytes(bytes).file_name("photo.jpg"),
         );
-    let response: serde_json::Value = reqwest::Client::new()
+    let response: serde_json::Value = http_client()
         .post(endpoint)
         .multipart(form)
         .send()

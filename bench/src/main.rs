@@ -247,7 +247,7 @@ async fn load_at(
     server: Option<&ServerSide>,
     rate: Option<f64>,
 ) -> Figures {
-    let client = reqwest::Client::builder()
+    let client = presspack::infra::fetch::http_client_builder()
         .pool_max_idle_per_host(concurrency)
         .build()
         .unwrap();
@@ -399,7 +399,6 @@ async fn bench_server(verification: Verification) {
 
 #[tokio::main]
 async fn main() {
-    presspack::infra::fetch::install_tls_provider();
     let args = Args::parse();
     if args.trivial_server {
         return trivial_server().await;
@@ -496,7 +495,7 @@ async fn main() {
             signer: signer.clone(),
         };
         let created: serde_json::Value = create
-            .send(&reqwest::Client::new(), None)
+            .send(&presspack_bench::http_client(), None)
             .send()
             .await
             .unwrap()

@@ -159,11 +159,11 @@ pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
     config
 }
 
-/// A plain HTTP client for talking to the app (the process's TLS provider installed first,
-/// as reqwest is built without one).
+/// A plain HTTP client for talking to the app.
 pub fn http_client() -> reqwest::Client {
-    presspack::infra::fetch::install_tls_provider();
-    reqwest::Client::new()
+    presspack::infra::fetch::http_client_builder()
+        .build()
+        .unwrap()
 }
 
 pub async fn spawn_app(kind: StoreKind) -> TestApp {

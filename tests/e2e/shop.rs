@@ -61,9 +61,8 @@ impl Shopper {
 
     fn with_headers(app: &TestApp, headers: reqwest::header::HeaderMap) -> Shopper {
         let jar = Arc::new(reqwest::cookie::Jar::default());
-        presspack::infra::fetch::install_tls_provider();
         Shopper {
-            client: reqwest::Client::builder()
+            client: presspack::infra::fetch::http_client_builder()
                 .cookie_provider(Arc::clone(&jar))
                 .default_headers(headers)
                 .build()

@@ -482,7 +482,6 @@ async fn inject_faults(
 
 #[tokio::main]
 async fn main() {
-    presspack::infra::fetch::install_tls_provider();
     let args = Args::parse();
     let work = tempfile::tempdir().unwrap();
     let mut redis = Redis {
@@ -516,7 +515,7 @@ async fn main() {
     )
     .await;
     let client = Arc::new(Client {
-        http: reqwest::Client::new(),
+        http: presspack_bench::http_client(),
         key: key.consumer_key.clone(),
         secret: key.secret.clone(),
         hosts: Mutex::new(hosts.iter().map(|h| h.address.clone()).collect()),

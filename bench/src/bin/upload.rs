@@ -81,7 +81,6 @@ fn vips_renditions(input: &Path, out_dir: &Path) -> Duration {
 
 #[tokio::main]
 async fn main() {
-    presspack::infra::fetch::install_tls_provider();
     let jpeg = twelve_megapixel_jpeg();
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("photo.jpg");

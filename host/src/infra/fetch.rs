@@ -317,12 +317,13 @@ enum Hop {
     Redirect(Url),
 }
 
-/// Makes ring the process's TLS crypto for outbound https. reqwest is built without one
-/// (its default, aws-lc, compiles a C library that was a minute of every clean build), so a
-/// process calls this before it builds its first `reqwest::Client`; again, it does nothing.
-pub fn install_tls_provider() {
+/// The builder every `reqwest::Client` of the process starts from: it makes ring the
+/// process's TLS crypto first. reqwest is built without one (its default, aws-lc, compiles a
+/// C library that was a minute of every clean build) and panics building a client without.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
     // An error means a provider is installed already, which is all this needs.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
 }
 
 /// Fetches images under one policy, with one HTTP client (and its connection pool) for all
@@ -339,8 +340,7 @@ impl Fetcher {
     /// certificates (https is verified against the system's roots).
     pub fn new(policy: FetchPolicy) -> Result<Fetcher, FetchError> {
         let rules = Arc::new(HostRules::new(&policy));
-        install_tls_provider();
-        let client = reqwest::Client::builder()
+        let client = http_client_builder()
             .dns_resolver(CheckedResolver {
                 rules: Arc::clone(&rules),
             })
