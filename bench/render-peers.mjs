@@ -10,7 +10,13 @@ import { createRequire } from "node:module";
 import { readFile } from "node:fs/promises";
 import { deflateSync } from "node:zlib";
 
-import { createEngine } from "../pkg/index.js";
+// PRESSPACK_BENCH_PKG names another build of the package (e.g. one built from an earlier
+// commit) to compare against, in its own run.
+const { createEngine } = await import(
+  process.env.PRESSPACK_BENCH_PKG
+    ? new URL(`file://${process.env.PRESSPACK_BENCH_PKG}/index.js`)
+    : new URL("../pkg/index.js", import.meta.url)
+);
 
 const peers = createRequire(new URL("../target/bench-peers/package.json", import.meta.url));
 const { createCanvas, loadImage } = peers("@napi-rs/canvas");

@@ -59,8 +59,8 @@ struct RenderOutput {
 }
 
 #[derive(Serialize)]
-struct PixelsOutput {
-    pixels: serde_bytes::ByteBuf,
+struct PixelsOutput<'a> {
+    pixels: &'a serde_bytes::Bytes,
     width: u32,
     height: u32,
     report: LayoutReport,
@@ -275,8 +275,9 @@ impl WebEngine {
             .draw(&request, &image_inputs(&images))
             .map_err(refused)?;
         let pixels = canvas.pixels();
+        let rgba = pixels.rgba();
         to_js(&PixelsOutput {
-            pixels: serde_bytes::ByteBuf::from(pixels.rgba()),
+            pixels: serde_bytes::Bytes::new(&rgba),
             width: pixels.width(),
             height: pixels.height(),
             report,

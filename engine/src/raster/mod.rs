@@ -5,7 +5,10 @@
 //! scalar code), angles go through `libm`, and glyphs are blended with integer arithmetic.
 
 mod image;
+mod transformed;
+mod upright;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -19,6 +22,8 @@ pub use image::{DecodedImage, ImageError, MAX_IMAGE_PIXELS, decode_image};
 use crate::layout::{Scene, SceneGlyph, SceneItem};
 use crate::model::BoundingBox;
 use crate::text::{FaceId, FontBook};
+use transformed::{Point, ToSource, draw_transformed};
+use upright::{Filter, draw_upright};
 
 /// Bounds of the longest side of an output image, in pixels.
 pub const MIN_SIDE: u32 = 16;
@@ -227,10 +232,7 @@ impl Canvas {
 
     /// Millimetres in the frame of `area` (origin at its centre, unrotated) to canvas pixels.
     fn box_transform(&self, area: &BoundingBox) -> Transform {
-        let (sin, cos) = (
-            libm::sin(area.angle.to_radians()),
-            libm::cos(area.angle.to_radians()),
-        );
+        let (sin, cos) = sin_cos(area.angle);
         let s = self.scale;
         // canvas = s * (centre + R(angle) * p - area origin); R turns clockwise as y points down.
         Transform::from_row(
@@ -258,21 +260,16 @@ impl Canvas {
         let target = (placement.width * self.scale).max(placement.height * self.scale);
         let (w, h) = image.size_at_least(target);
         let (w, h) = (f64::from(w), f64::from(h));
-        // Bilinear unless the image is enlarged more than twice, where its blockiness would
-        // show: bicubic is four times the taps (shrinking is by at most 2 after halving).
         let enlarged = (placement.width * self.scale / w).max(placement.height * self.scale / h);
+        let filter = Filter::for_enlargement(enlarged);
         match quarter_turns(placement.angle) {
-            Some(turns) if enlarged <= 2.0 && is_upright(clip) => {
-                self.draw_turned_image(&image.prepared(target, turns), placement, clip, turns);
+            Some(turns) if is_upright(clip) => {
+                let turned = image.prepared(target, turns);
+                self.draw_turned_image(&turned, placement, clip, turns, filter);
             }
             _ => {
-                let quality = if enlarged > 2.0 {
-                    FilterQuality::Bicubic
-                } else {
-                    FilterQuality::Bilinear
-                };
                 let pixmap = image.prepared(target, 0);
-                self.draw_transformed_image(&pixmap, placement, clip, quality);
+                self.draw_transformed_image(&pixmap, placement, clip, filter);
             }
         }
     }
@@ -286,6 +283,7 @@ impl Canvas {
         placement: &BoundingBox,
         clip: &BoundingBox,
         turns: u8,
+        filter: Filter,
     ) {
         let (width, height) = if turns % 2 == 1 {
             (placement.height, placement.width)
@@ -298,42 +296,62 @@ impl Canvas {
             angle: 0.0,
             ..*placement
         };
-        self.draw_upright_image(turned, &upright, clip);
+        self.draw_upright_image(turned, &upright, clip, filter);
     }
 
-    /// Any image in any clip, by tiny-skia's pipeline.
+    /// Any image in any clip, by [`draw_transformed`].
     fn draw_transformed_image(
         &mut self,
         image: &Pixmap,
         placement: &BoundingBox,
         clip: &BoundingBox,
-        quality: FilterQuality,
+        filter: Filter,
     ) {
-        let (w, h) = (f64::from(image.width()), f64::from(image.height()));
-        let transform = self
-            .box_transform(placement)
-            .pre_concat(Transform::from_row(
-                (placement.width / w) as f32,
-                0.0,
-                0.0,
-                (placement.height / h) as f32,
-                (-placement.width / 2.0) as f32,
-                (-placement.height / 2.0) as f32,
-            ));
-        let Some(mask) = self.mask(&Some(PathBuilder::from_rect(local_rect(clip))), clip) else {
-            return;
+        let (sin, cos) = sin_cos(placement.angle);
+        let s = self.scale;
+        // Source pixels per millimetre of the box, across and down its own frame.
+        let kx = f64::from(image.width()) / placement.width;
+        let ky = f64::from(image.height()) / placement.height;
+        // Canvas c is the box's unturned point p = R(-angle) (c / s + area origin - centre),
+        // which is source pixel k (p + size / 2).
+        let q = (
+            self.area.left - placement.center.x,
+            self.area.top - placement.center.y,
+        );
+        let to_source = ToSource {
+            origin: (
+                kx * (cos * q.0 + sin * q.1 + placement.width / 2.0),
+                ky * (-sin * q.0 + cos * q.1 + placement.height / 2.0),
+            ),
+            across: (kx * cos / s, -ky * sin / s),
+            down: (kx * sin / s, ky * cos / s),
         };
-        let paint = PixmapPaint {
-            quality,
-            ..PixmapPaint::default()
-        };
-        self.pixmap
-            .draw_pixmap(0, 0, image.as_ref(), &paint, transform, Some(&mask));
+        let region = transformed::intersect(&self.corners(placement), &self.corners(clip));
+        draw_transformed(&mut self.pixmap, image, filter, to_source, &region);
     }
 
-    /// An upright image in an upright clip (a photo in its box, the usual case): sampled
-    /// bilinearly by [`draw_upright`] in a fraction of tiny-skia's general pipeline's time.
-    fn draw_upright_image(&mut self, image: &Pixmap, placement: &BoundingBox, clip: &BoundingBox) {
+    /// A box's corners in canvas pixels, in order around it.
+    fn corners(&self, area: &BoundingBox) -> [Point; 4] {
+        let (sin, cos) = sin_cos(area.angle);
+        let s = self.scale;
+        let (w, h) = (area.width / 2.0, area.height / 2.0);
+        [(-w, -h), (w, -h), (w, h), (-w, h)].map(|(x, y)| {
+            (
+                s * (area.center.x + cos * x - sin * y - self.area.left),
+                s * (area.center.y + sin * x + cos * y - self.area.top),
+            )
+        })
+    }
+
+    /// An upright image in an upright clip (a photo in its box, the usual case), by
+    /// [`draw_upright`] in a fraction of tiny-skia's general pipeline's time.
+    fn draw_upright_image(
+        &mut self,
+        image: &Pixmap,
+        placement: &BoundingBox,
+        clip: &BoundingBox,
+        filter: Filter,
+    ) {
         let s = self.scale;
         // Along one axis: the image's origin and its visible span, in canvas pixels.
         let span = |centre: f64, size: f64, clip_centre: f64, clip_size: f64, start: f64| {
@@ -356,21 +374,18 @@ impl Canvas {
             clip.height,
             self.area.top,
         );
-        let columns = Taps::new(
-            x,
+        let scale = (
             s * placement.width / f64::from(image.width()),
-            image.width() as usize,
-            (left, right),
-            self.pixmap.width(),
-        );
-        let rows = Taps::new(
-            y,
             s * placement.height / f64::from(image.height()),
-            image.height() as usize,
-            (top, bottom),
-            self.pixmap.height(),
         );
-        draw_upright(&mut self.pixmap, image, &columns, &rows);
+        draw_upright(
+            &mut self.pixmap,
+            image,
+            filter,
+            (x, y),
+            scale,
+            [left, top, right, bottom],
+        );
     }
 
     fn draw_text(
@@ -511,11 +526,15 @@ impl<'a> Pixels<'a> {
         self.premultiplied
     }
 
-    /// The image as straight-alpha RGBA rows.
-    pub fn rgba(&self) -> Vec<u8> {
+    /// The image as straight-alpha RGBA rows: the canvas itself when no pixel is partly
+    /// transparent (a card), as those are the same premultiplied or not.
+    pub fn rgba(&self) -> Cow<'a, [u8]> {
+        if !partly_transparent(self.premultiplied) {
+            return Cow::Borrowed(self.premultiplied);
+        }
         let mut out = self.premultiplied.to_vec();
         unpremultiply(&mut out);
-        out
+        Cow::Owned(out)
     }
 
     /// Encodes the image as a PNG: RGB when every pixel is opaque (a card), else
@@ -699,6 +718,12 @@ fn solid(colour: [u8; 3]) -> Paint<'static> {
     paint
 }
 
+/// The sine and cosine of an angle in degrees (through `libm`: the same on every platform).
+fn sin_cos(degrees: f64) -> (f64, f64) {
+    let radians = degrees.to_radians();
+    (libm::sin(radians), libm::cos(radians))
+}
+
 fn is_upright(area: &BoundingBox) -> bool {
     quarter_turns(area.angle) == Some(0)
 }
@@ -822,98 +847,6 @@ fn blend_glyph(
     }
 }
 
-/// An upright image's bilinear sampling along one canvas axis: for each canvas pixel of the
-/// visible span, its two source taps, the second tap's weight (of 256) and how much of the
-/// pixel the span covers (of 256).
-struct Taps {
-    start: usize,
-    taps: Vec<Tap>,
-}
-
-#[derive(Clone, Copy)]
-struct Tap {
-    first: usize,
-    second: usize,
-    weight: u32,
-    coverage: u32,
-}
-
-impl Taps {
-    /// Source pixel `i` spans canvas `[origin + i * scale, origin + (i + 1) * scale)`; the
-    /// visible span is `(low, high)`, cut to the canvas's `pixels`.
-    fn new(origin: f64, scale: f64, source: usize, (low, high): (f64, f64), pixels: u32) -> Taps {
-        let (low, high) = (low.max(0.0), high.min(f64::from(pixels)));
-        // Also false for NaN: a degenerate box draws nothing.
-        if !(low < high && scale > 0.0) || source == 0 {
-            return Taps {
-                start: 0,
-                taps: Vec::new(),
-            };
-        }
-        let (start, end) = (libm::floor(low) as usize, libm::ceil(high) as usize);
-        let last = source - 1;
-        let taps = (start..end)
-            .map(|pixel| {
-                let p = pixel as f64;
-                // Sample at the pixel's centre; source pixel centres are at i + 0.5.
-                let at = (p + 0.5 - origin) / scale - 0.5;
-                let below = libm::floor(at);
-                let covered = (p + 1.0).min(high) - p.max(low);
-                Tap {
-                    first: (below.max(0.0) as usize).min(last),
-                    second: ((below + 1.0).max(0.0) as usize).min(last),
-                    weight: libm::round((at - below) * 256.0) as u32,
-                    coverage: libm::round(covered * 256.0) as u32,
-                }
-            })
-            .collect();
-        Taps { start, taps }
-    }
-}
-
-/// Source-over of an upright image sampled bilinearly in integers (so the same in wasm and
-/// natively): what tiny-skia's general pipeline does for any transform, at a fraction of its
-/// time for the common case of a photo in its box.
-fn draw_upright(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps, rows: &Taps) {
-    // Bilinear sums need 24 bits a channel: red and green, and blue and alpha, each
-    // interpolated as two 32-bit lanes of one word.
-    const LOW_HALVES: u64 = 0x0000_FFFF_0000_FFFF;
-    let wide = |pixel: &[u8]| {
-        let [r, g, b, a] = [pixel[0], pixel[1], pixel[2], pixel[3]].map(u64::from);
-        (r | g << 32, b | a << 32)
-    };
-    let canvas_width = canvas.width() as usize;
-    let row_bytes = image.width() as usize * 4;
-    let source = image.data();
-    let data = canvas.data_mut();
-    for (y, row) in (rows.start..).zip(&rows.taps) {
-        let upper = &source[row.first * row_bytes..][..row_bytes];
-        let lower = &source[row.second * row_bytes..][..row_bytes];
-        let line = &mut data[(y * canvas_width + columns.start) * 4..][..columns.taps.len() * 4];
-        let (wy, uy) = (u64::from(row.weight), u64::from(256 - row.weight));
-        for (out, column) in line.chunks_exact_mut(4).zip(&columns.taps) {
-            let (first, second) = (column.first * 4, column.second * 4);
-            let (wx, ux) = (u64::from(column.weight), u64::from(256 - column.weight));
-            let (a, b) = (wide(&upper[first..]), wide(&upper[second..]));
-            let (c, d) = (wide(&lower[first..]), wide(&lower[second..]));
-            let lerp = |p: u64, q: u64, lower: u64, upper: u64| {
-                let top = p * ux + q * wx;
-                let bottom = lower * ux + upper * wx;
-                // Of 65536, rounded, per lane.
-                (top * uy + bottom * wy + 0x8000_0000_8000) >> 16 & LOW_HALVES
-            };
-            let (rg, ba) = (lerp(a.0, b.0, c.0, d.0), lerp(a.1, b.1, c.1, d.1));
-            let sampled = (rg & 0xFF) | (rg >> 32) << 16 | (ba & 0xFF) << 32 | (ba >> 32) << 48;
-            // Coverage of 256 x 256 to 0..=255.
-            let coverage = (column.coverage * row.coverage * 255 + 32768) >> 16;
-            let sampled = mul255_lanes(sampled, coverage);
-            let keep = 255 - (sampled >> 48) as u32;
-            let under = lanes(out[..4].try_into().expect("four bytes"));
-            out.copy_from_slice(&from_lanes(sampled + mul255_lanes(under, keep)));
-        }
-    }
-}
-
 fn draw_rotated_glyph(
     pixmap: &mut Pixmap,
     bitmap: &GlyphBitmap,
@@ -979,6 +912,41 @@ mod tests {
         image
     }
 
+    /// The reference for the integer paths: tiny-skia's general pipeline, clipped by a mask.
+    fn tiny_skia_draw(
+        canvas: &mut Canvas,
+        image: &Pixmap,
+        placement: &BoundingBox,
+        clip: &BoundingBox,
+        filter: Filter,
+    ) {
+        let (w, h) = (f64::from(image.width()), f64::from(image.height()));
+        let transform = canvas
+            .box_transform(placement)
+            .pre_concat(Transform::from_row(
+                (placement.width / w) as f32,
+                0.0,
+                0.0,
+                (placement.height / h) as f32,
+                (-placement.width / 2.0) as f32,
+                (-placement.height / 2.0) as f32,
+            ));
+        let mask = canvas
+            .mask(&Some(PathBuilder::from_rect(local_rect(clip))), clip)
+            .unwrap();
+        let quality = match filter {
+            Filter::Bilinear => FilterQuality::Bilinear,
+            Filter::Bicubic => FilterQuality::Bicubic,
+        };
+        let paint = PixmapPaint {
+            quality,
+            ..PixmapPaint::default()
+        };
+        canvas
+            .pixmap
+            .draw_pixmap(0, 0, image.as_ref(), &paint, transform, Some(&mask));
+    }
+
     #[test]
     fn a_box_over_the_whole_canvas_fills_it_as_tiny_skia_does() {
         let area = ViewArea {
@@ -1020,19 +988,28 @@ mod tests {
             height: 40.0,
         };
         let image = test_image(90, 50);
-        // Enlarged 1.4x and shrunk 0.7x, each offset by a fraction of a pixel, clipped; each
-        // upright and turned by one, two and three quarter turns.
+        // Enlarged 1.4x (bilinear), 3.3x (bicubic) and shrunk 0.7x, each offset by a fraction
+        // of a pixel, clipped; each upright and turned by one, two and three quarter turns.
         let cases = [
             (
                 upright(30.3, 20.1, 52.7, 31.1),
                 upright(29.0, 21.0, 40.2, 25.3),
+                Filter::Bilinear,
+            ),
+            (
+                upright(30.2, 20.3, 59.3, 33.1),
+                upright(31.0, 19.0, 50.0, 30.0),
+                Filter::Bicubic,
             ),
             (
                 upright(20.2, 15.7, 25.9, 14.3),
                 upright(22.0, 15.0, 30.0, 30.0),
+                Filter::Bilinear,
             ),
         ];
-        for ((placement, clip), turns) in cases.iter().flat_map(|&c| (0..4).map(move |t| (c, t))) {
+        for ((placement, clip, filter), turns) in
+            cases.iter().flat_map(|&c| (0..4).map(move |t| (c, t)))
+        {
             let placement = BoundingBox {
                 angle: f64::from(turns) * 90.0 - 360.0,
                 ..placement
@@ -1043,8 +1020,14 @@ mod tests {
             for canvas in [&mut fast, &mut general] {
                 canvas.fill_canvas([20, 200, 40]);
             }
-            fast.draw_turned_image(&image::turn(&image, turns), &placement, &clip, turns);
-            general.draw_transformed_image(&image, &placement, &clip, FilterQuality::Bilinear);
+            fast.draw_turned_image(
+                &image::turn(&image, turns),
+                &placement,
+                &clip,
+                turns,
+                filter,
+            );
+            tiny_skia_draw(&mut general, &image, &placement, &clip, filter);
             // Turned a quarter, the image covers its box's height across and width down.
             let (across, down) = if turns % 2 == 1 {
                 (placement.height, placement.width)
@@ -1085,11 +1068,109 @@ mod tests {
                 ] {
                     assert!(
                         a.abs_diff(b) <= 1,
-                        "{turns} turns, pixel {x},{y}: {a:?} against {b:?}"
+                        "{filter:?}, {turns} turns, pixel {x},{y}: {a:?} against {b:?}"
                     );
                 }
             }
             assert!(compared > 5_000, "{compared} pixels compared");
+        }
+    }
+
+    #[test]
+    fn turned_images_sample_as_tiny_skia_does_and_cover_exactly_their_clip() {
+        let area = ViewArea {
+            left: 0.0,
+            top: 0.0,
+            width: 60.0,
+            height: 40.0,
+        };
+        let image = test_image(90, 50);
+        let turned = |area: BoundingBox, angle: f64| BoundingBox { angle, ..area };
+        // Small and large turns, enlarged 1.6x (bilinear) and 3.4x (bicubic), in upright
+        // and turned clips, over and across the image's edges.
+        let cases = [
+            (
+                turned(upright(30.3, 20.1, 48.7, 27.1), 5.0),
+                upright(29.0, 21.0, 40.2, 25.3),
+            ),
+            (
+                turned(upright(30.3, 20.1, 48.7, 27.1), -33.0),
+                upright(29.0, 21.0, 40.2, 25.3),
+            ),
+            (
+                turned(upright(28.1, 19.4, 61.7, 34.0), 197.0),
+                turned(upright(30.0, 20.0, 44.0, 26.0), 12.0),
+            ),
+            (
+                turned(upright(25.2, 22.3, 26.0, 20.0), 71.0),
+                turned(upright(26.0, 20.0, 30.0, 30.0), -20.0),
+            ),
+            (
+                turned(upright(25.2, 22.3, 12.0, 8.0), 23.0),
+                upright(26.0, 20.0, 30.0, 30.0),
+            ),
+        ];
+        for (placement, clip) in cases {
+            let enlarged = placement.width * 5.0 / 90.0;
+            let filter = Filter::for_enlargement(enlarged);
+            let mut fast = Canvas::new(area, 300).unwrap();
+            let mut general = Canvas::new(area, 300).unwrap();
+            fast.draw_transformed_image(&image, &placement, &clip, filter);
+            tiny_skia_draw(&mut general, &image, &placement, &clip, filter);
+            // Inside the drawn region, less 1.5 pixels all round, within one level.
+            let region = transformed::intersect(&fast.corners(&placement), &fast.corners(&clip));
+            let winding = transformed::signed_area(&region).signum();
+            let inside = |x: f64, y: f64| {
+                (0..region.len()).all(|i| {
+                    let (a, b) = (region[i], region[(i + 1) % region.len()]);
+                    let cross = (b.0 - a.0) * (y - a.1) - (b.1 - a.1) * (x - a.0);
+                    winding * cross / (b.0 - a.0).hypot(b.1 - a.1) > 1.5
+                })
+            };
+            let mut compared = 0;
+            let mut drawn_alpha = 0.0;
+            for (i, (a, b)) in fast
+                .pixmap
+                .pixels()
+                .iter()
+                .zip(general.pixmap.pixels())
+                .enumerate()
+            {
+                drawn_alpha += f64::from(a.alpha()) / 255.0;
+                let (x, y) = (i as u32 % fast.width(), i as u32 / fast.width());
+                if !inside(f64::from(x) + 0.5, f64::from(y) + 0.5) {
+                    continue;
+                }
+                compared += 1;
+                for (a, b) in [
+                    (a.red(), b.red()),
+                    (a.green(), b.green()),
+                    (a.blue(), b.blue()),
+                    (a.alpha(), b.alpha()),
+                ] {
+                    assert!(
+                        a.abs_diff(b) <= 1,
+                        "{filter:?} at {} degrees, pixel {x},{y}: {a:?} against {b:?}",
+                        placement.angle
+                    );
+                }
+            }
+            assert!(compared > 1_000, "{compared} pixels compared");
+            // The edges cover exactly the region's area: the alpha drawn over a clear canvas
+            // is its area times the image's alpha (160 in its left quarter, else 255), so
+            // within those bounds, and within 0.2% of tiny-skia's.
+            let general_alpha: f64 = general
+                .pixmap
+                .pixels()
+                .iter()
+                .map(|p| f64::from(p.alpha()) / 255.0)
+                .sum();
+            let region_area = transformed::signed_area(&region).abs();
+            assert!(drawn_alpha <= region_area * 1.001 && drawn_alpha >= region_area * 0.6);
+            assert!(
+                (drawn_alpha - general_alpha).abs() < general_alpha * 0.002,
+                "{drawn_alpha} against {general_alpha}"
+            );
         }
     }
 
