@@ -889,6 +889,14 @@ mod tests {
         }
     }
 
+    /// A 60 x 40 mm area, drawn at 300 px: 5 px a millimetre.
+    const CARD_AREA: ViewArea = ViewArea {
+        left: 0.0,
+        top: 0.0,
+        width: 60.0,
+        height: 40.0,
+    };
+
     /// A photo-like test image: gradients with fine stripes, some of it translucent.
     fn test_image(width: u32, height: u32) -> Pixmap {
         let mut image = Pixmap::new(width, height).unwrap();
@@ -947,6 +955,47 @@ mod tests {
             .draw_pixmap(0, 0, image.as_ref(), &paint, transform, Some(&mask));
     }
 
+    /// Asserts that every channel of the pixels where `inside(x, y)` is within one level
+    /// between the two canvases; how many pixels were compared.
+    fn assert_within_one_level(
+        fast: &Canvas,
+        general: &Canvas,
+        inside: impl Fn(u32, u32) -> bool,
+        case: &str,
+    ) -> usize {
+        let mut compared = 0;
+        let pixels = fast.pixmap.pixels().iter().zip(general.pixmap.pixels());
+        for (i, (a, b)) in pixels.enumerate() {
+            let (x, y) = (i as u32 % fast.width(), i as u32 / fast.width());
+            if !inside(x, y) {
+                continue;
+            }
+            compared += 1;
+            for (a, b) in [
+                (a.red(), b.red()),
+                (a.green(), b.green()),
+                (a.blue(), b.blue()),
+                (a.alpha(), b.alpha()),
+            ] {
+                assert!(
+                    a.abs_diff(b) <= 1,
+                    "{case}, pixel {x},{y}: {a:?} against {b:?}"
+                );
+            }
+        }
+        compared
+    }
+
+    /// The canvas's alpha summed, in whole pixels.
+    fn total_alpha(canvas: &Canvas) -> f64 {
+        canvas
+            .pixmap
+            .pixels()
+            .iter()
+            .map(|p| f64::from(p.alpha()) / 255.0)
+            .sum()
+    }
+
     #[test]
     fn a_box_over_the_whole_canvas_fills_it_as_tiny_skia_does() {
         let area = ViewArea {
@@ -981,13 +1030,7 @@ mod tests {
 
     #[test]
     fn upright_and_quarter_turned_images_sample_as_tiny_skia_does_inside_their_clip() {
-        let area = ViewArea {
-            left: 0.0,
-            top: 0.0,
-            width: 60.0,
-            height: 40.0,
-        };
-        let image = test_image(90, 50);
+        let (area, image) = (CARD_AREA, test_image(90, 50));
         // Enlarged 1.4x (bilinear), 3.3x (bicubic) and shrunk 0.7x, each offset by a fraction
         // of a pixel, clipped; each upright and turned by one, two and three quarter turns.
         let cases = [
@@ -1047,44 +1090,19 @@ mod tests {
             let rows = span(placement.center.y, down, clip.center.y, clip.height);
             let inside =
                 |x: u32, y: u32| columns.contains(&f64::from(x)) && rows.contains(&f64::from(y));
-            let mut compared = 0;
-            for (i, (a, b)) in fast
-                .pixmap
-                .pixels()
-                .iter()
-                .zip(general.pixmap.pixels())
-                .enumerate()
-            {
-                let (x, y) = (i as u32 % fast.width(), i as u32 / fast.width());
-                if !inside(x, y) {
-                    continue;
-                }
-                compared += 1;
-                for (a, b) in [
-                    (a.red(), b.red()),
-                    (a.green(), b.green()),
-                    (a.blue(), b.blue()),
-                    (a.alpha(), b.alpha()),
-                ] {
-                    assert!(
-                        a.abs_diff(b) <= 1,
-                        "{filter:?}, {turns} turns, pixel {x},{y}: {a:?} against {b:?}"
-                    );
-                }
-            }
+            let compared = assert_within_one_level(
+                &fast,
+                &general,
+                inside,
+                &format!("{filter:?}, {turns} turns"),
+            );
             assert!(compared > 5_000, "{compared} pixels compared");
         }
     }
 
     #[test]
     fn turned_images_sample_as_tiny_skia_does_and_cover_exactly_their_clip() {
-        let area = ViewArea {
-            left: 0.0,
-            top: 0.0,
-            width: 60.0,
-            height: 40.0,
-        };
-        let image = test_image(90, 50);
+        let (area, image) = (CARD_AREA, test_image(90, 50));
         let turned = |area: BoundingBox, angle: f64| BoundingBox { angle, ..area };
         // Small and large turns, enlarged 1.6x (bilinear) and 3.4x (bicubic), in upright
         // and turned clips, over and across the image's edges.
@@ -1127,50 +1145,52 @@ mod tests {
                     winding * cross / (b.0 - a.0).hypot(b.1 - a.1) > 1.5
                 })
             };
-            let mut compared = 0;
-            let mut drawn_alpha = 0.0;
-            for (i, (a, b)) in fast
-                .pixmap
-                .pixels()
-                .iter()
-                .zip(general.pixmap.pixels())
-                .enumerate()
-            {
-                drawn_alpha += f64::from(a.alpha()) / 255.0;
-                let (x, y) = (i as u32 % fast.width(), i as u32 / fast.width());
-                if !inside(f64::from(x) + 0.5, f64::from(y) + 0.5) {
-                    continue;
-                }
-                compared += 1;
-                for (a, b) in [
-                    (a.red(), b.red()),
-                    (a.green(), b.green()),
-                    (a.blue(), b.blue()),
-                    (a.alpha(), b.alpha()),
-                ] {
-                    assert!(
-                        a.abs_diff(b) <= 1,
-                        "{filter:?} at {} degrees, pixel {x},{y}: {a:?} against {b:?}",
-                        placement.angle
-                    );
-                }
-            }
+            let compared = assert_within_one_level(
+                &fast,
+                &general,
+                |x, y| inside(f64::from(x) + 0.5, f64::from(y) + 0.5),
+                &format!("{filter:?} at {} degrees", placement.angle),
+            );
             assert!(compared > 1_000, "{compared} pixels compared");
             // The edges cover exactly the region's area: the alpha drawn over a clear canvas
             // is its area times the image's alpha (160 in its left quarter, else 255), so
             // within those bounds, and within 0.2% of tiny-skia's.
-            let general_alpha: f64 = general
-                .pixmap
-                .pixels()
-                .iter()
-                .map(|p| f64::from(p.alpha()) / 255.0)
-                .sum();
+            let (drawn_alpha, general_alpha) = (total_alpha(&fast), total_alpha(&general));
             let region_area = transformed::signed_area(&region).abs();
             assert!(drawn_alpha <= region_area * 1.001 && drawn_alpha >= region_area * 0.6);
             assert!(
                 (drawn_alpha - general_alpha).abs() < general_alpha * 0.002,
                 "{drawn_alpha} against {general_alpha}"
             );
+        }
+    }
+
+    #[test]
+    fn angles_are_quarter_turns_only_when_exactly_so_and_nonsense_draws_nothing() {
+        for (angle, turns) in [
+            (0.0, Some(0)),
+            (-1e-20, Some(0)),
+            (450.0, Some(1)),
+            (-90.0, Some(3)),
+            (89.999, None),
+            (f64::NAN, None),
+            (f64::INFINITY, None),
+        ] {
+            assert_eq!(quarter_turns(angle), turns, "{angle}");
+        }
+        let (area, image) = (CARD_AREA, test_image(90, 50));
+        let clip = upright(30.0, 20.0, 40.0, 30.0);
+        for placement in [
+            BoundingBox {
+                angle: f64::NAN,
+                ..upright(30.0, 20.0, 50.0, 30.0)
+            },
+            upright(f64::NAN, 20.0, 50.0, 30.0),
+            upright(30.0, 20.0, f64::INFINITY, 30.0),
+        ] {
+            let mut canvas = Canvas::new(area, 300).unwrap();
+            canvas.draw_transformed_image(&image, &placement, &clip, Filter::Bilinear);
+            assert_eq!(total_alpha(&canvas), 0.0, "{placement:?}");
         }
     }
 
