@@ -1166,7 +1166,7 @@ mod tests {
     }
 
     #[test]
-    fn angles_are_quarter_turns_only_when_exactly_so_and_nonsense_draws_nothing() {
+    fn angles_are_quarter_turns_only_when_exactly_so_and_nonsense_or_slivers_draw_nothing() {
         for (angle, turns) in [
             (0.0, Some(0)),
             (-1e-20, Some(0)),
@@ -1187,10 +1187,21 @@ mod tests {
             },
             upright(f64::NAN, 20.0, 50.0, 30.0),
             upright(30.0, 20.0, f64::INFINITY, 30.0),
+            BoundingBox {
+                angle: 5.0,
+                ..upright(30.0, 20.0, 1e-12, 30.0)
+            },
         ] {
             let mut canvas = Canvas::new(area, 300).unwrap();
             canvas.draw_transformed_image(&image, &placement, &clip, Filter::Bilinear);
             assert_eq!(total_alpha(&canvas), 0.0, "{placement:?}");
+        }
+        // An upright sliver covers at most its area, with either filter.
+        for filter in [Filter::Bilinear, Filter::Bicubic] {
+            let mut canvas = Canvas::new(area, 300).unwrap();
+            let sliver = upright(30.0, 20.0, 1e-12, 30.0);
+            canvas.draw_upright_image(&image, &sliver, &clip, filter);
+            assert!(total_alpha(&canvas) < 1.0, "{filter:?}");
         }
     }
 

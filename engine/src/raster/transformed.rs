@@ -92,8 +92,10 @@ pub(super) fn draw_transformed(
             if coverage > 0 {
                 blend_over(out, sampler.sample(u, v), coverage);
             }
-            u += step.0;
-            v += step.1;
+            // Wrapping: a sliver of an image (a box a hair wide) has steps near the fixed
+            // point's range, and its pixels cover nothing anyway.
+            u = u.wrapping_add(step.0);
+            v = v.wrapping_add(step.1);
         }
     }
 }
