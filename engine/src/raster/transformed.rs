@@ -101,7 +101,8 @@ pub(super) fn draw_transformed(
 }
 
 /// The image's pixels sampled at fixed-point source coordinates, clamped to its edges as
-/// tiny-skia pads.
+/// tiny-skia pads. The filter is matched per pixel on purpose: a row loop specialised per
+/// filter measured 2% faster natively but 25% slower in V8.
 struct Sampler<'a> {
     pixels: &'a [u8],
     width: i64,

@@ -83,7 +83,6 @@ struct Taps<const N: usize> {
     taps: Vec<Tap<N>>,
 }
 
-#[derive(Clone, Copy)]
 struct Tap<const N: usize> {
     sources: [usize; N],
     weights: [u32; N],
@@ -185,7 +184,8 @@ pub(super) fn blend_over(out: &mut [u8], sampled: u64, coverage: u32) {
     out.copy_from_slice(&from_lanes(sampled + mul255_lanes(under, keep)));
 }
 
-/// Bilinear sampling in two passes, like [`bicubic`]: for each canvas row, the source columns
+/// Bilinear sampling in two passes, down first (shrunk images read more source columns
+/// than they draw, so across first would cost more): for each canvas row, the source columns
 /// it reads are first mixed down its two source rows (contiguous bytes, so the compiler turns
 /// it into SIMD on every target), then each canvas pixel across two of those. The sums are
 /// kept whole (weights of 256 twice, 16 bits a channel after the first pass), rounded once.
