@@ -9,7 +9,7 @@ use crate::ingest::{IngestRequest, ingest};
 use crate::model::{FromJson, Side, Template};
 use crate::render::{Engine, EngineError, ImageInput, MeasureRequest};
 use crate::wire::{
-    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, RenderHeader, frame_of,
+    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, RenderHeader, drawn_answer,
 };
 
 impl Engine {
@@ -43,13 +43,12 @@ impl Engine {
                     })
                     .collect::<Result<HashMap<_, _>, EngineError>>()?;
                 let (canvas, report) = self.draw(&request, &images)?;
-                let pixels = canvas.pixels();
                 let header = DrawnHeader {
-                    width: pixels.width(),
-                    height: pixels.height(),
+                    width: canvas.width(),
+                    height: canvas.height(),
                     report,
                 };
-                Ok(frame_of(&header, pixels.premultiplied()))
+                Ok(drawn_answer(canvas.into_premultiplied(), &header))
             }
             Op::Report => {
                 let value: Value = serde_json::from_slice(input)

@@ -8,9 +8,10 @@
 //!   with the font files as blobs -> empty output. Must come first.
 //! - `AddTemplate`: template XML -> `{"code": "..."}`.
 //! - `Draw`: header `{"side": Side, "overlays": [Side], "boxType", "maxSide", "partial",
-//!   "images": [{"resourceUri", "offset", "length"}]}` with encoded images as blobs -> frame
-//!   with header `{"width", "height", "report"}` and the premultiplied RGBA rows as its blob
-//!   section ([`read_drawn`] reads them; the caller encodes the PNG, natively).
+//!   "images": [{"resourceUri", "offset", "length"}]}` with encoded images as blobs ->
+//!   the premultiplied RGBA rows, then the header `{"width", "height", "report"}`, then the
+//!   header's length as a little-endian u32: the canvas is the answer, not copied into a
+//!   frame ([`read_drawn`] reads it; the caller encodes the PNG, natively).
 //! - `Measure`: [`MeasureRequest`] JSON -> [`Measurement`] JSON.
 //! - `Report`: a Side JSON -> its [`LayoutReport`] JSON (layout only, nothing drawn): text
 //!   overflow and font substitution for the pack warnings PVT001 and PVT002.
@@ -112,7 +113,12 @@ impl FrameBuilder {
     }
 
     pub fn finish<H: Serialize>(self, header: &H) -> Vec<u8> {
-        frame_of(header, &self.blobs)
+        let header = serde_json::to_vec(header).expect("frame headers serialise");
+        let mut frame = Vec::with_capacity(4 + header.len() + self.blobs.len());
+        frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&header);
+        frame.extend_from_slice(&self.blobs);
+        frame
     }
 }
 
@@ -120,16 +126,6 @@ impl Default for FrameBuilder {
     fn default() -> Self {
         FrameBuilder::new()
     }
-}
-
-/// A frame of a header and a blob section, copied once (a drawn image is megabytes).
-pub(crate) fn frame_of<H: Serialize>(header: &H, blobs: &[u8]) -> Vec<u8> {
-    let header = serde_json::to_vec(header).expect("frame headers serialise");
-    let mut frame = Vec::with_capacity(4 + header.len() + blobs.len());
-    frame.extend_from_slice(&(header.len() as u32).to_le_bytes());
-    frame.extend_from_slice(&header);
-    frame.extend_from_slice(blobs);
-    frame
 }
 
 /// A frame split into its header and blob section.
@@ -222,12 +218,30 @@ pub struct IngestedHeader {
     pub blobs: Vec<BlobRef>,
 }
 
+/// A `Draw` answer: `pixels` (the canvas's rows, with room after them) followed by the
+/// header and its length.
+pub(crate) fn drawn_answer(mut pixels: Vec<u8>, header: &DrawnHeader) -> Vec<u8> {
+    let start = pixels.len();
+    serde_json::to_writer(&mut pixels, header).expect("drawn headers serialise");
+    let length = (pixels.len() - start) as u32;
+    pixels.extend_from_slice(&length.to_le_bytes());
+    pixels
+}
+
 /// Reads a `Draw` answer: its header and its pixels, checked against the header's size.
 pub fn read_drawn(bytes: &[u8]) -> Result<(DrawnHeader, Pixels<'_>), EngineError> {
-    let frame = Frame::read(bytes)?;
-    let header: DrawnHeader = frame.header()?;
-    let pixels =
-        Pixels::new(header.width, header.height, frame.blobs()).map_err(EngineError::Raster)?;
+    let malformed = |what: &str| EngineError::Request(format!("drawn answer: {what}"));
+    let (rest, length) = bytes
+        .split_last_chunk::<4>()
+        .ok_or_else(|| malformed("shorter than its header length"))?;
+    let header_start = rest
+        .len()
+        .checked_sub(u32::from_le_bytes(*length) as usize)
+        .ok_or_else(|| malformed("header runs past the start"))?;
+    let (rows, header) = rest.split_at(header_start);
+    let header: DrawnHeader = serde_json::from_slice(header)
+        .map_err(|e| EngineError::Request(format!("drawn answer header: {e}")))?;
+    let pixels = Pixels::new(header.width, header.height, rows).map_err(EngineError::Raster)?;
     Ok((header, pixels))
 }
 
@@ -352,5 +366,34 @@ impl RenderHeaderInput {
             max_side: self.max_side,
             partial: self.partial,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drawn_answer_reads_back_and_a_broken_one_is_an_error() {
+        let rows: Vec<u8> = (0..2 * 3 * 4).map(|i| i as u8).collect();
+        let header = DrawnHeader {
+            width: 2,
+            height: 3,
+            report: Default::default(),
+        };
+        let answer = drawn_answer(rows.clone(), &header);
+        let (read, pixels) = read_drawn(&answer).unwrap();
+        assert_eq!((read.width, read.height), (2, 3));
+        assert_eq!(pixels.premultiplied(), &rows[..]);
+
+        // Cut short, a length longer than the answer, rows that do not fit the size.
+        for broken in [
+            &answer[..3],
+            &answer[..answer.len() - 1],
+            &[0, 0, 0, 0xff][..],
+            &answer[1..],
+        ] {
+            assert!(read_drawn(broken).is_err(), "{broken:?}");
+        }
     }
 }

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use tiny_skia::{
-    FillRule, FilterQuality, Mask, Paint, PathBuilder, Pixmap, PixmapPaint, PremultipliedColorU8,
-    Rect, Stroke, Transform,
+    FillRule, FilterQuality, IntSize, Mask, Paint, PathBuilder, Pixmap, PixmapPaint,
+    PremultipliedColorU8, Rect, Stroke, Transform,
 };
 
 pub use image::{DecodedImage, ImageError, MAX_IMAGE_PIXELS, decode_image};
@@ -97,6 +97,10 @@ struct GlyphBitmap {
     coverage: Vec<u8>,
 }
 
+/// Bytes a canvas keeps free after its rows for the `Draw` answer's header (the size and the
+/// layout report, a few KiB); a longer header costs one copy.
+const ANSWER_HEADROOM: usize = 64 * 1024;
+
 /// A transparent image of a view area, onto which scenes are drawn in turn.
 pub struct Canvas {
     pixmap: Pixmap,
@@ -118,8 +122,14 @@ impl Canvas {
         // Whole pixels inside the area: a partly covered last row would make every edge-to-
         // edge fill translucent there (the long side is exactly max_side).
         let pixels = |mm: f64| (libm::floor(mm * scale + 1e-6) as u32).clamp(1, max_side);
-        let pixmap =
-            Pixmap::new(pixels(area.width), pixels(area.height)).ok_or(RasterError::EmptyArea)?;
+        let (width, height) = (pixels(area.width), pixels(area.height));
+        let size = IntSize::from_wh(width, height).ok_or(RasterError::EmptyArea)?;
+        // Zeroed (transparent) and with room after the rows for the `Draw` answer's header,
+        // so that the canvas becomes the answer without being copied.
+        let length = width as usize * height as usize * 4;
+        let mut data = vec![0; length + ANSWER_HEADROOM];
+        data.truncate(length);
+        let pixmap = Pixmap::from_vec(data, size).ok_or(RasterError::EmptyArea)?;
         Ok(Canvas {
             pixmap,
             area,
@@ -466,6 +476,11 @@ impl Canvas {
             }
         }
         Ok(())
+    }
+
+    /// The drawn pixels' premultiplied RGBA rows, with room after them (see [`Canvas::new`]).
+    pub fn into_premultiplied(self) -> Vec<u8> {
+        self.pixmap.take()
     }
 
     /// The drawn pixels.
