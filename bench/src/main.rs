@@ -333,8 +333,9 @@ async fn load_at(
     }
 }
 
-/// A business card pack with a few text lines, as partners send them.
-fn sample_pack() -> String {
+/// A business card pack with a few text lines, as partners send them, and `image_sides`
+/// picture sides (one design per card at most: 50 is a pack of 50 different cards).
+fn sample_pack(image_sides: usize) -> String {
     let lines: Vec<String> = (1..=6)
         .map(|i| {
             format!(
@@ -343,12 +344,35 @@ fn sample_pack() -> String {
             )
         })
         .collect();
+    let images: Vec<String> = (1..=image_sides)
+        .map(|n| {
+            format!(
+                r#"{{"type":"image","sideNum":{n},"templateCode":"businesscard_full_image_landscape","data":[]}}"#
+            )
+        })
+        .collect();
     format!(
-        r#"{{"numCards":50,"productCode":"businesscard","sides":[
-        {{"type":"image","sideNum":1,"templateCode":"businesscard_full_image_landscape","data":[]}},
+        r#"{{"numCards":50,"productCode":"businesscard","sides":[{},
         {{"type":"details","sideNum":1,"templateCode":"businesscard_full_text_landscape","data":[{}]}}]}}"#,
+        images.join(","),
         lines.join(",")
     )
+}
+
+/// Sends a createPack and returns the new pack's id.
+async fn created_pack_id(create: &Request) -> String {
+    let created: serde_json::Value = create
+        .send(&presspack_bench::http_client(), None)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["packId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("createPack failed: {created}"))
+        .to_owned()
 }
 
 fn params(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -407,7 +431,7 @@ async fn main() {
         return bench_server(verification).await;
     }
     let (seconds, concurrency) = (args.seconds, args.concurrency);
-    let pack = sample_pack();
+    let pack = sample_pack(1);
 
     let trivial = start(myself("--trivial-server"));
     let trivial_get = Request {
@@ -494,18 +518,7 @@ async fn main() {
             ]),
             signer: signer.clone(),
         };
-        let created: serde_json::Value = create
-            .send(&presspack_bench::http_client(), None)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let pack_id = created["packId"]
-            .as_str()
-            .expect("createPack works")
-            .to_owned();
+        let pack_id = created_pack_id(&create).await;
         let get = Request {
             post: false,
             endpoint: endpoint.clone(),
@@ -526,6 +539,29 @@ async fn main() {
             row(
                 &format!("createPack, signed, {store} store"),
                 &created,
+                &baseline,
+            );
+            // What a big pack costs to read: 49 picture sides and the details side.
+            let big_pack = sample_pack(49);
+            let big_create = Request {
+                params: params(&[
+                    ("method", "svc.pack.createPack"),
+                    ("product", "businesscard"),
+                    ("pack", &big_pack),
+                ]),
+                ..create.clone()
+            };
+            let big_get = Request {
+                params: params(&[
+                    ("method", "svc.pack.getPack"),
+                    ("packId", &created_pack_id(&big_create).await),
+                ]),
+                ..get.clone()
+            };
+            let big = load(&big_get, concurrency, seconds, Some(&side)).await;
+            row(
+                &format!("getPack of a 50-side pack, signed, {store} store"),
+                &big,
                 &baseline,
             );
         }

@@ -142,6 +142,16 @@ pub struct EngineHost {
 }
 
 impl EngineHost {
+    /// The wasmtime settings the service runs with: Cranelift optimising for speed, epoch
+    /// interruption for the call time limits, and wasmtime's defaults otherwise (SIMD, and
+    /// bounds checks left to guard pages). docs/benchmarks.md gives what other settings cost.
+    pub fn config() -> Config {
+        let mut config = Config::new();
+        config.epoch_interruption(true);
+        config.cranelift_opt_level(wasmtime::OptLevel::Speed);
+        config
+    }
+
     /// Compiles the module (or loads it from `cache_dir`, see [`load_module`]) and starts
     /// `limits.instances` initialised instances.
     pub fn start(
@@ -150,11 +160,20 @@ impl EngineHost {
         setup: EngineSetup,
         limits: EngineLimits,
     ) -> Result<Arc<EngineHost>, EngineCallError> {
+        Self::start_with(&Self::config(), wasm, cache_dir, setup, limits)
+    }
+
+    /// [`EngineHost::start`] with other wasmtime settings (the engine benchmark compares
+    /// them). Calls keep their time limits only while `config` keeps epoch interruption.
+    pub fn start_with(
+        config: &Config,
+        wasm: &[u8],
+        cache_dir: Option<&Path>,
+        setup: EngineSetup,
+        limits: EngineLimits,
+    ) -> Result<Arc<EngineHost>, EngineCallError> {
         let setup_error = |e: wasmtime::Error| EngineCallError::Setup(format!("{e:#}"));
-        let mut config = Config::new();
-        config.epoch_interruption(true);
-        config.cranelift_opt_level(wasmtime::OptLevel::Speed);
-        let engine = Engine::new(&config).map_err(setup_error)?;
+        let engine = Engine::new(config).map_err(setup_error)?;
         let module = load_module(&engine, wasm, cache_dir).map_err(setup_error)?;
         let pre = Linker::new(&engine)
             .instantiate_pre(&module)

@@ -1,0 +1,118 @@
+//! What the engine benchmarks share: the engine natively and under wasmtime, set up alike,
+//! and the calls they time (the same bytes-level call for both builds).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use presspack::infra::engine::{EngineHost, EngineLimits, EngineSetup};
+use presspack::infra::fonts::Fonts;
+use presspack_engine::render::{BoxType, Engine, ImageInput, MeasureRequest};
+use presspack_engine::text::FontBook;
+use presspack_engine::wire::{RenderHeaderInput, render_frame};
+use serde_json::json;
+
+const TEXT_TEMPLATE: &str =
+    include_str!("../../../assets/templates/businesscard_full_text_landscape.xml");
+const PHOTO_TEMPLATE: &str =
+    include_str!("../../../assets/templates/businesscard_full_image_landscape.xml");
+/// The photo the HTTP benchmark uploads (900 x 600 JPEG, its own print rendition).
+const PHOTO: &[u8] = include_bytes!("../../../engine/tests/scenes/images/photo.jpg");
+
+/// The native engine with the two templates the sides use.
+pub fn native_engine() -> Engine {
+    let mut native = Engine::new(FontBook::builtin());
+    for template in [TEXT_TEMPLATE, PHOTO_TEMPLATE] {
+        native
+            .call(presspack_engine::wire::Op::AddTemplate, template.as_bytes())
+            .unwrap();
+    }
+    native
+}
+
+/// The wasm engine under wasmtime with `config`, one instance set up like the native one;
+/// compiled modules are kept in `target/bench-engine-cache` when `cached`.
+pub fn wasm_engine(config: &wasmtime::Config, wasm: &[u8], cached: bool) -> Arc<EngineHost> {
+    let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-engine-cache");
+    let fonts = Fonts::load(None).unwrap();
+    EngineHost::start_with(
+        config,
+        wasm,
+        cached.then_some(cache.as_path()),
+        EngineSetup {
+            init_frame: Arc::new(fonts.init_frame()),
+            templates: Arc::new(vec![TEXT_TEMPLATE.to_owned(), PHOTO_TEMPLATE.to_owned()]),
+        },
+        EngineLimits {
+            instances: 1,
+            ..EngineLimits::default()
+        },
+    )
+    .unwrap()
+}
+
+fn frame(side: serde_json::Value, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
+    render_frame(
+        &RenderHeaderInput {
+            side,
+            overlays: vec![],
+            box_type: BoxType::Bleed,
+            max_side: 1024,
+            partial: false,
+        },
+        images,
+    )
+}
+
+/// A filled-in details side: eleven lines of a real card.
+pub fn text_side_frame() -> Vec<u8> {
+    let lines = [
+        "Ada Lovelace",
+        "Analytical Engine Programmer",
+        "Difference Engine Ltd",
+        "12 Marylebone Street",
+        "London W1 2AB",
+        "United Kingdom",
+        "Tel +44 20 7946 0000",
+        "Mob +44 7700 900000",
+        "ada@example.com",
+        "www.example.com",
+        "@ada_lovelace",
+    ];
+    let data: Vec<_> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, text)| json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text}))
+        .collect();
+    frame(
+        json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data}),
+        &[],
+    )
+}
+
+/// A full-bleed photo side, as the HTTP benchmark renders it.
+pub fn photo_side_frame() -> Vec<u8> {
+    let uri = "http://www.example.com/photo.jpg";
+    let side = json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
+        "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": uri,
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 90, "height": 60, "angle": 0}}]});
+    let photo = ImageInput {
+        bytes: PHOTO,
+        enhance: false,
+    };
+    frame(side, &[(uri, photo)])
+}
+
+/// The `Measure` call's input: a 40-character line, as text.measure sends it.
+pub fn measure_input() -> Vec<u8> {
+    let request = MeasureRequest {
+        text: "Sphinx of black quartz, judge my vow! 40".into(),
+        font_family: "helvetica".into(),
+        bold: false,
+        italic: false,
+        size: 3.5278,
+        wrapping_width: None,
+        leading: None,
+    };
+    assert_eq!(request.text.chars().count(), 40);
+    serde_json::to_vec(&request).unwrap()
+}
