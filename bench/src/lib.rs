@@ -11,6 +11,11 @@ pub fn http_client() -> reqwest::Client {
         .expect("an HTTP client")
 }
 
+/// Sends `request` and reads its reply as JSON.
+pub async fn json_reply(request: reqwest::RequestBuilder) -> serde_json::Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 /// uploadImage of `bytes`; returns the basket item.
 pub async fn upload(endpoint: &str, bytes: Vec<u8>) -> serde_json::Value {
     let form = reqwest::multipart::Form::new()
@@ -19,15 +24,7 @@ pub async fn upload(endpoint: &str, bytes: Vec<u8>) -> serde_json::Value {
             "imageFile",
             reqwest::multipart::Part::bytes(bytes).file_name("photo.jpg"),
         );
-    let response: serde_json::Value = http_client()
-        .post(endpoint)
-        .multipart(form)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let response = json_reply(http_client().post(endpoint).multipart(form)).await;
     let item = &response["imageBasketItem"]["items"][0];
     assert!(item.is_object(), "upload failed: {response}");
     item.clone()

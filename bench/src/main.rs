@@ -361,14 +361,8 @@ fn sample_pack(image_sides: usize) -> String {
 
 /// Sends a createPack and returns the new pack's id.
 async fn created_pack_id(create: &Request) -> String {
-    let created: serde_json::Value = create
-        .send(&presspack_bench::http_client(), None)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created =
+        presspack_bench::json_reply(create.send(&presspack_bench::http_client(), None)).await;
     created["packId"]
         .as_str()
         .unwrap_or_else(|| panic!("createPack failed: {created}"))
