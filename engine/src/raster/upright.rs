@@ -313,8 +313,9 @@ fn mix_across_simd128(pair: &[u16; 8], weight: u32) -> u64 {
 
 /// Bicubic sampling in two passes, across first: each source row a canvas row reads is
 /// filtered across (four taps a canvas pixel) once and kept while later canvas rows read it,
-/// then each canvas row is the four kept rows' weighted sum down (contiguous, so the compiler
-/// vectorises it). Bicubic is only used enlarged more than twice, where every source row
+/// then each canvas pixel is the four kept rows' weighted sum down, summed, sampled and
+/// blended in one step (a row of sums written and read back four times cost as much as the
+/// rest). Bicubic is only used enlarged more than twice, where every source row
 /// serves at least eight canvas rows: about two multiply-adds a channel across and four down,
 /// where one pass would be sixteen.
 fn bicubic(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps<4>, rows: &Taps<4>) {
@@ -343,7 +344,6 @@ fn bicubic(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps<4>, rows: &Taps<4
     };
     // The source rows filtered so far that canvas rows still read (rows only move down).
     let mut kept: Vec<(usize, Vec<[i32; 4]>)> = Vec::with_capacity(4);
-    let mut sums = vec![[0i32; 4]; width];
     let data = canvas.data_mut();
     for (y, row) in (rows.start..).zip(&rows.taps) {
         kept.retain(|(r, _)| row.sources.contains(r));
@@ -352,20 +352,20 @@ fn bicubic(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps<4>, rows: &Taps<4
                 kept.push((r, across(r)));
             }
         }
-        sums.fill([0; 4]);
-        for (r, weight) in row.sources.iter().zip(signed(row.weights)) {
+        let [upper, high, low, lower] = row.sources.map(|r| {
             let (_, filtered) = kept
                 .iter()
-                .find(|(kept_row, _)| kept_row == r)
+                .find(|(kept_row, _)| *kept_row == r)
                 .expect("kept");
-            for (sum, value) in sums.iter_mut().zip(filtered) {
-                for (channel, value) in sum.iter_mut().zip(value) {
-                    *channel += weight * value;
-                }
-            }
-        }
+            filtered
+        });
+        let [wu, wh, wl, wd] = signed(row.weights);
         let line = &mut data[(y * canvas_width + columns.start) * 4..][..width * 4];
-        for ((out, column), sum) in line.chunks_exact_mut(4).zip(&columns.taps).zip(&sums) {
+        let pixels = line.chunks_exact_mut(4).zip(&columns.taps);
+        let filtered = upper.iter().zip(high).zip(low).zip(lower);
+        for ((out, column), (((u, h), l), d)) in pixels.zip(filtered) {
+            let sum: [i32; 4] =
+                std::array::from_fn(|c| wu * u[c] + wh * h[c] + wl * l[c] + wd * d[c]);
             let sampled = premultiplied(sum.map(|c| (c + (1 << 21)) >> 22));
             blend_over(out, sampled, column.coverage * row.coverage);
         }
