@@ -271,6 +271,10 @@ fn mix_across_scalar(pair: &[u16; 8], weight: u32) -> u64 {
 }
 
 /// Each weight repeated in four 16-bit lanes.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
 const LANES: u64 = 0x0001_0001_0001_0001;
 
 #[cfg(target_arch = "x86_64")]
