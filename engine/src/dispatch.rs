@@ -1,15 +1,14 @@
 //! The engine's calls given as bytes ([`crate::wire`] frames) and answered as bytes: what the
 //! wasm guest runs for its host, and what native callers can run in the same form.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::ingest::{IngestRequest, ingest};
 use crate::model::{FromJson, Side, Template};
-use crate::render::{Engine, EngineError, ImageInput, MeasureRequest};
+use crate::render::{Engine, EngineError, MeasureRequest};
 use crate::wire::{
-    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, RenderHeader, drawn_answer,
+    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, PressHeader,
+    PressedHeader, RenderHeader, drawn_answer, frame_images,
 };
 
 impl Engine {
@@ -31,17 +30,7 @@ impl Engine {
                 let frame = Frame::read(input)?;
                 let header: RenderHeader = frame.header()?;
                 let request = header.request.into_request()?;
-                let images = header
-                    .images
-                    .iter()
-                    .map(|image| {
-                        let input = ImageInput {
-                            bytes: frame.blob(&image.blob)?,
-                            enhance: image.enhance,
-                        };
-                        Ok((image.resource_uri.clone(), input))
-                    })
-                    .collect::<Result<HashMap<_, _>, EngineError>>()?;
+                let images = frame_images(&frame, &header.images)?;
                 let (canvas, report) = self.draw(&request, &images)?;
                 let header = DrawnHeader {
                     width: canvas.width(),
@@ -70,6 +59,21 @@ impl Engine {
                     report: ingested.report,
                     blobs,
                 }))
+            }
+            Op::Press => {
+                let frame = Frame::read(input)?;
+                let header: PressHeader = frame.header()?;
+                let images = frame_images(&frame, &header.images)?;
+                let pages = header
+                    .pages
+                    .into_iter()
+                    .enumerate()
+                    .map(|(index, page)| page.into_page(index))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let (pdf, report) = self.press(&pages, &header.options, &images)?;
+                let mut out = FrameBuilder::new();
+                let pdf = out.blob(&pdf);
+                Ok(out.finish(&PressedHeader { report, pdf }))
             }
             Op::Measure => {
                 let request: MeasureRequest = serde_json::from_slice(input)

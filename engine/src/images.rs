@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::model::{
-    BoundingBox, Datum, FixedImageSource, ImageBasket, ImageBasketItem, ItemKind, Template,
+    BoundingBox, Datum, FixedImageSource, ImageBasket, ImageBasketItem, ItemKind, Side, Template,
 };
 use crate::render::RenderRequest;
 
@@ -49,17 +49,46 @@ pub fn plan_images<'t>(
     basket: &ImageBasket,
     template: impl Fn(&str) -> Option<&'t Template>,
 ) -> Result<Vec<PlannedImage>, PlanError> {
-    let mut planned: Vec<PlannedImage> = Vec::new();
-    for (index, side) in std::iter::once(&request.side)
-        .chain(&request.overlays)
-        .enumerate()
-    {
-        // Overlays draw only their own data (no template images).
-        let is_main = index == 0;
-        let template = template(&side.template_code)
-            .ok_or_else(|| PlanError::UnknownTemplate(side.template_code.clone()))?;
+    // Overlays draw only their own data (no template images).
+    let sides = std::iter::once((&request.side, !request.partial))
+        .chain(request.overlays.iter().map(|side| (side, false)));
+    plan(sides, basket, template, |item, placement, template| {
         let area = request.box_type.area(template);
         let pixels_per_mm = f64::from(request.max_side) / area.width.max(area.height);
+        rendition_for(item, placement, pixels_per_mm)
+    })
+}
+
+/// Every image a press file of `sides` draws (each URI once), each with its print rendition
+/// (every pixel of the original; else its largest). A preview as large as a small original
+/// is still a re-encoded copy, so size alone does not choose.
+pub fn plan_print_images<'t>(
+    sides: &[&Side],
+    basket: &ImageBasket,
+    template: impl Fn(&str) -> Option<&'t Template>,
+) -> Result<Vec<PlannedImage>, PlanError> {
+    let sides = sides.iter().map(|side| (*side, true));
+    plan(sides, basket, template, |item, placement, _| {
+        item.image_items
+            .iter()
+            .find(|r| r.rendition == "print")
+            .and_then(|r| r.resource_uri.as_deref())
+            .unwrap_or_else(|| rendition_for(item, placement, f64::INFINITY))
+    })
+}
+
+/// The images `sides` draw (with their templates' own images where the flag says so), each
+/// URI once, with the rendition `choose` picks from its basket item.
+fn plan<'s, 't>(
+    sides: impl Iterator<Item = (&'s Side, bool)>,
+    basket: &ImageBasket,
+    template: impl Fn(&str) -> Option<&'t Template>,
+    choose: impl for<'b> Fn(&'b ImageBasketItem, &BoundingBox, &Template) -> &'b str,
+) -> Result<Vec<PlannedImage>, PlanError> {
+    let mut planned: Vec<PlannedImage> = Vec::new();
+    for (side, template_images) in sides {
+        let template = template(&side.template_code)
+            .ok_or_else(|| PlanError::UnknownTemplate(side.template_code.clone()))?;
         for item in &template.items {
             let datum = side.data.iter().find(|d| d.link_id() == item.link_id);
             let placed = match (&item.kind, datum) {
@@ -72,14 +101,10 @@ pub fn plan_images<'t>(
                     .resource_uri
                     .as_deref()
                     .map(|uri| (uri, fixed.image_box, None)),
-                (ItemKind::FixedImage(fixed), None) if !request.partial && is_main => {
-                    match &fixed.source {
-                        FixedImageSource::Resource(uri) => {
-                            Some((uri.as_str(), fixed.image_box, None))
-                        }
-                        _ => None,
-                    }
-                }
+                (ItemKind::FixedImage(fixed), None) if template_images => match &fixed.source {
+                    FixedImageSource::Resource(uri) => Some((uri.as_str(), fixed.image_box, None)),
+                    _ => None,
+                },
                 _ => None,
             };
             let Some((uri, placement, enhance)) = placed else {
@@ -93,7 +118,7 @@ pub fn plan_images<'t>(
                 .ok_or_else(|| PlanError::NotInBasket(uri.to_owned()))?;
             planned.push(PlannedImage {
                 resource_uri: uri.to_owned(),
-                rendition_uri: rendition_for(item, &placement, pixels_per_mm).to_owned(),
+                rendition_uri: choose(item, &placement, template).to_owned(),
                 enhance: enhance.or(item.should_enhance).unwrap_or(false),
             });
         }
@@ -175,6 +200,8 @@ mod tests {
         assert_eq!(plan(300)[0].rendition_uri, "store://a/preview");
         assert_eq!(plan(200)[0].rendition_uri, "store://a/thumbnail");
         assert_eq!(plan(4000)[0].rendition_uri, "store://a/print");
+        let print = plan_print_images(&[&pack.sides[0]], &pack.image_basket, lookup).unwrap();
+        assert_eq!(print[0].rendition_uri, "store://a/print");
         assert_eq!(
             plan(300)[0],
             PlannedImage {

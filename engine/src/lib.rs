@@ -1,6 +1,7 @@
 //! Presspack's engine: the print-pack model shared by the host and the browser, and the
 //! pipeline that turns a template and a side into pixels and measurements:
-//! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]).
+//! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]), or write a
+//! press file ([`press`]: preflight and PDF/X-4 from the same scene).
 //! [`render`] is the typed entry point; [`images`] says which stored renditions a render
 //! draws; [`wire`] is the format that carries the same calls as bytes for the wasm builds and
 //! [`dispatch`] runs them (`guest` for wasmtime, `web` for browsers); [`package`] is the file
@@ -17,6 +18,7 @@ pub mod ingest;
 pub mod layout;
 pub mod model;
 pub mod package;
+pub mod press;
 pub mod raster;
 pub mod render;
 pub mod text;

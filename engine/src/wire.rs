@@ -16,6 +16,10 @@
 //! - `Report`: a Side JSON -> its [`LayoutReport`] JSON (layout only, nothing drawn): text
 //!   overflow and font substitution for the pack warnings PVT001 and PVT002.
 //!
+//! - `Press`: header `{"pages": [{"side": Side, "copies"}], "options": PressOptions,
+//!   "images": [{"resourceUri", "enhance", "offset", "length"}]}` with the print renditions as
+//!   blobs -> frame with header `{"report": PressReport, "pdf": {"offset", "length"}}` and the
+//!   PDF ([`press_frame`], [`read_pressed`]).
 //! - `Ingest`: header [`IngestRequest`] with the image file as the blob section -> frame with
 //!   header `{"report": IngestReport, "blobs": [{"offset", "length"}]}` and each rendition's
 //!   bytes (in the report's order; empty where the original serves).
@@ -32,6 +36,7 @@ use crate::failure::FailureCode;
 use crate::ingest::{IngestReport, IngestRequest, Ingested};
 use crate::layout::LayoutReport;
 use crate::model::{FromJson, Side};
+use crate::press::{PressOptions, PressPage, PressReport};
 use crate::raster::{DEFAULT_MAX_SIDE, Pixels};
 use crate::render::{BoxType, Engine, EngineError, ImageInput, RenderRequest};
 use crate::text::{FontBook, FontCatalogue};
@@ -48,6 +53,7 @@ pub enum Op {
     Measure = 4,
     Report = 5,
     Ingest = 6,
+    Press = 7,
 }
 
 impl Op {
@@ -59,6 +65,7 @@ impl Op {
             4 => Some(Op::Measure),
             5 => Some(Op::Report),
             6 => Some(Op::Ingest),
+            7 => Some(Op::Press),
             _ => None,
         }
     }
@@ -307,21 +314,100 @@ pub fn engine_from_init(bytes: &[u8]) -> Result<Engine, EngineError> {
     ))
 }
 
-/// Builds the `Draw` frame for a request and the images it may draw, by resource URI.
-pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
-    let mut frame = FrameBuilder::new();
-    let images = images
+/// The images of a call as blobs of `frame`, by resource URI.
+fn image_blobs(frame: &mut FrameBuilder, images: &[(&str, ImageInput<'_>)]) -> Vec<ImageBlob> {
+    images
         .iter()
         .map(|(uri, image)| ImageBlob {
             resource_uri: (*uri).to_owned(),
             enhance: image.enhance,
             blob: frame.blob(image.bytes),
         })
-        .collect();
+        .collect()
+}
+
+/// The images a frame carries, by resource URI.
+pub(crate) fn frame_images<'a>(
+    frame: &Frame<'a>,
+    images: &[ImageBlob],
+) -> Result<std::collections::HashMap<String, ImageInput<'a>>, EngineError> {
+    images
+        .iter()
+        .map(|image| {
+            let input = ImageInput {
+                bytes: frame.blob(&image.blob)?,
+                enhance: image.enhance,
+            };
+            Ok((image.resource_uri.clone(), input))
+        })
+        .collect()
+}
+
+/// Builds the `Draw` frame for a request and the images it may draw, by resource URI.
+pub fn render_frame(header: &RenderHeaderInput, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
+    let mut frame = FrameBuilder::new();
+    let images = image_blobs(&mut frame, images);
     frame.finish(&RenderHeader {
         request: header.clone(),
         images,
     })
+}
+
+/// One page of a `Press` call: the side as JSON (read by the engine) and its cards.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PressPageInput {
+    pub side: Value,
+    pub copies: u32,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct PressHeader {
+    pub pages: Vec<PressPageInput>,
+    pub options: PressOptions,
+    #[serde(default)]
+    pub images: Vec<ImageBlob>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub struct PressedHeader {
+    pub report: PressReport,
+    pub pdf: BlobRef,
+}
+
+/// Builds the `Press` frame: the pages, how to make the file, and the print renditions of
+/// the images the pages draw, by resource URI.
+pub fn press_frame(
+    pages: &[PressPageInput],
+    options: &PressOptions,
+    images: &[(&str, ImageInput<'_>)],
+) -> Vec<u8> {
+    let mut frame = FrameBuilder::new();
+    let images = image_blobs(&mut frame, images);
+    frame.finish(&PressHeader {
+        pages: pages.to_vec(),
+        options: options.clone(),
+        images,
+    })
+}
+
+impl PressPageInput {
+    /// Reads the side; errors name the page (`pages[1].data[0].type`).
+    pub fn into_page(self, index: usize) -> Result<PressPage, EngineError> {
+        let path = format!("pages[{index}]");
+        let side =
+            Side::from_json(self.side, &path).map_err(|error| EngineError::Side { path, error })?;
+        Ok(PressPage {
+            side,
+            copies: self.copies,
+        })
+    }
+}
+
+/// Reads a `Press` answer: the report and the PDF.
+pub fn read_pressed(bytes: &[u8]) -> Result<(PressReport, Vec<u8>), EngineError> {
+    let frame = Frame::read(bytes)?;
+    let header: PressedHeader = frame.header()?;
+    Ok((header.report, frame.blob(&header.pdf)?.to_vec()))
 }
 
 /// A render call's parameters as JSON (sides not yet read), without its images: the same

@@ -160,6 +160,15 @@ impl Config {
                 origin(figment.find_metadata("redis_url"), "redis_url")
             )));
         }
+        if config.images.press_block_dpi > config.images.press_warn_dpi {
+            return Err(ConfigError(format!(
+                "{}: press_block_dpi ({}) is more than press_warn_dpi ({}); an image cannot \
+                 block before it warns",
+                origin(figment.find_metadata("press_block_dpi"), "press_block_dpi"),
+                config.images.press_block_dpi,
+                config.images.press_warn_dpi
+            )));
+        }
         Ok(config)
     }
 
@@ -460,6 +469,12 @@ mod tests {
         let err = load(None, &[("PRESSPACK_IMPORT_RESOLVE", "a.example")]).unwrap_err();
         assert!(
             err.to_string().contains("PRESSPACK_IMPORT_RESOLVE"),
+            "{err}"
+        );
+        let err = load(Some("press_block_dpi = 400"), &[]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("press_block_dpi (400) is more than press_warn_dpi (300)"),
             "{err}"
         );
         let err = load(Some("min_jpeg_quality = 0"), &[]).unwrap_err();

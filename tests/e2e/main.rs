@@ -18,6 +18,7 @@ mod npm_package;
 mod operations;
 mod packs;
 mod physical_spec;
+mod press;
 mod render;
 #[path = "../../engine/tests/support/scenes.rs"]
 mod scenes;

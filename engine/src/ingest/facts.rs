@@ -55,8 +55,8 @@ pub struct RasterFacts {
     pub may_be_transparent: bool,
     /// JPEG: the estimated IJG quality (1-100) of its luminance table.
     pub jpeg_quality: Option<u8>,
-    /// JPEG: four components (CMYK or YCCK).
-    pub cmyk: bool,
+    /// JPEG: the frame's components (1 grey, 3 colour, 4 CMYK or YCCK); 0 for other formats.
+    pub components: u8,
 }
 
 /// Reads the header facts of a PNG, JPEG or GIF; `Err` says what is wrong with the header.
@@ -76,7 +76,7 @@ pub fn raster_facts(format: Format, bytes: &[u8]) -> Result<RasterFacts, String>
                     height: height.into(),
                     may_be_transparent: false,
                     jpeg_quality: None,
-                    cmyk: false,
+                    components: 0,
                 }),
                 _ => Err("the GIF header is cut short".into()),
             }
@@ -100,7 +100,7 @@ fn png_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
                 png::ColorType::Rgba | png::ColorType::GrayscaleAlpha
             ),
         jpeg_quality: None,
-        cmyk: false,
+        components: 0,
     })
 }
 
@@ -108,7 +108,7 @@ fn png_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
 fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
     let mut at = 2; // after SOI
     let mut size = None;
-    let mut cmyk = false;
+    let mut frame_components = 0;
     let mut luminance: Option<[u16; 64]> = None;
     loop {
         // Markers may be preceded by any number of 0xFF fill bytes.
@@ -140,7 +140,7 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
                     u32::from(u16::from_be_bytes([w1, w0])),
                     u32::from(u16::from_be_bytes([h1, h0])),
                 ));
-                cmyk = components == 4;
+                frame_components = components;
             }
             0xDB => read_quantisation_tables(segment, &mut luminance)?,
             // Start of scan: the header is over. Decoders fill a file cut short with grey;
@@ -165,7 +165,7 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
         height,
         may_be_transparent: false,
         jpeg_quality: luminance.map(|table| ijg_quality(&table)),
-        cmyk,
+        components: frame_components,
     })
 }
 

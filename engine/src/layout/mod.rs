@@ -28,15 +28,17 @@ pub struct Scene {
 pub enum SceneItem {
     Fill {
         area: BoundingBox,
-        colour: [u8; 3],
+        colour: Colour,
     },
     Outline {
         area: BoundingBox,
-        colour: [u8; 3],
+        colour: Colour,
         width: f64,
     },
     /// An image scaled into `placement` (centre, size, clockwise angle) and clipped to `clip`.
     Image {
+        /// The template item it fills (preflight findings name it).
+        link_id: String,
         resource_uri: String,
         placement: BoundingBox,
         clip: BoundingBox,
@@ -44,8 +46,10 @@ pub enum SceneItem {
     /// Glyphs positioned in the frame of `area` (origin at its unrotated top-left corner,
     /// baselines in mm), clipped to it and rotated with it.
     Text {
+        link_id: String,
         area: BoundingBox,
-        colour: [u8; 3],
+        /// As the pack gives it: a press file keeps CMYK, a canvas shows its RGB.
+        colour: Colour,
         size: f64,
         glyphs: Vec<SceneGlyph>,
     },
@@ -60,6 +64,8 @@ pub enum SceneItem {
 pub struct SceneGlyph {
     pub face: FaceId,
     pub glyph: u16,
+    /// The character it shows (a press file's text must copy and search as text).
+    pub ch: char,
     pub x: f64,
     pub baseline: f64,
 }
@@ -208,8 +214,7 @@ fn lay_out_item(
             let colour = match datum {
                 Some(Datum::Box(d)) => d.colour,
                 _ => *colour,
-            }
-            .to_rgb();
+            };
             if *filled {
                 SceneItem::Fill {
                     area: item.clipping_box,
@@ -231,7 +236,7 @@ fn lay_out_item(
             let (Some(placement), Some(uri)) = (image.image_box, &image.resource_uri) else {
                 return Ok(None);
             };
-            image_item(uri, placement, item.clipping_box, report)
+            image_item(item, uri, placement, report)
         }
         ItemKind::FixedImage(fixed) => {
             let datum_uri = match datum {
@@ -239,9 +244,9 @@ fn lay_out_item(
                 _ => None,
             };
             match (&fixed.source, datum_uri) {
-                (_, Some(uri)) => image_item(uri, fixed.image_box, item.clipping_box, report),
+                (_, Some(uri)) => image_item(item, uri, fixed.image_box, report),
                 (FixedImageSource::Resource(uri), None) => {
-                    image_item(uri, fixed.image_box, item.clipping_box, report)
+                    image_item(item, uri, fixed.image_box, report)
                 }
                 (FixedImageSource::RoundedCornerMask { radius }, None) => {
                     SceneItem::RoundedCornerMask {
@@ -264,18 +269,19 @@ fn lay_out_item(
 }
 
 fn image_item(
+    item: &TemplateItem,
     uri: &str,
     placement: BoundingBox,
-    clip: BoundingBox,
     report: &mut LayoutReport,
 ) -> SceneItem {
     if !report.images.iter().any(|u| u == uri) {
         report.images.push(uri.to_owned());
     }
     SceneItem::Image {
+        link_id: item.link_id.clone(),
         resource_uri: uri.to_owned(),
         placement,
-        clip,
+        clip: item.clipping_box,
     }
 }
 
@@ -412,13 +418,15 @@ fn text(
         glyphs.extend(line.glyphs.iter().map(|g| SceneGlyph {
             face: g.face,
             glyph: g.glyph,
+            ch: g.ch,
             x: start + g.x,
             baseline,
         }));
     }
     Ok(SceneItem::Text {
+        link_id: link_id.to_owned(),
         area,
-        colour: colour.to_rgb(),
+        colour,
         size,
         glyphs,
     })
@@ -477,7 +485,7 @@ mod tests {
         let SceneItem::Fill { colour, .. } = scene.items[1] else {
             panic!()
         };
-        assert_eq!(colour, [255, 0, 0], "CMYK 0/100/100/0 is red");
+        assert_eq!(colour.to_rgb(), [255, 0, 0], "CMYK 0/100/100/0 is red");
     }
 
     #[test]
@@ -518,7 +526,7 @@ mod tests {
             panic!()
         };
         assert_eq!(*size, 2.8222, "pointSizeFixed keeps the template's size");
-        assert_eq!(*colour, [255, 0, 0], "colour is not fixed");
+        assert_eq!(colour.to_rgb(), [255, 0, 0], "colour is not fixed");
         assert_eq!(
             report.ignored_fixed,
             [IgnoredProperty {

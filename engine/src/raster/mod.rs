@@ -158,12 +158,12 @@ impl Canvas {
                 SceneItem::Fill { area, colour } => {
                     let transform = self.box_transform(area);
                     if self.covered_by(area, transform) {
-                        self.fill_canvas(*colour);
+                        self.fill_canvas(colour.to_rgb());
                     } else {
                         let path = PathBuilder::from_rect(local_rect(area));
                         self.pixmap.fill_path(
                             &path,
-                            &solid(*colour),
+                            &solid(colour.to_rgb()),
                             FillRule::Winding,
                             transform,
                             None,
@@ -181,13 +181,19 @@ impl Canvas {
                         ..Stroke::default()
                     };
                     let transform = self.box_transform(area);
-                    self.pixmap
-                        .stroke_path(&path, &solid(*colour), &stroke, transform, None);
+                    self.pixmap.stroke_path(
+                        &path,
+                        &solid(colour.to_rgb()),
+                        &stroke,
+                        transform,
+                        None,
+                    );
                 }
                 SceneItem::Image {
                     resource_uri,
                     placement,
                     clip,
+                    ..
                 } => {
                     let image = images(resource_uri)
                         .ok_or_else(|| RasterError::MissingImage(resource_uri.clone()))?;
@@ -198,7 +204,8 @@ impl Canvas {
                     colour,
                     size,
                     glyphs,
-                } => self.draw_text(book, glyph_cache, area, *colour, *size, glyphs)?,
+                    ..
+                } => self.draw_text(book, glyph_cache, area, colour.to_rgb(), *size, glyphs)?,
                 SceneItem::RoundedCornerMask { area, radius } => {
                     if let Some(mask) = self.mask(&rounded_rect(area, *radius), area) {
                         self.pixmap.apply_mask(&mask);

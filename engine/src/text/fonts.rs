@@ -219,6 +219,11 @@ impl Face {
         })
     }
 
+    /// The font file (a press file embeds a subset of it).
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
     /// The glyph for a character, if the face has one.
     pub fn glyph(&self, c: char) -> Option<u16> {
         self.glyphs.get(&c).copied()
@@ -355,6 +360,14 @@ impl FontBook {
                 self.known_families()
             ))),
         }
+    }
+
+    /// The face of the service's own small print (a press file's slug line): the regular
+    /// face of the first fallback family.
+    pub fn plain_face(&self) -> FaceId {
+        self.fallback
+            .first()
+            .map_or(FaceId(0), |family| self.families[family][0])
     }
 
     /// Every family and alias name, sorted, for error messages.

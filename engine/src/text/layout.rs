@@ -50,6 +50,8 @@ pub struct Line {
 pub struct PlacedGlyph {
     pub face: FaceId,
     pub glyph: u16,
+    /// The character the glyph shows (one glyph per character: no shaping).
+    pub ch: char,
     pub x: f64,
 }
 
@@ -89,6 +91,7 @@ impl std::error::Error for TextError {}
 struct Shaped {
     face: FaceId,
     glyph: u16,
+    ch: char,
     /// Advance plus kerning towards the next character, mm.
     advance: f64,
     /// Advance alone, mm (the last character of a line has no kerning after it).
@@ -208,6 +211,7 @@ fn shape(
         shaped.push(Shaped {
             face,
             glyph,
+            ch: c,
             advance,
             bare_advance: advance,
             white_space,
@@ -229,6 +233,7 @@ fn make_line(shaped: &[Shaped]) -> Line {
             glyphs.push(PlacedGlyph {
                 face: s.face,
                 glyph: s.glyph,
+                ch: s.ch,
                 x,
             });
         }

@@ -13,6 +13,7 @@ pub mod images;
 pub mod keys;
 pub mod orders;
 pub mod packs;
+pub mod press;
 pub mod prices;
 pub mod services;
 pub mod webhooks;

@@ -237,6 +237,14 @@ pub fn stored_product<'a>(
     })
 }
 
+/// A stored pack read back for drawing: it was valid when written, so failing now is the
+/// service's fault.
+pub fn stored_pack(state: &Services, record: &PackRecord) -> Result<Pack, DomainError> {
+    let product = stored_product(state, record)?;
+    Pack::parse(record.pack.get(), "pack", product)
+        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("stored pack: {e}")))
+}
+
 /// PVT001 (a text does not fit its box) and PVT002 (a character came from a fallback font)
 /// for every side with a template of the pack's product, from the engine's layout of it. A
 /// datum the template cannot take (wrong kind, unknown font) makes the pack invalid.

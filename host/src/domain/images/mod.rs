@@ -14,7 +14,9 @@
 pub mod retention;
 pub mod service;
 
+use presspack_engine::images::{PlanError, PlannedImage};
 use presspack_engine::ingest::{IngestReport, RenditionKind};
+use presspack_engine::render::ImageInput;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
@@ -150,6 +152,68 @@ pub async fn store_image(
         ));
     }
     Ok(Ok((id, record)))
+}
+
+/// An image a render or press file draws: the URI the side uses, the bytes of the rendition
+/// planned, and whether to enhance it.
+pub struct FetchedImage {
+    pub uri: String,
+    pub bytes: Vec<u8>,
+    pub enhance: bool,
+}
+
+impl FetchedImage {
+    /// The images as the engine takes them, by resource URI.
+    pub fn inputs(images: &[FetchedImage]) -> Vec<(&str, ImageInput<'_>)> {
+        images
+            .iter()
+            .map(|image| {
+                let input = ImageInput {
+                    bytes: &image.bytes,
+                    enhance: image.enhance,
+                };
+                (image.uri.as_str(), input)
+            })
+            .collect()
+    }
+}
+
+/// A plan that names an unknown template or an image outside the basket, as the API says it.
+pub fn plan_error(error: PlanError) -> DomainError {
+    match error {
+        PlanError::UnknownTemplate(_) => {
+            DomainError::new(ErrorCode::UnknownTemplate, error.to_string())
+        }
+        PlanError::NotInBasket(_) => DomainError::new(ErrorCode::MissingImage, error.to_string()),
+    }
+}
+
+/// The bytes of each planned rendition. An image missing from the store is an error naming
+/// its resourceUri.
+pub async fn fetch_renditions(
+    services: &Services,
+    planned: Vec<PlannedImage>,
+) -> Result<Vec<FetchedImage>, DomainError> {
+    let mut images = Vec::with_capacity(planned.len());
+    for image in planned {
+        let bytes = rendition_bytes(services, &image.rendition_uri)
+            .await?
+            .ok_or_else(|| {
+                DomainError::new(
+                    ErrorCode::MissingImage,
+                    format!(
+                        "resourceUri {:?}: the image store has no {:?}",
+                        image.resource_uri, image.rendition_uri
+                    ),
+                )
+            })?;
+        images.push(FetchedImage {
+            uri: image.resource_uri,
+            bytes,
+            enhance: image.enhance,
+        });
+    }
+    Ok(images)
 }
 
 /// The bytes a render draws for a stored image URI: `store://<id>/<rendition>`, or

@@ -154,6 +154,13 @@ pub struct ImageSettings {
     /// Fixed addresses for host names (like curl's --resolve), still checked unless allowed.
     #[serde(deserialize_with = "settings::host_addresses")]
     pub import_resolve: Vec<(String, IpAddr)>,
+    /// Press-file preflight: an image printed at fewer dots per inch is a warning.
+    #[serde(deserialize_with = "settings::count::<_, _, 1, 2400>")]
+    pub press_warn_dpi: u32,
+    /// Press-file preflight: an image printed at fewer dots per inch blocks the page (at
+    /// most `press_warn_dpi`).
+    #[serde(deserialize_with = "settings::count::<_, _, 0, 2400>")]
+    pub press_block_dpi: u32,
 }
 
 impl Default for ImageSettings {
@@ -171,6 +178,8 @@ impl Default for ImageSettings {
             import_allow_hosts: Vec::new(),
             import_resolve: Vec::new(),
             retention: Duration::from_secs(7 * 24 * 60 * 60),
+            press_warn_dpi: 300,
+            press_block_dpi: 150,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod params;
 pub mod cart;
 pub mod images;
 pub mod packs;
+pub mod press;
 pub mod render;
 pub mod templates;
 pub mod text;
@@ -89,6 +90,13 @@ pub const OPERATIONS: &[Operation] = &[
     }),
     operation("svc.pack.renderSideUrl", Required(RenderSide), |s, c| {
         Box::pin(render::render_side_url(s, c))
+    }),
+    // Presspack's own: a pack's press file (PDF) and its preflight.
+    operation("svc.pack.renderPackPdf", Required(RenderSide), |s, c| {
+        Box::pin(press::render_pack_pdf(s, c))
+    }),
+    operation("svc.pack.preflightPack", Required(RenderSide), |s, c| {
+        Box::pin(press::preflight_pack(s, c))
     }),
     // The URL renderSideUrl returns may be passed on to anyone; its id is unguessable.
     operation("svc.pack.getRenderedSide", Open, |s, c| {

@@ -3,14 +3,15 @@
 
 use std::time::Duration;
 
-use presspack_engine::images::{PlanError, plan_images};
-use presspack_engine::model::{ImageBasket, Pack, Side};
+use presspack_engine::images::plan_images;
+use presspack_engine::model::{ImageBasket, Side};
 use presspack_engine::raster::{DEFAULT_MAX_SIDE, MAX_SIDE, MIN_SIDE};
-use presspack_engine::render::{BoxType, ImageInput, MAX_OVERLAYS, RenderRequest};
+use presspack_engine::render::{BoxType, MAX_OVERLAYS, RenderRequest};
 use presspack_engine::wire::RenderHeaderInput;
 
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::packs::PackRecord;
+use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
+use crate::domain::packs::{PackRecord, stored_pack};
 use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::infra::store::Kind;
@@ -92,14 +93,7 @@ pub async fn pack_side(
     index: usize,
     max_side: u32,
 ) -> Result<Vec<u8>, DomainError> {
-    let product = services.catalogue.product(&pack.product).ok_or_else(|| {
-        DomainError::new(
-            ErrorCode::Internal,
-            format!("no product {:?}", pack.product),
-        )
-    })?;
-    let pack = Pack::parse(pack.pack.get(), "pack", product)
-        .map_err(|e| DomainError::new(ErrorCode::Internal, format!("stored pack: {e}")))?;
+    let pack = stored_pack(services, pack)?;
     let side = pack.sides.get(index).cloned().ok_or_else(|| {
         DomainError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
     })?;
@@ -127,63 +121,21 @@ async fn draw(services: &Services, params: &RenderParams) -> Result<Vec<u8>, Dom
         max_side: request.max_side,
         partial: request.partial,
     };
-    let refs: Vec<(&str, ImageInput<'_>)> = images
-        .iter()
-        .map(|image| {
-            let input = ImageInput {
-                bytes: &image.bytes,
-                enhance: image.enhance,
-            };
-            (image.uri.as_str(), input)
-        })
-        .collect();
+    let refs = FetchedImage::inputs(&images);
     Ok(services.engine.draw_png(&header, &refs).await?)
 }
 
-/// An image a render draws: the URI the side uses, the bytes of the rendition chosen, and
-/// whether to enhance it.
-struct DrawnImage {
-    uri: String,
-    bytes: Vec<u8>,
-    enhance: bool,
-}
-
 /// Every image the sides draw, as the bytes of the rendition the engine's plan chooses (the
-/// smallest with enough pixels for the output). An image missing from the basket or the
-/// store is an error naming its resourceUri.
+/// smallest with enough pixels for the output).
 async fn fetch_images(
     services: &Services,
     params: &RenderParams,
-) -> Result<Vec<DrawnImage>, DomainError> {
+) -> Result<Vec<FetchedImage>, DomainError> {
     let planned = plan_images(&params.request, &params.basket, |code| {
         services.templates.get(code).map(|entry| &entry.template)
     })
-    .map_err(|e| match e {
-        PlanError::UnknownTemplate(_) => {
-            DomainError::new(ErrorCode::UnknownTemplate, e.to_string())
-        }
-        PlanError::NotInBasket(_) => DomainError::new(ErrorCode::MissingImage, e.to_string()),
-    })?;
-    let mut images = Vec::with_capacity(planned.len());
-    for image in planned {
-        let bytes = crate::domain::images::rendition_bytes(services, &image.rendition_uri)
-            .await?
-            .ok_or_else(|| {
-                DomainError::new(
-                    ErrorCode::MissingImage,
-                    format!(
-                        "resourceUri {:?}: the image store has no {:?}",
-                        image.resource_uri, image.rendition_uri
-                    ),
-                )
-            })?;
-        images.push(DrawnImage {
-            uri: image.resource_uri,
-            bytes,
-            enhance: image.enhance,
-        });
-    }
-    Ok(images)
+    .map_err(plan_error)?;
+    fetch_renditions(services, planned).await
 }
 
 /// `svc.pack.renderSide`: the PNG.

@@ -10,9 +10,11 @@ use std::time::Duration;
 use presspack_engine::ingest::{IngestRequest, Ingested};
 use presspack_engine::layout::LayoutReport;
 use presspack_engine::model::Side;
+use presspack_engine::press::{PressOptions, PressReport};
 use presspack_engine::render::{EngineError, ImageInput, MeasureRequest, Measurement};
 use presspack_engine::wire::{
-    Op, RenderHeaderInput, ingest_frame, read_drawn, read_ingested, render_frame,
+    Op, PressPageInput, RenderHeaderInput, ingest_frame, press_frame, read_drawn, read_ingested,
+    read_pressed, render_frame,
 };
 use serde::de::DeserializeOwned;
 
@@ -160,6 +162,22 @@ impl EngineClient {
             .call_with(Op::Draw, render_frame(request, images), encode)
             .await?
             .map_err(|e| EngineCallError::Unreadable(format!("the drawn side: {e}")))
+    }
+
+    /// A press file (PDF) of `pages` with its preflight report. `images` are the print
+    /// renditions of every image the pages draw.
+    pub async fn press(
+        &self,
+        pages: &[PressPageInput],
+        options: &PressOptions,
+        images: &[(&str, ImageInput<'_>)],
+    ) -> Result<(PressReport, Vec<u8>), EngineCallError> {
+        let output = self
+            .pool()
+            .await?
+            .call(Op::Press, press_frame(pages, options, images))
+            .await?;
+        read_pressed(&output).map_err(|e| EngineCallError::Unreadable(format!("press file: {e}")))
     }
 
     /// An uploaded file checked, with its renditions.

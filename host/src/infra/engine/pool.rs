@@ -58,8 +58,8 @@ pub struct EngineLimits {
         deserialize_with = "settings::millis::<_, 10, 600_000>"
     )]
     pub call_timeout: Duration,
-    /// Longest one image ingest may run (decoding a large upload takes seconds); the same
-    /// setting as the image operations' time limit.
+    /// Longest one image ingest or press file may run (decoding a large image takes
+    /// seconds); the same setting as the image operations' time limit.
     #[serde(
         rename = "image_timeout_ms",
         deserialize_with = "settings::millis::<_, 100, 600_000>"
@@ -232,7 +232,7 @@ impl EngineHost {
         read: impl FnOnce(&[u8]) -> T + Send + 'static,
     ) -> Result<T, EngineCallError> {
         let _turn = self.turn().await?;
-        if matches!(op, Op::Draw | Op::Ingest | Op::Report) {
+        if matches!(op, Op::Draw | Op::Ingest | Op::Report | Op::Press) {
             let host = Arc::clone(self);
             tokio::task::spawn_blocking(move || host.call_blocking_with(op, &input, read))
                 .await
@@ -299,7 +299,7 @@ impl EngineHost {
             None => self.new_guest()?,
         };
         let timeout = match op {
-            Op::Ingest => self.limits.ingest_timeout,
+            Op::Ingest | Op::Press => self.limits.ingest_timeout,
             _ => self.limits.call_timeout,
         };
         let result = self.run(&mut guest, op, input, timeout, read);

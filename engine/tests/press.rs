@@ -1,0 +1,423 @@
+//! Press files checked with independent tools: qpdf and poppler-utils (`tests/run` installs
+//! them). The engine writes a business card's PDF natively (the same code the host runs in
+//! wasm); the tools say whether it is sound, what boxes, fonts, text and images it holds, and
+//! what it looks like next to the engine's own PNG of the same side.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use presspack_engine::model::{Catalogue, Pack, Template};
+use presspack_engine::press::{
+    FindingCode, PressOptions, PressReport, Severity, Verdict, press_pages,
+};
+use presspack_engine::render::{BoxType, Engine, ImageInput, RenderRequest};
+use presspack_engine::text::FontBook;
+
+const PHOTO: &[u8] = include_bytes!("scenes/images/photo.jpg");
+const LOGO: &[u8] = include_bytes!("scenes/images/logo.png");
+const PHOTO_URI: &str = "store://photo";
+const LOGO_URI: &str = "store://logo";
+
+fn engine() -> Engine {
+    let mut engine = Engine::new(FontBook::builtin());
+    for (_, xml) in presspack_assets::TEMPLATES {
+        engine.add_template(Template::parse(xml).unwrap()).unwrap();
+    }
+    engine
+}
+
+/// The full-bleed photo of the card's front.
+fn photo() -> serde_json::Value {
+    serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": PHOTO_URI,
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}})
+}
+
+/// The transparent logo, small and turned, on the card's front.
+fn logo() -> serde_json::Value {
+    serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": LOGO_URI,
+        "imageBox": {"center": {"x": 40, "y": 30}, "width": 30, "height": 30, "angle": 30}})
+}
+
+/// The first line's colour on the back of [`card_pack`]: CMYK, as a press file keeps it.
+fn cmyk() -> serde_json::Value {
+    serde_json::json!({"type": "CMYK", "c": 10, "m": 90, "y": 0, "k": 5})
+}
+
+/// A business card: `front` (an imageData) on the front, two lines of text on the back,
+/// the first in `colour`.
+fn card_pack(front: serde_json::Value, colour: serde_json::Value) -> Pack {
+    let pack = serde_json::json!({
+        "numCards": 50,
+        "sides": [
+            {"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
+             "data": [front]},
+            {"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape",
+             "data": [
+                {"type": "textData", "linkId": "back_line_1", "text": "Ada Lovelace",
+                 "colour": colour},
+                {"type": "textData", "linkId": "back_line_2", "text": "Analytical engines"}]}
+        ],
+        "imageBasket": {"items": []}
+    });
+    let product = Catalogue::builtin().product("businesscard").unwrap();
+    Pack::parse(&pack.to_string(), "pack", product).unwrap()
+}
+
+fn images() -> HashMap<String, ImageInput<'static>> {
+    [(PHOTO_URI, PHOTO), (LOGO_URI, LOGO)]
+        .into_iter()
+        .map(|(uri, bytes)| {
+            let input = ImageInput {
+                bytes,
+                enhance: false,
+            };
+            (uri.to_owned(), input)
+        })
+        .collect()
+}
+
+fn options(marks: bool) -> PressOptions {
+    PressOptions {
+        title: "Order 1042, pack 7".into(),
+        created: 1_795_748_645,
+        marks,
+        slug: Some("Order 1042".into()),
+        die_line_radius: None,
+        proof_dpi: None,
+        limits: Default::default(),
+    }
+}
+
+fn press(pack: &Pack, options: &PressOptions) -> (PathBuf, PressReport) {
+    let (pdf, report) = engine()
+        .press(&press_pages(pack), options, &images())
+        .unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/press-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!(
+        "card-{}-{}.pdf",
+        options.marks,
+        std::process::id() ^ pdf.len() as u32
+    ));
+    std::fs::write(&path, pdf).unwrap();
+    (path, report)
+}
+
+/// Runs one of the checking tools; its standard output.
+fn tool(program: &str, args: &[&str]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{program}: {e}; install poppler-utils and qpdf (tests/run does)")
+        });
+    assert!(
+        output.status.success(),
+        "{program} {args:?} failed: {}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// A `pdfinfo` line's value.
+fn field<'a>(info: &'a str, name: &str) -> &'a str {
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .unwrap_or_else(|| panic!("no {name} in\n{info}"))
+        .trim()
+}
+
+/// `pdfinfo -box`'s box of a page: (width, height) in points.
+fn page_box(info: &str, name: &str) -> (f64, f64) {
+    let line = info
+        .lines()
+        .find(|l| l.starts_with(&format!("Page    1 {name}")) || l.starts_with(&format!("{name}:")))
+        .unwrap_or_else(|| panic!("no {name} in\n{info}"));
+    let numbers: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let n = numbers.len();
+    (
+        numbers[n - 2] - numbers[n - 4],
+        numbers[n - 1] - numbers[n - 3],
+    )
+}
+
+const PT: f64 = 72.0 / 25.4;
+
+fn close(actual: (f64, f64), mm: (f64, f64)) -> bool {
+    (actual.0 - mm.0 * PT).abs() < 0.01 && (actual.1 - mm.1 * PT).abs() < 0.01
+}
+
+#[test]
+fn qpdf_finds_the_file_sound_and_the_boxes_are_the_template_s() {
+    let (path, _) = press(&card_pack(photo(), cmyk()), &options(true));
+    let check = tool("qpdf", &["--check", path_str(&path)]);
+    assert!(
+        check.contains("No syntax or stream encoding errors"),
+        "{check}"
+    );
+    let info = tool("pdfinfo", &["-box", path_str(&path)]);
+    assert_eq!(field(&info, "Pages"), "2");
+    // Business card: 84 x 55 mm cut, 88 x 59 mm bleed, 10 mm all round for the marks.
+    assert!(close(page_box(&info, "TrimBox"), (84.0, 55.0)), "{info}");
+    assert!(close(page_box(&info, "BleedBox"), (88.0, 59.0)), "{info}");
+    assert!(close(page_box(&info, "MediaBox"), (108.0, 79.0)), "{info}");
+    assert_eq!(field(&info, "PDF version"), "1.6");
+    assert_eq!(field(&info, "Encrypted"), "no");
+    assert_eq!(field(&info, "PDF subtype"), "PDF/X-4");
+
+    // Without marks (a proof) the page is the bleed box.
+    let (path, _) = press(&card_pack(photo(), cmyk()), &options(false));
+    let info = tool("pdfinfo", &["-box", path_str(&path)]);
+    assert!(close(page_box(&info, "MediaBox"), (88.0, 59.0)), "{info}");
+}
+
+#[test]
+fn fonts_are_embedded_subsets_with_unicode_maps_and_the_text_comes_back() {
+    let (path, _) = press(&card_pack(photo(), cmyk()), &options(true));
+    let fonts = tool("pdffonts", &[path_str(&path)]);
+    let rows: Vec<&str> = fonts.lines().skip(2).collect();
+    assert!(!rows.is_empty(), "{fonts}");
+    for row in rows {
+        // name type encoding emb sub uni object ID
+        let columns: Vec<&str> = row.split_whitespace().collect();
+        assert!(
+            columns[0].len() > 7 && columns[0].as_bytes()[6] == b'+',
+            "{row}"
+        );
+        assert!(row.contains("CID TrueType"), "{row}");
+        assert_eq!(
+            columns[columns.len() - 5..columns.len() - 2],
+            ["yes", "yes", "yes"],
+            "{row}"
+        );
+    }
+    let text = tool("pdftotext", &["-f", "2", "-l", "2", path_str(&path), "-"]);
+    assert!(text.contains("Ada Lovelace"), "{text}");
+    assert!(text.contains("Analytical engines"), "{text}");
+    // The slug line names the page and its cards.
+    assert!(
+        text.contains("Order 1042 | side details.1 | 50 cards"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_photo_is_embedded_at_its_own_pixel_size_and_cmyk_stays_cmyk() {
+    let (path, _) = press(&card_pack(photo(), cmyk()), &options(true));
+    let list = tool("pdfimages", &["-list", path_str(&path)]);
+    let photo = list
+        .lines()
+        .find(|l| l.contains(" image "))
+        .unwrap_or_else(|| panic!("{list}"));
+    let columns: Vec<&str> = photo.split_whitespace().collect();
+    // page num type width height color comp bpc enc
+    assert_eq!(
+        &columns[3..9],
+        ["900", "600", "icc", "3", "8", "jpeg"],
+        "{list}"
+    );
+    // The JPEG is embedded as it is: its bytes are in the file.
+    let pdf = std::fs::read(&path).unwrap();
+    assert!(pdf.windows(PHOTO.len()).any(|w| w == PHOTO));
+
+    // The CMYK colour's four values, uncompressed, in the page's content.
+    let expanded = path.with_extension("qdf.pdf");
+    tool(
+        "qpdf",
+        &[
+            "--qdf",
+            "--object-streams=disable",
+            path_str(&path),
+            path_str(&expanded),
+        ],
+    );
+    let expanded = std::fs::read(&expanded).unwrap();
+    let needle = b"0.1 0.9 0 0.05 k";
+    assert!(expanded.windows(needle.len()).any(|w| w == needle));
+
+    // A PNG with transparency is embedded losslessly, its alpha as a soft mask.
+    let (path, _) = press(&card_pack(logo(), cmyk()), &options(true));
+    let list = tool("pdfimages", &["-list", path_str(&path)]);
+    let kinds: Vec<Vec<&str>> = list
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(kinds.len(), 2, "{list}");
+    assert_eq!(&kinds[0][2..5], ["image", "200", "200"], "{list}");
+    assert_eq!(kinds[0][8], "image", "{list}");
+    assert_eq!(&kinds[1][2..5], ["smask", "200", "200"], "{list}");
+}
+
+#[test]
+fn the_press_file_looks_like_the_engine_s_png() {
+    // Black text: poppler gives coloured vector fills inks of its own when it renders to
+    // the output intent, so their colour is checked in the page content instead (above).
+    let rgb = serde_json::json!({"type": "RGB", "r": 0, "g": 0, "b": 0});
+    for (name, front) in [("photo", photo()), ("logo", logo())] {
+        looks_like_the_png(name, &card_pack(front, rgb.clone()));
+    }
+}
+
+fn looks_like_the_png(name: &str, pack: &Pack) {
+    let (path, _) = press(pack, &options(false));
+    let engine = engine();
+    for (page, side) in pack.sides.iter().enumerate() {
+        let request = RenderRequest {
+            side: side.clone(),
+            overlays: Vec::new(),
+            box_type: BoxType::Bleed,
+            max_side: 1040,
+            partial: false,
+        };
+        let (canvas, _) = engine.draw(&request, &images()).unwrap();
+        let png = canvas.pixels().encode_png().unwrap();
+        let (width, height) = (canvas.width(), canvas.height());
+        let out = path.with_extension(format!("page{page}"));
+        // Poppler renders in the output intent's CMYK (its own CMYK to RGB formula is not
+        // the engine's); the engine's formula turns those inks into RGB.
+        tool(
+            "pdftoppm",
+            &[
+                "-jpegcmyk",
+                "-singlefile",
+                "-f",
+                &(page + 1).to_string(),
+                "-l",
+                &(page + 1).to_string(),
+                "-scale-to-x",
+                &width.to_string(),
+                "-scale-to-y",
+                &height.to_string(),
+                path_str(&path),
+                path_str(&out),
+            ],
+        );
+        let inks = std::fs::read(out.with_extension(format!("page{page}.jpg"))).unwrap();
+        compare(
+            &format!("{name}-page-{page}"),
+            &png,
+            &cmyk_to_rgb(&inks, (width, height)),
+        );
+    }
+}
+
+/// A CMYK JPEG's pixels as RGB by the engine's documented formula, `r = 255 (1 - c)(1 - k)`,
+/// as PNG. The JPEG stores its inks inverted (Adobe's convention), so each channel is
+/// `255 - ink` and the formula is a product.
+fn cmyk_to_rgb(jpeg: &[u8], size: (u32, u32)) -> Vec<u8> {
+    let image = image::load_from_memory(jpeg).unwrap().to_rgb8();
+    assert_eq!(image.dimensions(), size);
+    presspack_engine::raster::encode_png(size.0, size.1, png::ColorType::Rgb, image.as_raw())
+        .unwrap()
+}
+
+/// Decodes a PNG to RGB.
+fn rgb(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    decoder.set_transformations(png::Transformations::normalize_to_color8());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    let samples = info.color_type.samples();
+    let rgb = buf
+        .chunks(samples)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    (info.width, info.height, rgb)
+}
+
+/// Poppler's rendering against the engine's: the same size, and every 8 x 8 block's average
+/// colour within a few levels. Blocks, not pixels: two rasterisers anti-alias text edges and
+/// resample photos differently and poppler's JPEG rings round sharp edges, while a glyph or
+/// image out of place by a fraction of a millimetre changes whole blocks. On a mismatch
+/// writes expected/actual/diff PNGs under `target/press-diffs/`.
+fn compare(name: &str, expected_png: &[u8], actual_png: &[u8]) {
+    const BLOCK: usize = 8;
+    let (ew, eh, expected) = rgb(expected_png);
+    let (aw, ah, actual) = rgb(actual_png);
+    assert_eq!((aw, ah), (ew, eh), "{name}: sizes differ");
+    let (width, height) = (ew as usize, eh as usize);
+    let block_means = |pixels: &[u8]| -> Vec<f64> {
+        let mut means = Vec::new();
+        for top in (0..height - height % BLOCK).step_by(BLOCK) {
+            for left in (0..width - width % BLOCK).step_by(BLOCK) {
+                for channel in 0..3 {
+                    let sum: u32 = (top..top + BLOCK)
+                        .flat_map(|y| {
+                            (left..left + BLOCK).map(move |x| (y * width + x) * 3 + channel)
+                        })
+                        .map(|i| u32::from(pixels[i]))
+                        .sum();
+                    means.push(f64::from(sum) / (BLOCK * BLOCK) as f64);
+                }
+            }
+        }
+        means
+    };
+    let (e, a) = (block_means(&expected), block_means(&actual));
+    let block_differences: Vec<f64> = e.iter().zip(&a).map(|(e, a)| (e - a).abs()).collect();
+    let mean = block_differences.iter().sum::<f64>() / block_differences.len() as f64;
+    let worst = block_differences.iter().copied().fold(0.0, f64::max);
+    eprintln!("{name}: mean block difference {mean:.2}, worst {worst:.1}");
+    if mean <= 3.0 && worst <= 64.0 {
+        return;
+    }
+    let differences: Vec<u8> = expected
+        .iter()
+        .zip(&actual)
+        .map(|(e, a)| e.abs_diff(*a))
+        .collect();
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/press-diffs");
+    std::fs::create_dir_all(&out).unwrap();
+    let write = |file: &str, pixels: &[u8]| {
+        let png =
+            presspack_engine::raster::encode_png(ew, eh, png::ColorType::Rgb, pixels).unwrap();
+        std::fs::write(out.join(format!("{name}.{file}.png")), png).unwrap();
+    };
+    write("expected", &expected);
+    write("actual", &actual);
+    let diff: Vec<u8> = differences
+        .iter()
+        .map(|d| 255 - d.saturating_mul(4))
+        .collect();
+    write("diff", &diff);
+    panic!(
+        "{name}: poppler's rendering differs from the engine's PNG (mean 8 x 8 block difference {mean:.2}, worst {worst:.1}); see {}",
+        out.display()
+    );
+}
+
+#[test]
+fn preflight_reports_resolution_and_the_slug_says_so() {
+    let (_, report) = press(&card_pack(photo(), cmyk()), &options(true));
+    assert_eq!(report.pages.len(), 2);
+    assert_eq!(report.pages[0].side, "image.1");
+    assert_eq!(report.pages[0].copies, 50);
+    let image = &report.pages[0].images[0];
+    // 900 pixels over 88.5 mm is 258.3 dpi: printable, with a warning.
+    assert_eq!((image.width, image.height, image.dpi), (900, 600, 258.3));
+    let finding = &report.pages[0].findings[0];
+    assert_eq!(
+        (finding.severity, finding.code, finding.link_id.as_str()),
+        (
+            Severity::Warning,
+            FindingCode::LowResolution,
+            "variable_image_front"
+        )
+    );
+    assert_eq!(report.verdict, Verdict::Warn);
+    assert!(report.pages[1].findings.is_empty(), "{report:?}");
+}

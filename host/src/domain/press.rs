@@ -1,0 +1,74 @@
+//! Press files of packs: the PDF/X-4 a press prints (crop marks, slug line, every pixel of
+//! each image) or a small proof for a customer, each with its preflight report. The engine
+//! makes them from the pack's stored sides, in its sandbox, like every render.
+
+use presspack_engine::images::plan_print_images;
+use presspack_engine::model::Side;
+use presspack_engine::press::{
+    PreflightLimits, PressOptions, PressReport, ROUNDED_CORNER_RADIUS, press_pages,
+};
+use presspack_engine::wire::PressPageInput;
+
+use crate::domain::error::DomainError;
+use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
+use crate::domain::packs::{PackRecord, stored_pack};
+use crate::domain::services::Services;
+use crate::infra::store::unix_millis;
+
+/// Resolution of a proof's images at their printed size, dots per inch: sharp on a screen,
+/// a fraction of the press file's size.
+pub const PROOF_DPI: f64 = 150.0;
+
+/// Which press file to make.
+#[derive(Debug, Clone, Copy)]
+pub enum PressKind<'a> {
+    /// For the press: crop marks and a slug line starting with `slug`.
+    Press { slug: &'a str },
+    /// For a customer or partner to look at: no marks, images at [`PROOF_DPI`].
+    Proof,
+}
+
+/// The press file of a stored pack, titled `title`, and its preflight report.
+pub async fn pack_press_file(
+    services: &Services,
+    record: &PackRecord,
+    title: &str,
+    kind: PressKind<'_>,
+) -> Result<(PressReport, Vec<u8>), DomainError> {
+    let pack = stored_pack(services, record)?;
+    let pages = press_pages(&pack);
+    let sides: Vec<&Side> = pages.iter().map(|page| &page.side).collect();
+    let planned = plan_print_images(&sides, &pack.image_basket, |code| {
+        services.templates.get(code).map(|entry| &entry.template)
+    })
+    .map_err(plan_error)?;
+    let images = fetch_renditions(services, planned).await?;
+    let settings = services.images.settings();
+    let options = PressOptions {
+        title: title.to_owned(),
+        created: unix_millis() / 1000,
+        marks: matches!(kind, PressKind::Press { .. }),
+        slug: match kind {
+            PressKind::Press { slug } => Some(slug.to_owned()),
+            PressKind::Proof => None,
+        },
+        die_line_radius: (record.physical_spec.finishing_option == "rounded_corners")
+            .then_some(ROUNDED_CORNER_RADIUS),
+        proof_dpi: matches!(kind, PressKind::Proof).then_some(PROOF_DPI),
+        limits: PreflightLimits {
+            warn_dpi: f64::from(settings.press_warn_dpi),
+            block_dpi: f64::from(settings.press_block_dpi),
+        },
+    };
+    let pages: Vec<PressPageInput> = pages
+        .iter()
+        .map(|page| PressPageInput {
+            side: serde_json::to_value(&page.side).expect("sides serialise"),
+            copies: page.copies,
+        })
+        .collect();
+    Ok(services
+        .engine
+        .press(&pages, &options, &FetchedImage::inputs(&images))
+        .await?)
+}
