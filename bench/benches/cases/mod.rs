@@ -1,5 +1,8 @@
 //! What the engine benchmarks share: the engine natively and under wasmtime, set up alike,
-//! and the calls they time (the same bytes-level call for both builds).
+//! and the calls they time (the same bytes-level call for both builds). Each benchmark uses
+//! a part of it.
+
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::sync::Arc;

@@ -147,7 +147,7 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
             // an end-of-image marker after the scan is how we know it is whole (entropy-coded
             // data stuffs every 0xFF, so the pair cannot occur inside it).
             0xDA => {
-                if !bytes[at..].windows(2).any(|w| w == [0xFF, 0xD9]) {
+                if memchr::memmem::find(&bytes[at..], &[0xFF, 0xD9]).is_none() {
                     return Err("the JPEG is cut short: its image data has no end".into());
                 }
                 break;

@@ -239,16 +239,14 @@ pub fn write_pdf(
     pdf.indirect(srgb_space_id)
         .start::<ColorSpace>()
         .icc_based(srgb_id);
+    let profiles = deflated_profiles();
     {
-        let compressed = deflate(&icc::srgb_profile());
-        let mut stream = pdf.icc_profile(srgb_id, &compressed);
+        let mut stream = pdf.icc_profile(srgb_id, &profiles.srgb);
         stream.filter(Filter::FlateDecode);
         stream.n(3).alternate_name(Name(b"DeviceRGB"));
     }
-    let output_profile = icc::preview_cmyk_profile();
     {
-        let compressed = deflate(&output_profile);
-        let mut stream = pdf.icc_profile(output_profile_id, &compressed);
+        let mut stream = pdf.icc_profile(output_profile_id, &profiles.output);
         stream.filter(Filter::FlateDecode);
         stream.n(4).alternate_name(Name(b"DeviceCMYK"));
     }
@@ -298,6 +296,20 @@ pub fn write_pdf(
     catalog.finish();
     pdf.set_file_id((document_id.to_vec(), document_id.to_vec()));
     Ok(pdf.finish())
+}
+
+/// The embedded profiles, deflated: made once (they are the same in every file).
+struct DeflatedProfiles {
+    srgb: Vec<u8>,
+    output: Vec<u8>,
+}
+
+fn deflated_profiles() -> &'static DeflatedProfiles {
+    static PROFILES: std::sync::OnceLock<DeflatedProfiles> = std::sync::OnceLock::new();
+    PROFILES.get_or_init(|| DeflatedProfiles {
+        srgb: deflate(&icc::srgb_profile()),
+        output: deflate(&icc::preview_cmyk_profile()),
+    })
 }
 
 /// A `Separation` colour space whose full tint is `cmyk` on devices without the plate.
