@@ -300,6 +300,7 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/orders", get(orders::history))
         .route("/orders/{number}", get(orders::show))
         .route("/orders/{number}/confirmation", get(orders::confirmation))
+        .route("/orders/{number}/proof/{line}", get(orders::proof))
         .route("/static/shop.css", get(layout::stylesheet))
         .route("/static/confirmation.js", get(layout::confirmation_script))
         .layer(DefaultBodyLimit::max(layout::MAX_FORM_BYTES))

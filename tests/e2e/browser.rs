@@ -266,6 +266,36 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     assert_eq!(webhook.json()["data"]["orderNumber"], number.as_str());
     screenshot(&browser, &format!("{store}-5-confirmation")).await;
 
+    // The proof: the confirmation page's link, fetched with the browser's session (the
+    // page's own policy lets no script fetch, so the test does what a click's download does).
+    let href = browser
+        .find(Locator::Css("a.proof-link"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .expect("the proof link has an address");
+    let cookies: Vec<String> = browser
+        .get_all_cookies()
+        .await
+        .unwrap()
+        .iter()
+        .map(|cookie| format!("{}={}", cookie.name(), cookie.value()))
+        .collect();
+    let reply = app
+        .client
+        .get(format!("{}{href}", app.address))
+        .header("cookie", cookies.join("; "))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.headers()["content-type"], "application/pdf");
+    let pdf = reply.bytes().await.unwrap().to_vec();
+    assert!(pdf.starts_with(b"%PDF-1.6"));
+    let proof_text = crate::press::pdf_text(&pdf);
+    assert!(proof_text.contains("Ann Example"), "{proof_text}");
+
     // The order history names the pack.
     browser
         .goto(&format!("{}/orders", app.address))

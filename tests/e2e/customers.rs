@@ -705,6 +705,7 @@ async fn customers_cannot_reach_each_others_packs_carts_or_orders(kind: StoreKin
     for path in [
         format!("/orders/{number}"),
         format!("/orders/{number}/confirmation"),
+        format!("/orders/{number}/proof/0"),
         format!("/packs/{pack}/sides/0"),
     ] {
         let page = bob.get(&path).await;
@@ -729,6 +730,17 @@ async fn customers_cannot_reach_each_others_packs_carts_or_orders(kind: StoreKin
             .body
             .contains("private cards")
     );
+    // Ann's proof is hers; a line the order does not have is not found.
+    assert!(
+        ann.get(&format!("/orders/{number}/proof/0"))
+            .await
+            .body
+            .starts_with("%PDF-")
+    );
+    assert_eq!(
+        ann.get(&format!("/orders/{number}/proof/1")).await.status,
+        404
+    );
     // Signed out, nothing is shown.
     let anonymous = Shopper::new(&app);
     assert_eq!(
@@ -736,6 +748,13 @@ async fn customers_cannot_reach_each_others_packs_carts_or_orders(kind: StoreKin
         401
     );
     assert_eq!(anonymous.get("/cart").await.status, 401);
+    assert_eq!(
+        anonymous
+            .get(&format!("/orders/{number}/proof/0"))
+            .await
+            .status,
+        401
+    );
 }
 
 async fn failed_sign_ins_are_limited(kind: StoreKind) {

@@ -80,6 +80,11 @@ fn tool(program: &str, args: &[&str], pdf: &[u8]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// The text of a PDF, as `pdftotext` reads it.
+pub fn pdf_text(pdf: &[u8]) -> String {
+    tool("pdftotext", &[], pdf)
+}
+
 /// `pdfimages -list` rows: (type, width, height, encoding).
 fn images(pdf: &[u8]) -> Vec<(String, u32, u32, String)> {
     tool("pdfimages", &["-list"], pdf)
@@ -121,7 +126,7 @@ async fn a_pack_s_press_file_holds_its_print_rendition_text_and_die_line(kind: S
         [("image".to_owned(), 900, 600, "jpeg".to_owned())]
     );
     assert!(pdf.windows(PHOTO.len()).any(|w| w == PHOTO));
-    let text = tool("pdftotext", &[], pdf);
+    let text = pdf_text(pdf);
     assert!(text.contains("Grace Hopper"), "{text}");
     // The slug names the pack; the rounded corners are a die line on a layer of its own.
     assert!(

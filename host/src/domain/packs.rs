@@ -226,22 +226,24 @@ pub fn stored_product<'a>(
     state: &'a Services,
     record: &PackRecord,
 ) -> Result<&'a Product, DomainError> {
-    state.catalogue.product(&record.product).ok_or_else(|| {
+    catalogue_product(state, &record.product)
+}
+
+/// A product a stored pack names, which the catalogue must still have.
+fn catalogue_product<'a>(state: &'a Services, code: &str) -> Result<&'a Product, DomainError> {
+    state.catalogue.product(code).ok_or_else(|| {
         DomainError::new(
             ErrorCode::Internal,
-            format!(
-                "the pack's product {:?} is no longer in the catalogue",
-                record.product
-            ),
+            format!("the pack's product {code:?} is no longer in the catalogue"),
         )
     })
 }
 
-/// A stored pack read back for drawing: it was valid when written, so failing now is the
-/// service's fault.
-pub fn stored_pack(state: &Services, record: &PackRecord) -> Result<Pack, DomainError> {
-    let product = stored_product(state, record)?;
-    Pack::parse(record.pack.get(), "pack", product)
+/// A stored pack (or one as ordered) read back for drawing: it was valid when written, so
+/// failing now is the service's fault.
+pub fn stored_pack(state: &Services, product: &str, pack: &RawValue) -> Result<Pack, DomainError> {
+    let product = catalogue_product(state, product)?;
+    Pack::parse(pack.get(), "pack", product)
         .map_err(|e| DomainError::new(ErrorCode::Internal, format!("stored pack: {e}")))
 }
 

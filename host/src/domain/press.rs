@@ -3,7 +3,7 @@
 //! makes them from the pack's stored sides, in its sandbox, like every render.
 
 use presspack_engine::images::plan_print_images;
-use presspack_engine::model::Side;
+use presspack_engine::model::{Pack, Side};
 use presspack_engine::press::{
     PreflightLimits, PressOptions, PressReport, ROUNDED_CORNER_RADIUS, press_pages,
 };
@@ -11,6 +11,7 @@ use presspack_engine::wire::PressPageInput;
 
 use crate::domain::error::DomainError;
 use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
+use crate::domain::orders::OrderLine;
 use crate::domain::packs::{PackRecord, stored_pack};
 use crate::domain::services::Services;
 use crate::infra::store::unix_millis;
@@ -28,15 +29,44 @@ pub enum PressKind<'a> {
     Proof,
 }
 
-/// The press file of a stored pack, titled `title`, and its preflight report.
-pub async fn pack_press_file(
+/// What a press file prints: a pack as stored, or as an order line holds it (as ordered).
+pub struct PackToPrint<'a> {
+    pub pack: Pack,
+    /// The physical spec's finishing option (`rounded_corners` draws a die line).
+    pub finishing_option: &'a str,
+}
+
+impl PackToPrint<'_> {
+    pub fn stored<'a>(
+        services: &Services,
+        record: &'a PackRecord,
+    ) -> Result<PackToPrint<'a>, DomainError> {
+        Ok(PackToPrint {
+            pack: stored_pack(services, &record.product, &record.pack)?,
+            finishing_option: &record.physical_spec.finishing_option,
+        })
+    }
+
+    pub fn ordered<'a>(
+        services: &Services,
+        line: &'a OrderLine,
+    ) -> Result<PackToPrint<'a>, DomainError> {
+        Ok(PackToPrint {
+            pack: stored_pack(services, &line.product, &line.pack)?,
+            finishing_option: &line.physical_spec.finishing_option,
+        })
+    }
+}
+
+/// The press file of a pack, titled `title`, and its preflight report.
+pub async fn press_file(
     services: &Services,
-    record: &PackRecord,
+    print: &PackToPrint<'_>,
     title: &str,
     kind: PressKind<'_>,
 ) -> Result<(PressReport, Vec<u8>), DomainError> {
-    let pack = stored_pack(services, record)?;
-    let pages = press_pages(&pack);
+    let pack = &print.pack;
+    let pages = press_pages(pack);
     let sides: Vec<&Side> = pages.iter().map(|page| &page.side).collect();
     let planned = plan_print_images(&sides, &pack.image_basket, |code| {
         services.templates.get(code).map(|entry| &entry.template)
@@ -52,7 +82,7 @@ pub async fn pack_press_file(
             PressKind::Press { slug } => Some(slug.to_owned()),
             PressKind::Proof => None,
         },
-        die_line_radius: (record.physical_spec.finishing_option == "rounded_corners")
+        die_line_radius: (print.finishing_option == "rounded_corners")
             .then_some(ROUNDED_CORNER_RADIUS),
         proof_dpi: matches!(kind, PressKind::Proof).then_some(PROOF_DPI),
         limits: PreflightLimits {

@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 
 use axum::extract::{Form, Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::keys;
 use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
+use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
@@ -240,7 +241,7 @@ fn order_details(order: &Order) -> Markup {
     html! {
         p.lead { "Order " strong.order-number { (order.number) } " · Payment: " (order.payment.state.describe()) }
         ul.lines aria-label="Packs in this order" {
-            @for line in &order.lines {
+            @for (index, line) in order.lines.iter().enumerate() {
                 li.line {
                     img.thumb src=(format!("/packs/{}/sides/0?max=300", line.pack_id)) alt=(format!("Front of {}", line.name));
                     div.summary {
@@ -249,6 +250,7 @@ fn order_details(order: &Order) -> Markup {
                         p.spec { (describe_spec(&line.physical_spec)) }
                     }
                     p.line-total { (line.quantity) " × " (money(currency, line.unit_price)) " = " (money(currency, line.line_total)) }
+                    p.proof { a.proof-link href=(format!("/orders/{}/proof/{index}", order.number)) download { "Proof (PDF)" } }
                 }
             }
         }
@@ -324,6 +326,47 @@ pub async fn show(
     let order = own_order(&services, &visitor, &number).await?;
     let title = format!("Order {}", order.number);
     Ok(layout::page(&visitor, &title, order_details(&order)))
+}
+
+/// `GET /orders/{number}/proof/{line}`: a proof PDF of one pack of the customer's own order,
+/// as it was ordered (images at screen resolution, no marks).
+pub async fn proof(
+    State(ServicesState(services)): State<ServicesState>,
+    visitor: Visitor,
+    Path((number, index)): Path<(String, usize)>,
+) -> Result<Response, PageError> {
+    let order = own_order(&services, &visitor, &number).await?;
+    let line = order
+        .lines
+        .get(index)
+        .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
+    let print = PackToPrint::ordered(&services, line)?;
+    let title = format!("Order {} proof: {}", order.number, line.name);
+    let (_, pdf) = press_file(&services, &print, &title, PressKind::Proof).await?;
+    let disposition = format!(
+        "attachment; filename=\"{}-{}.pdf\"",
+        order.number,
+        index + 1
+    );
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/pdf"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&disposition)
+                    .map_err(|_| PageError::not_found("There is no such order in your account."))?,
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, no-store"),
+            ),
+        ],
+        pdf,
+    )
+        .into_response())
 }
 
 /// `GET /orders`: the customer's orders, newest first.

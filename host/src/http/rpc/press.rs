@@ -7,7 +7,7 @@ use serde::Serialize;
 use presspack_engine::press::PressReport;
 
 use crate::domain::error::DomainError;
-use crate::domain::press::{PressKind, pack_press_file};
+use crate::domain::press::{PackToPrint, PressKind, press_file as make_press_file};
 use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::packs::load;
@@ -30,7 +30,8 @@ async fn press_file(
             ));
         }
     };
-    let (report, pdf) = pack_press_file(services, &stored.record, &slug, kind).await?;
+    let print = PackToPrint::stored(services, &stored.record)?;
+    let (report, pdf) = make_press_file(services, &print, &slug, kind).await?;
     Ok((stored.id, report, pdf))
 }
 

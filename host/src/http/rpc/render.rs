@@ -93,7 +93,7 @@ pub async fn pack_side(
     index: usize,
     max_side: u32,
 ) -> Result<Vec<u8>, DomainError> {
-    let pack = stored_pack(services, pack)?;
+    let pack = stored_pack(services, &pack.product, &pack.pack)?;
     let side = pack.sides.get(index).cloned().ok_or_else(|| {
         DomainError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
     })?;
