@@ -43,28 +43,31 @@ fn twelve_megapixels(mut seed: u64) -> RgbImage {
 }
 
 fn jpeg(image: &RgbImage) -> Vec<u8> {
-    let mut out = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(Cursor::new(&mut out), 90)
-        .write_image(
+    encoded_with(|out| {
+        image::codecs::jpeg::JpegEncoder::new_with_quality(out, 90).write_image(
             image.as_raw(),
             image.width(),
             image.height(),
             image::ExtendedColorType::Rgb8,
         )
-        .unwrap();
-    out
+    })
 }
 
 fn png(image: &RgbImage) -> Vec<u8> {
-    let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(Cursor::new(&mut out))
-        .write_image(
+    encoded_with(|out| {
+        image::codecs::png::PngEncoder::new(out).write_image(
             image.as_raw(),
             image.width(),
             image.height(),
             image::ExtendedColorType::Rgb8,
         )
-        .unwrap();
+    })
+}
+
+/// The bytes `encode` writes.
+fn encoded_with(encode: impl FnOnce(Cursor<&mut Vec<u8>>) -> image::ImageResult<()>) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode(Cursor::new(&mut out)).unwrap();
     out
 }
 
@@ -73,26 +76,7 @@ fn sides(angle: f64) -> [Value; 2] {
     let front = json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
         "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": PHOTO_URI,
         "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 96, "height": 72, "angle": angle}}]});
-    let lines = [
-        "Ada Lovelace",
-        "Analytical Engine Programmer",
-        "Difference Engine Ltd",
-        "12 Marylebone Street",
-        "London W1 2AB",
-        "United Kingdom",
-        "Tel +44 20 7946 0000",
-        "Mob +44 7700 900000",
-        "ada@example.com",
-        "www.example.com",
-        "@ada_lovelace",
-    ];
-    let data: Vec<Value> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, text)| json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text}))
-        .collect();
-    let back = json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data});
-    [front, back]
+    [front, cases::text_side()]
 }
 
 fn press_input(sides: &[Value; 2], image: ImageInput<'_>, proof: bool) -> Vec<u8> {

@@ -144,8 +144,11 @@ async fn a_proof_is_small_and_preflight_reports_the_photo_s_resolution(kind: Sto
         r#"{"paperClass":"classic","finishingOption":"square_corners"}"#,
     )
     .await;
-    // A proof by default: no marks, the photo at 150 dpi (88.5 mm is 523 pixels).
-    let reply = render_pdf(&app, &id, "proof").await;
+    // A proof unless `kind` says otherwise: no marks, the photo at 150 dpi (88.5 mm is 523
+    // pixels).
+    let reply = app
+        .get(&[("method", "svc.pack.renderPackPdf"), ("packId", &id)])
+        .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
     let proof = &reply.bytes;
     let info = tool("pdfinfo", &["-box"], proof);

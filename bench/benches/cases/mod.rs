@@ -67,7 +67,7 @@ fn frame(side: serde_json::Value, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> 
 }
 
 /// A filled-in details side: eleven lines of a real card.
-pub fn text_side_frame() -> Vec<u8> {
+pub fn text_side() -> serde_json::Value {
     let lines = [
         "Ada Lovelace",
         "Analytical Engine Programmer",
@@ -86,10 +86,12 @@ pub fn text_side_frame() -> Vec<u8> {
         .enumerate()
         .map(|(i, text)| json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text}))
         .collect();
-    frame(
-        json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data}),
-        &[],
-    )
+    json!({"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape", "data": data})
+}
+
+/// [`text_side`] as a `Draw` call.
+pub fn text_side_frame() -> Vec<u8> {
+    frame(text_side(), &[])
 }
 
 /// A full-bleed photo side, as the HTTP benchmark renders it.

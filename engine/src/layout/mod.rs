@@ -60,6 +60,38 @@ pub enum SceneItem {
     },
 }
 
+/// One step of an outline in a box's own frame (origin at its centre), millimetres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PathStep {
+    MoveTo(f32, f32),
+    LineTo(f32, f32),
+    /// Two control points, then the end point.
+    CubicTo([f32; 6]),
+    Close,
+}
+
+/// The outline of a `width` x `height` rectangle centred on the origin with corners of
+/// `radius` (at most half a side): cubic arcs with the usual 0.5523 handle. The rasteriser's
+/// rounded-corner mask and the press file's die line are both this path.
+pub fn rounded_rect(width: f64, height: f64, radius: f64) -> [PathStep; 10] {
+    let (w, h) = (width as f32, height as f32);
+    let r = (radius as f32).min(w / 2.0).min(h / 2.0);
+    let (l, t, rt, b) = (-w / 2.0, -h / 2.0, w / 2.0, h / 2.0);
+    let k = r * 0.552_284_8;
+    [
+        PathStep::MoveTo(l + r, t),
+        PathStep::LineTo(rt - r, t),
+        PathStep::CubicTo([rt - r + k, t, rt, t + r - k, rt, t + r]),
+        PathStep::LineTo(rt, b - r),
+        PathStep::CubicTo([rt, b - r + k, rt - r + k, b, rt - r, b]),
+        PathStep::LineTo(l + r, b),
+        PathStep::CubicTo([l + r - k, b, l, b - r + k, l, b - r]),
+        PathStep::LineTo(l, t + r),
+        PathStep::CubicTo([l, t + r - k, l + r - k, t, l + r, t]),
+        PathStep::Close,
+    ]
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SceneGlyph {
     pub face: FaceId,

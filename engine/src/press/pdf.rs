@@ -13,7 +13,7 @@ use pdf_writer::types::{
 use pdf_writer::writers::ColorSpace;
 use pdf_writer::{Content, Date, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 
-use crate::layout::{Scene, SceneGlyph, SceneItem};
+use crate::layout::{PathStep, Scene, SceneGlyph, SceneItem};
 use crate::model::{BoundingBox, Colour};
 use crate::raster::ViewArea;
 use crate::text::{FaceId, FontBook};
@@ -755,22 +755,16 @@ fn box_path(content: &mut Content, area: &BoundingBox) {
     content.close_path();
 }
 
-/// A rounded rectangle centred on the origin; cubic arcs with the usual 0.5523 handle.
+/// A rounded rectangle centred on the origin ([`crate::layout::rounded_rect`]).
 fn rounded_rect(content: &mut Content, width: f64, height: f64, radius: f64) {
-    let (w, h) = (width as f32, height as f32);
-    let r = (radius as f32).min(w / 2.0).min(h / 2.0);
-    let (l, t, rt, b) = (-w / 2.0, -h / 2.0, w / 2.0, h / 2.0);
-    let k = r * 0.552_284_8;
-    content.move_to(l + r, t);
-    content.line_to(rt - r, t);
-    content.cubic_to(rt - r + k, t, rt, t + r - k, rt, t + r);
-    content.line_to(rt, b - r);
-    content.cubic_to(rt, b - r + k, rt - r + k, b, rt - r, b);
-    content.line_to(l + r, b);
-    content.cubic_to(l + r - k, b, l, b - r + k, l, b - r);
-    content.line_to(l, t + r);
-    content.cubic_to(l, t + r - k, l + r - k, t, l + r, t);
-    content.close_path();
+    for step in crate::layout::rounded_rect(width, height, radius) {
+        match step {
+            PathStep::MoveTo(x, y) => content.move_to(x, y),
+            PathStep::LineTo(x, y) => content.line_to(x, y),
+            PathStep::CubicTo([x1, y1, x2, y2, x, y]) => content.cubic_to(x1, y1, x2, y2, x, y),
+            PathStep::Close => content.close_path(),
+        };
+    }
 }
 
 /// Two marks at each corner of the trim box, in the line of its edges, outside the bleed.

@@ -19,7 +19,7 @@ use tiny_skia::{
 
 pub use image::{DecodedImage, ImageError, MAX_IMAGE_PIXELS, decode_image};
 
-use crate::layout::{Scene, SceneGlyph, SceneItem};
+use crate::layout::{PathStep, Scene, SceneGlyph, SceneItem};
 use crate::model::BoundingBox;
 use crate::text::{FaceId, FontBook};
 use transformed::{Point, ToSource, draw_transformed};
@@ -768,23 +768,17 @@ fn local_rect(area: &BoundingBox) -> Rect {
     .unwrap_or_else(|| Rect::from_xywh(0.0, 0.0, 1e-6, 1e-6).expect("a tiny rect is valid"))
 }
 
-/// A rounded rectangle in the frame of `area`; cubic arcs with the usual 0.5523 handle.
+/// A rounded rectangle in the frame of `area` ([`crate::layout::rounded_rect`]).
 fn rounded_rect(area: &BoundingBox, radius: f64) -> Option<tiny_skia::Path> {
-    let (w, h) = (area.width as f32, area.height as f32);
-    let r = (radius as f32).min(w / 2.0).min(h / 2.0);
-    let (l, t, rt, b) = (-w / 2.0, -h / 2.0, w / 2.0, h / 2.0);
-    let k = r * 0.552_284_8;
     let mut p = PathBuilder::new();
-    p.move_to(l + r, t);
-    p.line_to(rt - r, t);
-    p.cubic_to(rt - r + k, t, rt, t + r - k, rt, t + r);
-    p.line_to(rt, b - r);
-    p.cubic_to(rt, b - r + k, rt - r + k, b, rt - r, b);
-    p.line_to(l + r, b);
-    p.cubic_to(l + r - k, b, l, b - r + k, l, b - r);
-    p.line_to(l, t + r);
-    p.cubic_to(l, t + r - k, l + r - k, t, l + r, t);
-    p.close();
+    for step in crate::layout::rounded_rect(area.width, area.height, radius) {
+        match step {
+            PathStep::MoveTo(x, y) => p.move_to(x, y),
+            PathStep::LineTo(x, y) => p.line_to(x, y),
+            PathStep::CubicTo([x1, y1, x2, y2, x, y]) => p.cubic_to(x1, y1, x2, y2, x, y),
+            PathStep::Close => p.close(),
+        }
+    }
     p.finish()
 }
 

@@ -3,11 +3,12 @@
 //! makes them from the pack's stored sides, in its sandbox, like every render.
 
 use presspack_engine::images::plan_print_images;
-use presspack_engine::model::{Pack, Side};
+use presspack_engine::model::{Pack, PhysicalSpec, Side};
 use presspack_engine::press::{
     PreflightLimits, PressOptions, PressReport, ROUNDED_CORNER_RADIUS, press_pages,
 };
 use presspack_engine::wire::PressPageInput;
+use serde_json::value::RawValue;
 
 use crate::domain::error::DomainError;
 use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
@@ -37,23 +38,36 @@ pub struct PackToPrint<'a> {
 }
 
 impl PackToPrint<'_> {
+    /// A pack as stored.
     pub fn stored<'a>(
         services: &Services,
         record: &'a PackRecord,
     ) -> Result<PackToPrint<'a>, DomainError> {
-        Ok(PackToPrint {
-            pack: stored_pack(services, &record.product, &record.pack)?,
-            finishing_option: &record.physical_spec.finishing_option,
-        })
+        PackToPrint::read(
+            services,
+            &record.product,
+            &record.pack,
+            &record.physical_spec,
+        )
     }
 
+    /// A pack as an order line holds it.
     pub fn ordered<'a>(
         services: &Services,
         line: &'a OrderLine,
     ) -> Result<PackToPrint<'a>, DomainError> {
+        PackToPrint::read(services, &line.product, &line.pack, &line.physical_spec)
+    }
+
+    fn read<'a>(
+        services: &Services,
+        product: &str,
+        pack: &RawValue,
+        spec: &'a PhysicalSpec,
+    ) -> Result<PackToPrint<'a>, DomainError> {
         Ok(PackToPrint {
-            pack: stored_pack(services, &line.product, &line.pack)?,
-            finishing_option: &line.physical_spec.finishing_option,
+            pack: stored_pack(services, product, pack)?,
+            finishing_option: &spec.finishing_option,
         })
     }
 }
