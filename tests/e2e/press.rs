@@ -198,6 +198,20 @@ async fn press_parameters_and_access_are_checked(kind: StoreKind) {
         .await
         .error("missing_parameter");
     assert!(message.starts_with("packId"), "{message}");
+    // A pack without sides has nothing to print.
+    let empty = app
+        .create_pack(
+            "businesscard",
+            &[("pack", r#"{"sides": [], "imageBasket": {"items": []}}"#)],
+        )
+        .await["packId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let message = render_pdf(&app, &empty, "press")
+        .await
+        .error("invalid_pack");
+    assert_eq!(message, "packId: the pack has no sides to print");
     // Another partner's key sees no such pack; no key is not let in at all.
     let other = create_key(&app.store, &every_permission()).await;
     let reply = app

@@ -21,7 +21,8 @@ pub use error::ModelError;
 pub use json::{FromJson, parse};
 pub use pack::{
     Alignment, BoundingBox, BoxDatum, Card, CardSide, Datum, Extra, FixedImageDatum, Font,
-    ImageBasket, ImageBasketItem, ImageDatum, ImageItem, Pack, Point, Side, SideType, TextDatum,
+    ImageBasket, ImageBasketItem, ImageDatum, ImageItem, MAX_SIDES, Pack, Point, Side, SideType,
+    TextDatum,
 };
 pub use physical_spec::{PhysicalSpec, PhysicalSpecInput};
 pub use template::{

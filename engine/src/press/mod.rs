@@ -21,8 +21,8 @@ use crate::render::{Engine, EngineError, ImageInput};
 use crate::text::{FontBook, TextRequest, layout_text};
 use pdf::{DocumentInfo, PdfImage, PdfImageData, PdfPage};
 
-/// At most this many pages in one press file.
-pub const MAX_PAGES: usize = 64;
+/// At most this many pages in one press file (a pack's sides).
+pub const MAX_PAGES: usize = crate::model::MAX_SIDES;
 /// Longest slug line, in characters.
 pub const MAX_SLUG_CHARS: usize = 200;
 /// The corner radius of the rounded-corner finish, mm.

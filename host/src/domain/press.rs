@@ -7,10 +7,10 @@ use presspack_engine::model::{Pack, PhysicalSpec, Side};
 use presspack_engine::press::{
     PreflightLimits, PressOptions, PressReport, ROUNDED_CORNER_RADIUS, press_pages,
 };
-use presspack_engine::wire::PressPageInput;
+use presspack_engine::wire::{MAX_FRAME_BYTES, PressPageInput};
 use serde_json::value::RawValue;
 
-use crate::domain::error::DomainError;
+use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
 use crate::domain::orders::OrderLine;
 use crate::domain::packs::{PackRecord, stored_pack};
@@ -20,6 +20,10 @@ use crate::infra::store::unix_millis;
 /// Resolution of a proof's images at their printed size, dots per inch: sharp on a screen,
 /// a fraction of the press file's size.
 pub const PROOF_DPI: f64 = 150.0;
+
+/// The print renditions one press file may embed, bytes: what one engine call carries,
+/// with room for the pages.
+pub const MAX_PRESS_IMAGE_BYTES: usize = MAX_FRAME_BYTES - (16 << 20);
 
 /// Which press file to make.
 #[derive(Debug, Clone, Copy)]
@@ -81,12 +85,31 @@ pub async fn press_file(
 ) -> Result<(PressReport, Vec<u8>), DomainError> {
     let pack = &print.pack;
     let pages = press_pages(pack);
+    if pages.is_empty() {
+        return Err(DomainError::new(
+            ErrorCode::InvalidPack,
+            "packId: the pack has no sides to print",
+        ));
+    }
     let sides: Vec<&Side> = pages.iter().map(|page| &page.side).collect();
     let planned = plan_print_images(&sides, &pack.image_basket, |code| {
         services.templates.get(code).map(|entry| &entry.template)
     })
     .map_err(plan_error)?;
     let images = fetch_renditions(services, planned).await?;
+    // Counted before the engine is asked: its call carries them all at once.
+    let image_bytes: usize = images.iter().map(|image| image.bytes.len()).sum();
+    if image_bytes > MAX_PRESS_IMAGE_BYTES {
+        return Err(DomainError::new(
+            ErrorCode::InvalidPack,
+            format!(
+                "packId: the pack's images are {} MB at print resolution, more than one press \
+                 file takes ({} MB)",
+                image_bytes >> 20,
+                MAX_PRESS_IMAGE_BYTES >> 20
+            ),
+        ));
+    }
     let settings = services.images.settings();
     let options = PressOptions {
         title: title.to_owned(),
