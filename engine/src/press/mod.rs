@@ -495,11 +495,15 @@ fn preflight(
                 |drawn| matches!(drawn, SceneItem::Image { link_id, .. } if *link_id == item.link_id),
             )
         {
+            // A warning: templates do not say which image slots are required, and a card of
+            // one colour on an image template is a design of its own.
             add(
-                Severity::Blocking,
+                Severity::Warning,
                 FindingCode::EmptyImageSlot,
                 &item.link_id,
-                "the template has room for an image here but the side gives none".into(),
+                "the template has room for an image here but the side gives none; it prints \
+                 without"
+                    .into(),
             );
         }
     }
