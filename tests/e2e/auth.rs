@@ -210,6 +210,15 @@ async fn permission_matrix_follows_the_spec_table(kind: StoreKind) {
             "svc.pack.renderSideUrl",
             AuthRule::Required(Permission::RenderSide),
         ),
+        // Presspack's own (docs/api.md): a pack's PDF and its preflight, like a render.
+        (
+            "svc.pack.renderPackPdf",
+            AuthRule::Required(Permission::RenderSide),
+        ),
+        (
+            "svc.pack.preflightPack",
+            AuthRule::Required(Permission::RenderSide),
+        ),
         ("svc.pack.getRenderedSide", AuthRule::Open),
         (
             "svc.template.getTemplate",
