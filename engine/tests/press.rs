@@ -95,14 +95,16 @@ fn press(pack: &Pack, options: &PressOptions) -> (PathBuf, PressReport) {
     let (pdf, report) = engine()
         .press(&press_pages(pack), options, &images())
         .unwrap();
+    // A file of its own for every call: tests run in parallel and make equal files.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/press-tests");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!(
-        "card-{}-{}.pdf",
-        options.marks,
-        std::process::id() ^ pdf.len() as u32
-    ));
-    std::fs::write(&path, pdf).unwrap();
+    let file = tempfile::Builder::new()
+        .prefix("card-")
+        .suffix(".pdf")
+        .tempfile_in(&dir)
+        .unwrap();
+    std::fs::write(file.path(), pdf).unwrap();
+    let path = file.into_temp_path().keep().unwrap();
     (path, report)
 }
 
