@@ -7,13 +7,13 @@ use serde::Serialize;
 use presspack_engine::press::PressReport;
 
 use crate::domain::error::DomainError;
-use crate::domain::press::{PackToPrint, PressKind, press_file as make_press_file};
+use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::packs::load;
 
 /// The press file of the call's pack: `kind` is `proof` (the default) or `press`.
-async fn press_file(
+async fn requested_press_file(
     services: &Services,
     call: &Call<'_>,
     default_kind: &str,
@@ -31,13 +31,13 @@ async fn press_file(
         }
     };
     let print = PackToPrint::stored(services, &stored.record)?;
-    let (report, pdf) = make_press_file(services, &print, &slug, kind).await?;
+    let (report, pdf) = press_file(services, &print, &slug, kind).await?;
     Ok((stored.id, report, pdf))
 }
 
 /// `svc.pack.renderPackPdf`: the PDF.
 pub async fn render_pack_pdf(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
-    let (_, _, pdf) = press_file(services, call, "proof").await?;
+    let (_, _, pdf) = requested_press_file(services, call, "proof").await?;
     Ok(Reply::document("application/pdf", pdf))
 }
 
@@ -51,6 +51,6 @@ struct PreflightEnvelope {
 
 /// `svc.pack.preflightPack`: what preflight finds in the pack's press file.
 pub async fn preflight_pack(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
-    let (pack_id, report, _) = press_file(services, call, "press").await?;
+    let (pack_id, report, _) = requested_press_file(services, call, "press").await?;
     Reply::json(&PreflightEnvelope { pack_id, report })
 }
