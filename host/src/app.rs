@@ -19,8 +19,10 @@ use crate::config::Config;
 use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
 use crate::domain::orders::InvoicePayment;
+use crate::domain::orders::press_files::PressFileJobs;
 use crate::domain::prices::PriceList;
 use crate::domain::services::Services;
+use crate::domain::services::Wakers;
 use crate::domain::webhooks::Webhooks;
 use crate::http::auth::oauth::SignatureCheck;
 use crate::http::metrics::Metrics;
@@ -29,6 +31,7 @@ use crate::http::state::AppState;
 use crate::http::{observe, rpc, serve};
 use crate::infra::engine::{EngineCallError, EngineClient, EngineHost, EngineSetup, engine_wasm};
 use crate::infra::fonts::{Fonts, FontsError};
+use crate::infra::queue;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
     DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError,
@@ -92,6 +95,8 @@ pub struct Application {
     metrics: Option<(TcpListener, Router)>,
     limits: serve::ServerLimits,
     state: Arc<AppState>,
+    /// What the webhook worker sends with.
+    webhooks: Arc<Webhooks>,
 }
 
 impl Application {
@@ -146,14 +151,15 @@ impl Application {
             payment: Box::new(InvoicePayment),
             passwords: PasswordHashing::new(config.engine.instances.max(2)),
             secret_key,
-            webhooks: Arc::new(webhooks),
+            base_url,
+            press_file_link: config.webhooks.press_file_link,
+            wake: Wakers::default(),
             engine: engine.engine,
             templates: engine.templates,
         });
         let state = Arc::new(AppState {
+            cookies: CookiePolicy::for_base_url(&services.base_url),
             services,
-            cookies: CookiePolicy::for_base_url(&base_url),
-            base_url,
             sign_in_limits: SignInLimits::default(),
             edge: config.edge.clone(),
             unsigned_limits: config.unsigned_limits,
@@ -206,6 +212,7 @@ impl Application {
             metrics,
             limits: config.server,
             state,
+            webhooks: Arc::new(webhooks),
         })
     }
 
@@ -235,8 +242,8 @@ impl Application {
         self.state.store.describe()
     }
 
-    /// Serves (and delivers webhooks) until `shutdown` completes, then finishes the requests
-    /// in flight.
+    /// Serves (and runs the background jobs: webhooks, press files, the image sweep) until
+    /// `shutdown` completes, then finishes the requests and job attempts in flight.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
@@ -247,11 +254,20 @@ impl Application {
             Arc::clone(&self.state.blobs),
             stopped.clone(),
         ));
-        let worker = tokio::spawn(crate::domain::webhooks::run_worker(
-            Arc::clone(&self.state.store),
-            Arc::clone(&self.state.webhooks),
-            stopped,
-        ));
+        let workers = [
+            tokio::spawn(queue::run_worker(
+                Arc::clone(&self.state.store),
+                self.webhooks,
+                Arc::clone(&self.state.wake.webhooks),
+                stopped.clone(),
+            )),
+            tokio::spawn(queue::run_worker(
+                Arc::clone(&self.state.store),
+                Arc::new(PressFileJobs::new(Arc::clone(&self.state.services))),
+                Arc::clone(&self.state.wake.press_files),
+                stopped,
+            )),
+        ];
         let metrics = self.metrics.map(|(listener, router)| {
             let mut stopped = stop.subscribe();
             tokio::spawn(serve::serve(listener, router, self.limits, async move {
@@ -259,9 +275,11 @@ impl Application {
             }))
         });
         let served = serve::serve(self.listener, self.router, self.limits, shutdown).await;
-        // Let a webhook attempt under way finish (each is time-limited), then stop.
+        // Let a job attempt under way finish (each is time-limited), then stop.
         let _ = stop.send(true);
-        let _ = worker.await;
+        for worker in workers {
+            let _ = worker.await;
+        }
         let _ = sweeper.await;
         if let Some(metrics) = metrics {
             let _ = metrics.await;
@@ -301,6 +319,10 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/orders/{number}", get(orders::show))
         .route("/orders/{number}/confirmation", get(orders::confirmation))
         .route("/orders/{number}/proof/{line}", get(orders::proof))
+        .route(
+            "/press-files/{number}/{line}",
+            get(orders::press_file_download),
+        )
         .route("/static/shop.css", get(layout::stylesheet))
         .route("/static/confirmation.js", get(layout::confirmation_script))
         .layer(DefaultBodyLimit::max(layout::MAX_FORM_BYTES))

@@ -12,7 +12,10 @@ use crate::app::{Application, open_store};
 use crate::config::{Config, LogFormat};
 use crate::domain::designs::{self, Design};
 use crate::domain::keys::{self, ApiKey, NewKey, Permission};
-use crate::domain::{orders, webhooks};
+use crate::domain::orders::press_files::{self, PressFileState};
+use crate::domain::orders::{self, Order};
+use crate::domain::webhooks::Webhooks;
+use crate::infra::queue;
 use crate::infra::store::{SharedStore, SqliteStore};
 
 #[derive(Parser)]
@@ -83,10 +86,20 @@ enum OrderCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print one order as JSON (with each pack's data as ordered).
+    /// Print one order as JSON: each pack's data as ordered, and its press file with its
+    /// preflight report (`pressFiles`).
     Show {
         /// The order number (PP-...).
         number: String,
+    },
+    /// Write an order's press files (one PDF per pack) and print their preflight verdicts;
+    /// queues an order placed before press files were made.
+    Artwork {
+        /// The order number (PP-...).
+        number: String,
+        /// The directory to write them to (made if missing).
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
     },
 }
 
@@ -230,7 +243,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         match command {
             OperatorCommand::Designs(command) => design_command(store, command).await,
             OperatorCommand::Keys(command) => key_command(store, command).await,
-            OperatorCommand::Orders(command) => order_command(store, command).await,
+            OperatorCommand::Orders(command) => order_command(&config, store, command).await,
             OperatorCommand::Webhooks(WebhookCommand::List { json }) => {
                 list_webhooks(store, json).await
             }
@@ -603,7 +616,11 @@ fn pretty(value: &impl serde::Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|e| e.to_string())
 }
 
-async fn order_command(store: SharedStore, command: OrderCommand) -> Result<(), String> {
+async fn order_command(
+    config: &Config,
+    store: SharedStore,
+    command: OrderCommand,
+) -> Result<(), String> {
     let store = store.as_ref();
     match command {
         OrderCommand::List { json } => {
@@ -632,18 +649,130 @@ async fn order_command(store: SharedStore, command: OrderCommand) -> Result<(), 
             Ok(())
         }
         OrderCommand::Show { number } => {
-            let order = orders::load(store, &number)
+            let order = find_order(store, &number).await?;
+            let states = press_files::states(store, &order)
                 .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("no order {number:?}"))?;
-            println!("{}", pretty(&order)?);
+                .map_err(|e| e.to_string())?;
+            let files: Vec<serde_json::Value> = states
+                .iter()
+                .enumerate()
+                .map(|(line, state)| {
+                    serde_json::json!({
+                        "line": line,
+                        "file": press_files::file_name(&order.number, line),
+                        "pressFile": state,
+                    })
+                })
+                .collect();
+            let mut shown = serde_json::to_value(&order).map_err(|e| e.to_string())?;
+            shown["pressFiles"] = files.into();
+            println!("{}", pretty(&shown)?);
             Ok(())
+        }
+        OrderCommand::Artwork { number, out } => {
+            let order = find_order(store, &number).await?;
+            let blobs = crate::app::open_blobs(config)
+                .await
+                .map_err(|e| e.to_string())?;
+            write_press_files(store, blobs.as_ref(), &order, &out).await
         }
     }
 }
 
+async fn find_order(store: &dyn crate::infra::store::Store, number: &str) -> Result<Order, String> {
+    orders::load(store, number)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no order {number:?}"))
+}
+
+/// `orders artwork`: every press file of `order` that is made, written to `out`; an error
+/// naming the packs whose file is not (yet) there.
+async fn write_press_files(
+    store: &dyn crate::infra::store::Store,
+    blobs: &dyn crate::infra::store::BlobStore,
+    order: &Order,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let states = press_files::states(store, order)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut missing = Vec::new();
+    for (line, state) in states.iter().enumerate() {
+        let pack = format!("pack {} ({})", line + 1, order.lines[line].name);
+        let (blob, report) = match state {
+            PressFileState::Produced { blob, report, .. } => (blob, report),
+            PressFileState::Failed { reason } => {
+                missing.push(format!("{pack} cannot be printed: {reason}"));
+                continue;
+            }
+            PressFileState::InProduction { last_error } => {
+                missing.push(format!(
+                    "{pack} is being made{}",
+                    last_error
+                        .as_ref()
+                        .map(|e| format!(" (the last attempt failed: {e})"))
+                        .unwrap_or_default()
+                ));
+                continue;
+            }
+            PressFileState::GaveUp { last_error } => {
+                missing.push(format!(
+                    "{pack} could not be made: {}",
+                    last_error.as_deref().unwrap_or("no reason recorded")
+                ));
+                continue;
+            }
+            PressFileState::NotQueued => {
+                press_files::enqueue(store, &order.number)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                missing.push(format!(
+                    "{pack} had no press file; it is queued now and a running server makes it"
+                ));
+                continue;
+            }
+        };
+        let pdf = blobs
+            .get(blob)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("the press file of {pack} is missing from the blob store"))?;
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let path = out.join(press_files::file_name(&order.number, line));
+        std::fs::write(&path, &pdf).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!(
+            "{}  {} bytes  preflight: {}",
+            path.display(),
+            pdf.len(),
+            report.verdict.name()
+        );
+        for page in &report.pages {
+            for finding in &page.findings {
+                // As the report's JSON spells them.
+                let name = |value: serde_json::Result<serde_json::Value>| {
+                    value.ok().and_then(|v| v.as_str().map(str::to_owned))
+                };
+                println!(
+                    "  {} {} {} {}: {}",
+                    page.side,
+                    name(serde_json::to_value(finding.severity)).unwrap_or_default(),
+                    name(serde_json::to_value(finding.code)).unwrap_or_default(),
+                    finding.link_id,
+                    finding.message
+                );
+            }
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing.join("; "))
+    }
+}
+
 async fn list_webhooks(store: SharedStore, json: bool) -> Result<(), String> {
-    let all = webhooks::list(store.as_ref())
+    let all = queue::list::<Webhooks>(store.as_ref())
         .await
         .map_err(|e| e.to_string())?;
     if json {
@@ -656,7 +785,7 @@ async fn list_webhooks(store: SharedStore, json: bool) -> Result<(), String> {
             delivery.id,
             delivery.state,
             delivery.attempts,
-            delivery.url,
+            delivery.payload.url,
             delivery
                 .last_error
                 .map(|e| format!("  last error: {e}"))

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use presspack::domain::customers;
 use presspack::domain::keys;
+use presspack::domain::webhooks::Webhooks;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
@@ -445,7 +446,7 @@ async fn ten_clicks_on_place_order_place_one_order(kind: StoreKind) {
             (200, confirmation.as_str())
         );
     }
-    let webhooks = presspack::domain::webhooks::list(app.store.as_ref())
+    let webhooks = presspack::infra::queue::list::<Webhooks>(app.store.as_ref())
         .await
         .unwrap();
     assert_eq!(
@@ -456,7 +457,7 @@ async fn ten_clicks_on_place_order_place_one_order(kind: StoreKind) {
     assert!(
         webhooks
             .iter()
-            .all(|w| w.order_number == customer.orders[0])
+            .all(|w| w.payload.order_number == customer.orders[0])
     );
     // The form's key is spent: sending it again later shows the same order.
     let again = place_order(&shopper, &form).await;
@@ -1188,7 +1189,7 @@ async fn refused_addresses_are_not_revealed_or_retried() {
     assert!(confirmation.path.ends_with("/confirmation"));
     let mut finished = None;
     for _ in 0..100 {
-        let deliveries = presspack::domain::webhooks::list(app.store.as_ref())
+        let deliveries = presspack::infra::queue::list::<Webhooks>(app.store.as_ref())
             .await
             .unwrap();
         if let Some(done) = deliveries.iter().find(|d| d.finished_at.is_some()) {

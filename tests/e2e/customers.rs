@@ -607,12 +607,7 @@ async fn delivered_webhooks(app: &TestApp, count: usize) -> Vec<Value> {
             String::from_utf8_lossy(&listed.stderr)
         );
         let messages: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
-        if messages
-            .iter()
-            .filter(|m| m["state"] == "delivered")
-            .count()
-            >= count
-        {
+        if messages.iter().filter(|m| m["state"] == "done").count() >= count {
             assert_eq!(messages.len(), count, "{messages:?}");
             return messages;
         }

@@ -1,20 +1,32 @@
-//! `svc.pack.renderPackPdf` and `svc.pack.preflightPack` over HTTP: a stored pack's press
-//! file and proof, made by the engine under wasmtime from the print renditions in the store,
-//! checked with qpdf and poppler-utils.
+//! Press files over HTTP: `svc.pack.renderPackPdf` and `svc.pack.preflightPack` (a stored
+//! pack's press file and proof, made by the engine under wasmtime from the print renditions
+//! in the store), and an order's press files (made by the durable job, reached through the
+//! webhook's signed address and the operator CLI); checked with qpdf and poppler-utils.
 
 use std::process::Command;
 
 use serde_json::json;
 
+use presspack::domain::keys;
+use presspack::domain::orders::press_files::{PRESS_FILES, PRESS_JOBS_DONE, PressFileLinks};
+use presspack::domain::orders::record::ORDERS;
+use presspack::infra::secrets::SecretKey;
+
+use crate::customers::{add_to_cart, local, new_pack};
 use crate::every_store;
 use crate::helpers::{
     ApiResponse, Credentials, StoreKind, TestApp, create_key, every_permission, spawn_app,
+    spawn_app_with,
 };
+use crate::shop::{Receiver, Shopper};
 
 every_store!(
     a_pack_s_press_file_holds_its_print_rendition_text_and_die_line,
     a_proof_is_small_and_preflight_reports_the_photo_s_resolution,
     press_parameters_and_access_are_checked,
+    an_order_s_press_files_are_made_stored_and_reach_partner_and_operator,
+    press_file_addresses_are_signed_and_expire,
+    an_order_without_press_files_gets_them_from_the_cli,
 );
 
 const PHOTO: &[u8] = include_bytes!("../../engine/tests/scenes/images/photo.jpg");
@@ -23,6 +35,11 @@ const PHOTO: &[u8] = include_bytes!("../../engine/tests/scenes/images/photo.jpg"
 /// press file can embed the file as it is), and whose back has a line of text; with
 /// `physical_spec`. Its pack id.
 async fn card(app: &TestApp, physical_spec: &str) -> String {
+    card_with(app, physical_spec, &[]).await
+}
+
+/// [`card`] with more createPack parameters.
+async fn card_with(app: &TestApp, physical_spec: &str, extra: &[(&str, &str)]) -> String {
     let mut photo = app.upload_accepted("photo.jpg", PHOTO.to_vec(), &[]).await;
     photo["shouldEnhance"] = json!(false);
     let pack = json!({
@@ -37,11 +54,9 @@ async fn card(app: &TestApp, physical_spec: &str) -> String {
         "imageBasket": {"items": [photo]}
     })
     .to_string();
-    app.create_pack(
-        "businesscard",
-        &[("pack", &pack), ("physicalSpec", physical_spec)],
-    )
-    .await["packId"]
+    let mut params = vec![("pack", pack.as_str()), ("physicalSpec", physical_spec)];
+    params.extend_from_slice(extra);
+    app.create_pack("businesscard", &params).await["packId"]
         .as_str()
         .unwrap()
         .to_owned()
@@ -232,4 +247,307 @@ async fn press_parameters_and_access_are_checked(kind: StoreKind) {
         )
         .await;
     reply.exception("missing_signature");
+}
+
+/// An app whose key's callback URL is `receiver`'s, with a customer who ordered the photo
+/// card (tracked) and a plain card (untracked). The order number and the photo card's id.
+async fn ordered_cards(app: &TestApp, receiver: &Receiver) -> (String, String) {
+    keys::set_callback(
+        app.store.as_ref(),
+        &app.key.consumer_key,
+        Some(format!("{}/webhook", receiver.url)),
+    )
+    .await
+    .unwrap();
+    let photo_card = card_with(
+        app,
+        r#"{"paperClass":"classic","finishingOption":"square_corners"}"#,
+        &[("trackingId", "shop-order-7")],
+    )
+    .await;
+    let (plain, _) = new_pack(app, &[]).await;
+    let shopper = Shopper::new(app);
+    shopper
+        .sign_up(&format!("press.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    for id in [&photo_card, &plain] {
+        let body = add_to_cart(app, id, "1").await;
+        shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
+    }
+    let confirmation = shopper.check_out().await;
+    assert!(
+        confirmation.path.ends_with("/confirmation"),
+        "{}",
+        confirmation.body
+    );
+    let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
+    (number, photo_card)
+}
+
+async fn with_receiver(kind: StoreKind) -> (TestApp, Receiver) {
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(kind, |config| {
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+    })
+    .await;
+    (app, receiver)
+}
+
+async fn download(app: &TestApp, url: &str) -> reqwest::Response {
+    app.client.get(url).send().await.unwrap()
+}
+
+async fn an_order_s_press_files_are_made_stored_and_reach_partner_and_operator(kind: StoreKind) {
+    let (app, receiver) = with_receiver(kind).await;
+    let (number, photo_card) = ordered_cards(&app, &receiver).await;
+
+    // The webhook waits for the press files, so its address answers with the file at once.
+    let sent = receiver.wait_for("/webhook", 1, 60).await;
+    let data = &sent[0].json()["data"];
+    assert_eq!(data["packId"], photo_card.as_str());
+    let url = data["pressFile"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with(&format!("{}/press-files/{number}/0?expires=", app.address)),
+        "{url}"
+    );
+    assert!(
+        data["pressFile"]["expiresAt"]
+            .as_str()
+            .unwrap()
+            .ends_with('Z')
+    );
+    let reply = download(&app, url).await;
+    assert_eq!(reply.status(), 200);
+    assert_eq!(reply.headers()["content-type"], "application/pdf");
+    assert_eq!(
+        reply.headers()["content-disposition"],
+        format!("attachment; filename=\"{number}-1-press.pdf\"").as_str()
+    );
+    let pdf = reply.bytes().await.unwrap().to_vec();
+    assert!(tool("qpdf", &["--check"], &pdf).contains("No syntax or stream encoding errors"));
+    let info = tool("pdfinfo", &[], &pdf);
+    assert!(info.contains("PDF/X-4"), "{info}");
+    let text = pdf_text(&pdf);
+    assert!(text.contains("Grace Hopper"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Order {number} pack 1 of 2, businesscard x1 | side image.1"
+        )),
+        "{text}"
+    );
+    assert!(
+        pdf.windows(PHOTO.len()).any(|w| w == PHOTO),
+        "every pixel of the photo"
+    );
+
+    // The operator writes both files and sees their preflight.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let written = app.cli(&["orders", "artwork", &number, "--out", dir]);
+    let stdout = String::from_utf8_lossy(&written.stdout);
+    assert!(
+        written.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&written.stderr)
+    );
+    assert!(
+        stdout.contains("-1-press.pdf") && stdout.contains("preflight: warn"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("image.1 warning LOW_RESOLUTION variable_image_front: 900 x 600 pixels"),
+        "{stdout}"
+    );
+    let first = std::fs::read(out.path().join(format!("{number}-1-press.pdf"))).unwrap();
+    assert_eq!(first, pdf, "the stored file, made once");
+    let second = std::fs::read(out.path().join(format!("{number}-2-press.pdf"))).unwrap();
+    assert!(pdf_text(&second).contains(&format!("Order {number} pack 2 of 2")));
+
+    let shown = app.cli(&["orders", "show", &number]);
+    assert!(shown.status.success());
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let files = shown["pressFiles"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["file"], format!("{number}-1-press.pdf"));
+    assert_eq!(files[0]["pressFile"]["state"], "produced");
+    assert_eq!(files[0]["pressFile"]["bytes"], pdf.len());
+    assert_eq!(files[0]["pressFile"]["report"]["verdict"], "warn");
+    assert_eq!(
+        files[0]["pressFile"]["report"]["pages"][0]["findings"][0]["code"],
+        "LOW_RESOLUTION"
+    );
+    assert_eq!(files[1]["pressFile"]["state"], "produced");
+    // The job is done, once.
+    let job = app
+        .store
+        .get(PRESS_JOBS_DONE, &number)
+        .await
+        .unwrap()
+        .unwrap();
+    let job: serde_json::Value = serde_json::from_slice(&job.value).unwrap();
+    assert_eq!(
+        (job["state"].as_str(), job["attempts"].as_u64()),
+        (Some("done"), Some(1))
+    );
+}
+
+async fn press_file_addresses_are_signed_and_expire(kind: StoreKind) {
+    let (app, receiver) = with_receiver(kind).await;
+    let (number, _) = ordered_cards(&app, &receiver).await;
+    let sent = receiver.wait_for("/webhook", 1, 60).await;
+    let url = sent[0].json()["data"]["pressFile"]["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (path, query) = url.split_once('?').unwrap();
+    let (expires, signature) = query
+        .strip_prefix("expires=")
+        .unwrap()
+        .split_once("&signature=")
+        .unwrap();
+    let mut flipped = signature.to_owned();
+    let last = if flipped.ends_with('0') { "1" } else { "0" };
+    flipped.replace_range(63.., last);
+    let later = expires.parse::<u64>().unwrap() + 1;
+    let other_line = path.replace(&format!("{number}/0"), &format!("{number}/1"));
+    for forged in [
+        format!("{path}?expires={expires}&signature={flipped}"),
+        format!("{path}?expires={later}&signature={signature}"),
+        format!("{other_line}?expires={expires}&signature={signature}"),
+        format!("{path}?expires={expires}&signature="),
+        format!("{path}?expires={expires}&signature={signature}0"),
+    ] {
+        let reply = download(&app, &forged).await;
+        assert_eq!(reply.status(), 403, "{forged}");
+        assert!(reply.text().await.unwrap().starts_with("signature:"));
+    }
+    for malformed in [
+        format!("{path}?signature={signature}"),
+        format!("{path}?expires={expires}&expires={expires}&signature={signature}"),
+        format!("{path}?expires=soon&signature={signature}"),
+    ] {
+        let reply = download(&app, &malformed).await;
+        assert_eq!(reply.status(), 400, "{malformed}");
+        assert!(
+            reply.text().await.unwrap().contains("expires"),
+            "{malformed}"
+        );
+    }
+    // An address made with the deployment's key for a time gone by has expired.
+    let key = SecretKey::load_or_create(app.store.as_ref()).await.unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let links = PressFileLinks {
+        base_url: &app.address,
+        key: &key,
+        expires: now - 1,
+    };
+    let reply = download(&app, &links.link(&number, 0).url).await;
+    assert_eq!(reply.status(), 410);
+    assert!(reply.text().await.unwrap().starts_with("expires:"));
+    // A line the order does not have, signed: not found.
+    let links = PressFileLinks {
+        expires: now + 60,
+        ..links
+    };
+    assert_eq!(
+        download(&app, &links.link(&number, 2).url).await.status(),
+        404
+    );
+    assert_eq!(
+        download(&app, &links.link(&number, 0).url).await.status(),
+        200
+    );
+}
+
+/// Runs `orders artwork` until it stops saying a file is being made; its last output.
+async fn artwork_when_made(app: &TestApp, number: &str, dir: &str) -> std::process::Output {
+    for _ in 0..600 {
+        let output = app.cli(&["orders", "artwork", number, "--out", dir]);
+        if !String::from_utf8_lossy(&output.stderr).contains("is being made") {
+            return output;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the press files of {number} were not made within a minute");
+}
+
+async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
+    let (app, receiver) = with_receiver(kind).await;
+    let (number, _) = ordered_cards(&app, &receiver).await;
+    let sent = receiver.wait_for("/webhook", 1, 60).await;
+    let url = sent[0].json()["data"]["pressFile"]["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // As an order placed before press files were made: no job, no files.
+    let store = app.store.as_ref();
+    let forget_press_files = || async {
+        assert!(store.delete(PRESS_JOBS_DONE, &number).await.unwrap());
+        assert!(store.delete(PRESS_FILES, &number).await.unwrap());
+    };
+    forget_press_files().await;
+    assert_eq!(download(&app, &url).await.status(), 404);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let first = app.cli(&["orders", "artwork", &number, "--out", dir]);
+    assert!(!first.status.success());
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(stderr.contains("it is queued now"), "{stderr}");
+    // The running server's worker makes them.
+    let made = artwork_when_made(&app, &number, dir).await;
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    assert!(out.path().join(format!("{number}-1-press.pdf")).exists());
+    assert!(out.path().join(format!("{number}-2-press.pdf")).exists());
+
+    // A pack whose photo is gone cannot be printed: its file fails with the reason (no retry
+    // can bring the photo back) while the other pack's is made.
+    forget_press_files().await;
+    let stored = store.get(ORDERS, &number).await.unwrap().unwrap();
+    let mut order: serde_json::Value = serde_json::from_slice(&stored.value).unwrap();
+    let pack = order["lines"][0]["pack"].to_string();
+    let photo = pack.split("store://").nth(1).unwrap()[..32].to_owned();
+    let gone = format!("{:032x}", rand::random::<u128>());
+    order["lines"][0]["pack"] = serde_json::from_str(&pack.replace(&photo, &gone)).unwrap();
+    let value = serde_json::to_vec(&order).unwrap();
+    assert!(
+        store
+            .replace(ORDERS, &number, &value, stored.revision)
+            .await
+            .unwrap()
+    );
+    app.cli(&["orders", "artwork", &number, "--out", dir]);
+    let failed = artwork_when_made(&app, &number, dir).await;
+    assert!(!failed.status.success());
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("pack 1 (") && stderr.contains("cannot be printed: resourceUri"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("pack 2"), "{stderr}");
+    let reply = download(&app, &url).await;
+    assert_eq!(reply.status(), 409);
+    let body = reply.text().await.unwrap();
+    assert!(
+        body.starts_with("the pack cannot be printed as it is: resourceUri")
+            && body.contains(&gone),
+        "{body}"
+    );
+    let job = app
+        .store
+        .get(PRESS_JOBS_DONE, &number)
+        .await
+        .unwrap()
+        .unwrap();
+    let job: serde_json::Value = serde_json::from_slice(&job.value).unwrap();
+    assert_eq!(
+        (job["state"].as_str(), job["attempts"].as_u64()),
+        (Some("done"), Some(1))
+    );
 }

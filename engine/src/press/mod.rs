@@ -130,6 +130,17 @@ pub enum Verdict {
     Block,
 }
 
+impl Verdict {
+    /// The verdict as the report's JSON spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Warn => "warn",
+            Verdict::Block => "block",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PageReport {
@@ -623,7 +634,7 @@ fn slug_text(own: Option<&str>, page: &PageReport) -> String {
         Verdict::Pass => "preflight passed".to_owned(),
         verdict => {
             let codes: Vec<String> = page.findings.iter().map(|f| wire_name(f.code)).collect();
-            format!("preflight {}: {}", wire_name(verdict), codes.join(", "))
+            format!("preflight {}: {}", verdict.name(), codes.join(", "))
         }
     };
     let mut parts: Vec<String> = own.map(str::to_owned).into_iter().collect();

@@ -1,6 +1,9 @@
 //! The handles every domain operation may use.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use presspack_engine::model::Catalogue;
 
@@ -8,14 +11,13 @@ use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
 use crate::domain::orders::record::PaymentProvider;
 use crate::domain::prices::PriceList;
-use crate::domain::webhooks::Webhooks;
 use crate::infra::engine::EngineClient;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{SharedBlobs, SharedStore};
 use crate::infra::templates::Templates;
 
 /// What the domain's operations work with: the records and files, the engine, the built-in
-/// data, and the services that hold settings (images, prices, payment, webhooks).
+/// data, and the services that hold settings (images, prices, payment).
 pub struct Services {
     pub store: SharedStore,
     /// Image files and renditions.
@@ -30,5 +32,17 @@ pub struct Services {
     pub passwords: PasswordHashing,
     /// The deployment's MAC key (CSRF tokens, device cookies, image ids).
     pub secret_key: SecretKey,
-    pub webhooks: Arc<Webhooks>,
+    /// Public base URL without a trailing slash; addresses given out start with it.
+    pub base_url: String,
+    /// How long the press-file addresses of an order's webhooks work.
+    pub press_file_link: Duration,
+    pub wake: Wakers,
+}
+
+/// Wakes this process's background workers when work is queued (other processes find it
+/// when they next look).
+#[derive(Default)]
+pub struct Wakers {
+    pub webhooks: Arc<Notify>,
+    pub press_files: Arc<Notify>,
 }

@@ -245,7 +245,7 @@ impl Default for Metrics {
         let queue_items = Family::<QueueLabel, Gauge>::default();
         registry.register(
             "presspack_queue_items",
-            "Messages or jobs on a background queue's schedule (webhook: deliveries; image: uploads the sweep will look at)",
+            "Messages or jobs on a background queue's schedule (webhook: deliveries; press_file: orders whose press files are being made; image: uploads the sweep will look at)",
             queue_items.clone(),
         );
         let queue_oldest_due = Family::<QueueLabel, FloatGauge>::default();

@@ -19,6 +19,7 @@ use tracing::Instrument;
 
 use crate::domain::images::IMAGES;
 use crate::domain::keys::API_KEYS;
+use crate::domain::orders::press_files::PRESS_JOBS;
 use crate::domain::webhooks::WEBHOOKS_PENDING;
 use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
 use crate::http::state::AppState;
@@ -138,7 +139,11 @@ fn intern(route: &str) -> &'static str {
 }
 
 /// The background queues `/metrics` reports, by the schedule each worker reads.
-const QUEUES: [(Kind, &str); 2] = [(WEBHOOKS_PENDING, "webhook"), (IMAGES, "image")];
+const QUEUES: [(Kind, &str); 3] = [
+    (WEBHOOKS_PENDING, "webhook"),
+    (PRESS_JOBS, "press_file"),
+    (IMAGES, "image"),
+];
 
 /// `GET /metrics`: Prometheus text format. What is read from the store (blob bytes, queue
 /// backlogs) waits at most 2 s each; a value that could not be read is left out or stale.

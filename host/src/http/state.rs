@@ -17,8 +17,6 @@ use crate::infra::settings;
 
 pub struct AppState {
     pub services: Arc<Services>,
-    /// Public base URL without a trailing slash; drop-in and render URLs start with it.
-    pub base_url: String,
     pub edge: EdgeSettings,
     /// Limits on calls without an API key, per client address.
     pub unsigned_limits: UnsignedLimits,

@@ -7,6 +7,7 @@ pub mod fetch;
 pub mod fonts;
 pub mod gzip;
 pub mod process;
+pub mod queue;
 pub mod secrets;
 pub mod settings;
 pub mod store;

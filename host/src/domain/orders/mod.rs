@@ -8,10 +8,11 @@
 //! webhooks, then commit it to the customer record with compare-and-swap, which re-checks
 //! the trial rule. Two checkouts at once can both store an order, but only one
 //! commit can claim the customer's trial; the loser deletes its order and its webhooks and
-//! reports the rule. The webhooks are queued before the commit so that a crash after it
-//! cannot lose them; the webhook worker sends none for an order that was never committed
-//! ([`is_committed`]).
+//! reports the rule. The order's jobs (its press files, its webhooks) are queued before the
+//! commit so that a crash after it cannot lose them; their workers do nothing for an order
+//! that was never committed ([`record::hold_until_placed`]).
 
+pub mod press_files;
 pub mod record;
 
 use crate::domain::cart::{PricedLine, priced_lines};
@@ -20,6 +21,7 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::orders::record::ORDERS;
 use crate::domain::services::Services;
 use crate::domain::webhooks;
+use crate::infra::queue;
 use crate::infra::store::StoreError;
 
 pub use record::{
@@ -203,7 +205,15 @@ async fn place_claimed(
             DomainError::new(ErrorCode::Internal, "order number collision; try again").into(),
         );
     }
-    let queued = webhooks::enqueue_order_confirmations(state.store.as_ref(), &order).await?;
+    let store = state.store.as_ref();
+    // The press files first: a webhook waits for them (it carries their addresses).
+    press_files::enqueue(store, &order.number).await?;
+    let links = press_files::PressFileLinks {
+        base_url: &state.base_url,
+        key: &state.secret_key,
+        expires: order.placed_at + state.press_file_link.as_secs(),
+    };
+    let queued = webhooks::enqueue_order_confirmations(store, &order, &links).await?;
     let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
         if let Some(name) = &trial
@@ -222,11 +232,13 @@ async fn place_claimed(
     })
     .await;
     if let Err(error) = committed {
-        webhooks::withdraw(state.store.as_ref(), &queued).await?;
-        state.store.delete(ORDERS, &order.number).await?;
+        queue::withdraw::<webhooks::Webhooks>(store, &queued).await?;
+        press_files::withdraw(store, &order.number).await?;
+        store.delete(ORDERS, &order.number).await?;
         return Err(error);
     }
-    state.webhooks.wake();
+    state.wake.press_files.notify_one();
+    state.wake.webhooks.notify_one();
     tracing::info!(order = %order.number, lines = order.lines.len(), "order placed");
     Ok(order)
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::domain::customers;
-use crate::infra::store::{self, Kind, Records, StoreError};
+use crate::infra::queue::Outcome;
+use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
 
 /// Record kind: placed orders, by order number.
 pub const ORDERS: Kind = Kind::new("order");
@@ -109,6 +110,34 @@ pub async fn is_committed(store: &dyn Records, order: &Order) -> Result<bool, St
     Ok(customers::load(store, &order.customer_id)
         .await?
         .is_some_and(|customer| customer.orders.contains(&order.number)))
+}
+
+/// How long a checkout may take between queueing its order's jobs and committing the order.
+const COMMIT_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// What a job for order `number`, queued at `queued_at` (milliseconds since 1970), must do
+/// before its work: `None` once the order is placed; else wait while its checkout may still
+/// commit it, and give up once it cannot (an abandoned checkout is never placed).
+pub async fn hold_until_placed(
+    store: &dyn Records,
+    number: &str,
+    queued_at: i64,
+) -> Option<Outcome> {
+    let placed = match load(store, number).await {
+        Ok(Some(order)) => is_committed(store, &order).await,
+        Ok(None) => Ok(false),
+        Err(error) => Err(error),
+    };
+    match placed {
+        Ok(true) => None,
+        Err(error) => Some(Outcome::retry(error.to_string())),
+        Ok(false) if unix_millis() - queued_at < COMMIT_GRACE.as_millis() as i64 => {
+            Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
+        }
+        Ok(false) => Some(Outcome::give_up(
+            "the order was never placed (its checkout did not complete)",
+        )),
+    }
 }
 
 pub async fn load(store: &dyn Records, number: &str) -> Result<Option<Order>, StoreError> {

@@ -4,13 +4,14 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Form, Path, State};
+use axum::extract::{Form, Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::keys;
+use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
 use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
@@ -19,6 +20,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
+use crate::infra::store::{StoreError, unix_millis};
 
 type Fields = HashMap<String, String>;
 
@@ -400,4 +402,131 @@ pub async fn history(
         }
     };
     Ok(layout::page(&visitor, "Your orders", content))
+}
+
+/// The query of a press file's signed address.
+#[derive(serde::Deserialize)]
+pub struct PressFileAddress {
+    expires: u64,
+    signature: String,
+}
+
+/// `GET /press-files/{number}/{line}?expires=&signature=`: a pack's press file, for whoever
+/// holds the address the order webhook gave (no session and no key: the signature is the
+/// permission, until it expires). Answers are plain text, for programs.
+pub async fn press_file_download(
+    State(ServicesState(services)): State<ServicesState>,
+    Path((number, line)): Path<(String, usize)>,
+    Query(address): Query<PressFileAddress>,
+) -> Response {
+    let text = |status: StatusCode, message: String| {
+        (
+            status,
+            [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+            message,
+        )
+            .into_response()
+    };
+    let now = u64::try_from(unix_millis() / 1000).unwrap_or(0);
+    if let Err(error) = check_link(
+        &services.secret_key,
+        &number,
+        line,
+        address.expires,
+        &address.signature,
+        now,
+    ) {
+        let status = match error {
+            LinkError::Forged => StatusCode::FORBIDDEN,
+            LinkError::Expired => StatusCode::GONE,
+        };
+        return text(status, error.to_string());
+    }
+    let unavailable = |error: StoreError| {
+        tracing::warn!(%error, order = %number, "press file download");
+        text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the store is unavailable; try again".to_owned(),
+        )
+    };
+    let store = services.store.as_ref();
+    let order = match orders::load(store, &number).await {
+        Ok(Some(order)) => order,
+        Ok(None) => return text(StatusCode::NOT_FOUND, "there is no such order".to_owned()),
+        Err(error) => return unavailable(error),
+    };
+    let states = match press_files::states(store, &order).await {
+        Ok(states) => states,
+        Err(error) => return unavailable(error),
+    };
+    let blob = match states.get(line) {
+        Some(PressFileState::Produced { blob, .. }) => blob,
+        Some(PressFileState::InProduction { .. }) => {
+            let mut busy = text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the press file is being made; try again in a few seconds".to_owned(),
+            );
+            busy.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return busy;
+        }
+        Some(PressFileState::Failed { reason }) => {
+            return text(
+                StatusCode::CONFLICT,
+                format!("the pack cannot be printed as it is: {reason}"),
+            );
+        }
+        Some(PressFileState::GaveUp { .. }) => {
+            return text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the press file could not be made; the shop can see why".to_owned(),
+            );
+        }
+        Some(PressFileState::NotQueued) => {
+            return text(
+                StatusCode::NOT_FOUND,
+                "no press files were made for this order".to_owned(),
+            );
+        }
+        None => {
+            return text(
+                StatusCode::NOT_FOUND,
+                "the order has no such pack".to_owned(),
+            );
+        }
+    };
+    let pdf = match services.blobs.get(blob).await {
+        Ok(Some(pdf)) => pdf,
+        Ok(None) => {
+            tracing::error!(order = %number, line, "a press file's blob is missing");
+            return text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the press file is missing from the store".to_owned(),
+            );
+        }
+        Err(error) => return unavailable(error),
+    };
+    let disposition = format!(
+        "attachment; filename=\"{}\"",
+        press_files::file_name(&order.number, line)
+    );
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/pdf"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&disposition)
+                    .unwrap_or(HeaderValue::from_static("attachment")),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, max-age=3600"),
+            ),
+        ],
+        pdf,
+    )
+        .into_response()
 }
