@@ -13,6 +13,7 @@ use crate::config::{Config, LogFormat};
 use crate::domain::designs::{self, Design};
 use crate::domain::keys::{self, ApiKey, NewKey, Permission};
 use crate::domain::orders::press_files::{self, PressFileState};
+use crate::domain::orders::status::{self, Move};
 use crate::domain::orders::{self, Order};
 use crate::domain::webhooks::Webhooks;
 use crate::infra::queue;
@@ -89,6 +90,27 @@ enum OrderCommand {
     /// Print one order as JSON: each pack's data as ordered, and its press file with its
     /// preflight report (`pressFiles`).
     Show {
+        /// The order number (PP-...).
+        number: String,
+    },
+    /// Put a placed order in production (tells the partners: order.in_production).
+    Start {
+        /// The order number (PP-...).
+        number: String,
+    },
+    /// Mark an order in production as shipped (tells the partners: order.shipped).
+    Ship {
+        /// The order number (PP-...).
+        number: String,
+        /// The carrier (at most 60 characters).
+        #[arg(long)]
+        carrier: String,
+        /// The carrier's tracking number (at most 100 characters).
+        #[arg(long)]
+        tracking: String,
+    },
+    /// Cancel a placed order, before production (tells the partners: order.cancelled).
+    Cancel {
         /// The order number (PP-...).
         number: String,
     },
@@ -636,8 +658,9 @@ async fn order_command(
                     .map(|l| format!("{} x{}", l.name, l.quantity))
                     .collect();
                 println!(
-                    "{}  {}  {}  {} {}.{:02}  {}",
+                    "{}  {}  {}  {}  {} {}.{:02}  {}",
                     order.number,
+                    order.status.describe(),
                     order.customer_email,
                     names.join(", "),
                     order.currency,
@@ -669,6 +692,19 @@ async fn order_command(
             println!("{}", pretty(&shown)?);
             Ok(())
         }
+        OrderCommand::Start { number } => move_order(store, &number, Move::StartProduction).await,
+        OrderCommand::Ship {
+            number,
+            carrier,
+            tracking,
+        } => {
+            let ship = Move::Ship {
+                carrier,
+                tracking_number: tracking,
+            };
+            move_order(store, &number, ship).await
+        }
+        OrderCommand::Cancel { number } => move_order(store, &number, Move::Cancel).await,
         OrderCommand::Artwork { number, out } => {
             let order = find_order(store, &number).await?;
             let blobs = crate::app::open_blobs(config)
@@ -677,6 +713,20 @@ async fn order_command(
             write_press_files(store, blobs.as_ref(), &order, &out).await
         }
     }
+}
+
+/// Moves an order on as the operator running the command (`cli:$USER`).
+async fn move_order(
+    store: &dyn crate::infra::store::Store,
+    number: &str,
+    requested: Move,
+) -> Result<(), String> {
+    let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
+    let order = status::change(store, number, requested, &format!("cli:{user}"))
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("{}  {}", order.number, order.status.describe());
+    Ok(())
 }
 
 async fn find_order(store: &dyn crate::infra::store::Store, number: &str) -> Result<Order, String> {

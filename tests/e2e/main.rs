@@ -16,6 +16,7 @@ mod many_hosts;
 mod moo_clients;
 mod npm_package;
 mod operations;
+mod orders;
 mod packs;
 mod physical_spec;
 mod press;

@@ -1,13 +1,13 @@
-//! The order-confirmation webhook: besides the browser's callback, the host itself tells a
-//! partner that packs it created with a `trackingId` were ordered, as a Standard Webhooks
-//! message (<https://www.standardwebhooks.com/>):
+//! The order webhooks: besides the browser's callback, the host itself tells a partner that
+//! packs it created with a `trackingId` were ordered, and how their order moves on, as
+//! Standard Webhooks messages (<https://www.standardwebhooks.com/>):
 //!
 //! - `POST` to the key's callback URL, body `{"type":"order.confirmed","timestamp":...,
-//!   "data":{"orderNumber","trackingId","packId"}}`;
+//!   "data":{"orderNumber","trackingId","packId"}}`; later `order.in_production`,
+//!   `order.shipped` (with `carrier` and `trackingNumber`) and `order.cancelled`;
 //! - headers `webhook-id` (stable across retries), `webhook-timestamp` (seconds, this
 //!   attempt) and `webhook-signature: v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`,
-//!   the secret being the key's `whsec_` secret without its prefix, base64-decoded.
-//!
+//!   the secret being the key's `whsec_` secret without its prefix, base64-decoded;
 //! - for a pack whose order has press files, `data.pressFile` = `{"url","expiresAt"}`: a
 //!   signed address of the pack's press file that works until `expiresAt`
 //!   (`press_file_link_hours` after the order).
@@ -32,6 +32,7 @@ use sha2::Sha256;
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, PressFileLinks};
 use crate::domain::orders::record::{self, Order};
+use crate::domain::orders::status::{self, OrderStatus, StatusChange};
 use crate::infra::fetch::{FetchPolicy, Fetcher};
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::settings;
@@ -117,6 +118,9 @@ pub struct WebhookMessage {
     pub url: String,
     /// The exact body sent (and signed).
     pub body: String,
+    /// The order change it tells (none: the order's confirmation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
 }
 
 /// A message and its delivery so far; its id (`webhook-id`) is `msg_` and 128 random bits,
@@ -149,13 +153,38 @@ fn rfc3339(seconds: u64) -> String {
         .unwrap_or_else(|| "1970-01-01T00:00:00Z".to_owned())
 }
 
-/// Queues one message per ordered pack that has a trackingId and whose API key has a
-/// callback URL; their ids. They wait until the order is committed (see
-/// [`crate::domain::orders`]).
-pub async fn enqueue_order_confirmations(
+/// What a message tells.
+pub enum OrderEvent<'a> {
+    /// `order.confirmed`: the order was placed; each pack's message carries its press file's
+    /// address.
+    Confirmed(&'a PressFileLinks<'a>),
+    /// `order.in_production`, `order.shipped` (with carrier and tracking number) or
+    /// `order.cancelled`: an operator moved the order on.
+    Changed(&'a StatusChange),
+}
+
+impl OrderEvent<'_> {
+    fn type_name(&self) -> &'static str {
+        match self {
+            OrderEvent::Confirmed(_) => EVENT_TYPE,
+            OrderEvent::Changed(change) => match change.status {
+                OrderStatus::Placed => EVENT_TYPE,
+                OrderStatus::InProduction => "order.in_production",
+                OrderStatus::Shipped { .. } => "order.shipped",
+                OrderStatus::Cancelled => "order.cancelled",
+            },
+        }
+    }
+}
+
+/// Queues one message about `order` per ordered pack that has a trackingId and whose API key
+/// has a callback URL; their ids. They wait until the order is committed (see
+/// [`crate::domain::orders`]), or the change they tell is written
+/// ([`crate::domain::orders::status`]).
+pub async fn enqueue_order_event(
     store: &dyn Store,
     order: &Order,
-    links: &PressFileLinks<'_>,
+    event: &OrderEvent<'_>,
 ) -> Result<Vec<String>, StoreError> {
     let mut ids = Vec::new();
     for (index, line) in order.lines.iter().enumerate() {
@@ -168,25 +197,43 @@ pub async fn enqueue_order_confirmations(
         let Some(url) = key.order_callback_url else {
             continue;
         };
-        let link = links.link(&order.number, index);
-        let body = serde_json::json!({
-            "type": EVENT_TYPE,
-            "timestamp": rfc3339(order.placed_at),
-            "data": {
-                "orderNumber": order.number,
-                "trackingId": tracking_id,
-                "packId": line.pack_id,
-                "pressFile": {
+        let mut data = serde_json::json!({
+            "orderNumber": order.number,
+            "trackingId": tracking_id,
+            "packId": line.pack_id,
+        });
+        let (timestamp, change) = match event {
+            OrderEvent::Confirmed(links) => {
+                let link = links.link(&order.number, index);
+                data["pressFile"] = serde_json::json!({
                     "url": link.url,
                     "expiresAt": rfc3339(link.expires),
-                },
+                });
+                (order.placed_at, None)
             }
+            OrderEvent::Changed(change) => {
+                if let OrderStatus::Shipped {
+                    carrier,
+                    tracking_number,
+                } = &change.status
+                {
+                    data["carrier"] = carrier.as_str().into();
+                    data["trackingNumber"] = tracking_number.as_str().into();
+                }
+                (change.at, Some(change.id.clone()))
+            }
+        };
+        let body = serde_json::json!({
+            "type": event.type_name(),
+            "timestamp": rfc3339(timestamp),
+            "data": data,
         });
         let message = WebhookMessage {
             order_number: order.number.clone(),
             consumer_key: key.consumer_key,
             url,
             body: body.to_string(),
+            change,
         };
         let id = format!("msg_{:032x}", rand::random::<u128>());
         queue::enqueue::<Webhooks>(store, &id, message).await?;
@@ -232,18 +279,23 @@ impl Queue for Webhooks {
     }
 
     async fn attempt(&self, store: &dyn Store, delivery: &Delivery) -> Outcome {
-        let number = &delivery.payload.order_number;
-        if let Some(waiting) = record::hold_until_placed(store, number, delivery.created_at).await {
+        let (number, queued_at) = (&delivery.payload.order_number, delivery.created_at);
+        let waiting = match &delivery.payload.change {
+            Some(change) => status::change_is_written(store, number, change, queued_at).await,
+            None => record::hold_until_placed(store, number, queued_at).await,
+        };
+        if let Some(waiting) = waiting {
             return waiting;
         }
-        match press_files::in_production(store, number).await {
-            Ok(true)
-                if unix_millis() - delivery.created_at < PRESS_FILE_WAIT.as_millis() as i64 =>
-            {
-                return Outcome::NotYet(Duration::from_secs(1));
+        // A confirmation carries the press files' addresses: it waits for them a while.
+        if delivery.payload.change.is_none() {
+            match press_files::in_production(store, number).await {
+                Ok(true) if unix_millis() - queued_at < PRESS_FILE_WAIT.as_millis() as i64 => {
+                    return Outcome::NotYet(Duration::from_secs(1));
+                }
+                Ok(_) => {}
+                Err(error) => return Outcome::retry(error.to_string()),
             }
-            Ok(_) => {}
-            Err(error) => return Outcome::retry(error.to_string()),
         }
         match self.send(store, delivery).await {
             Ok(()) => Outcome::Done,

@@ -14,13 +14,15 @@
 
 pub mod press_files;
 pub mod record;
+pub mod status;
 
 use crate::domain::cart::{PricedLine, priced_lines};
 use crate::domain::customers::{self, Checkout, Customer};
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::orders::record::ORDERS;
+use crate::domain::orders::status::OrderStatus;
 use crate::domain::services::Services;
-use crate::domain::webhooks;
+use crate::domain::webhooks::{self, OrderEvent};
 use crate::infra::queue;
 use crate::infra::store::StoreError;
 
@@ -193,6 +195,8 @@ async fn place_claimed(
             state: PaymentState::AwaitingInvoicePayment,
         },
         placed_at: now(),
+        status: OrderStatus::Placed,
+        history: Vec::new(),
     };
     order.payment.state = state
         .payment
@@ -213,7 +217,8 @@ async fn place_claimed(
         key: &state.secret_key,
         expires: order.placed_at + state.press_file_link.as_secs(),
     };
-    let queued = webhooks::enqueue_order_confirmations(store, &order, &links).await?;
+    let queued =
+        webhooks::enqueue_order_event(store, &order, &OrderEvent::Confirmed(&links)).await?;
     let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
         if let Some(name) = &trial

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::domain::customers;
+use crate::domain::orders::status::{OrderStatus, StatusChange};
 use crate::infra::queue::Outcome;
 use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
 
@@ -81,6 +82,12 @@ pub struct Order {
     pub delivery: DeliveryAddress,
     pub payment: Payment,
     pub placed_at: u64,
+    /// Where it is now (orders stored before states existed are `placed`).
+    #[serde(default)]
+    pub status: OrderStatus,
+    /// Every change of `status`, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<StatusChange>,
 }
 
 /// Takes payment for an order. The built-in [`InvoicePayment`] records the order as awaiting

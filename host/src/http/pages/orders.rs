@@ -12,6 +12,7 @@ use maud::{Markup, html};
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
+use crate::domain::orders::status::OrderStatus;
 use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
@@ -241,7 +242,10 @@ fn order_details(order: &Order) -> Markup {
     let currency = &order.currency;
     let address = &order.delivery;
     html! {
-        p.lead { "Order " strong.order-number { (order.number) } " · Payment: " (order.payment.state.describe()) }
+        p.lead { "Order " strong.order-number { (order.number) } " · " span.status { (capitalised(order.status.describe())) } " · Payment: " (order.payment.state.describe()) }
+        @if let OrderStatus::Shipped { carrier, tracking_number } = &order.status {
+            p.shipping { "Shipped with " (carrier) ", tracking number " strong.tracking { (tracking_number) } }
+        }
         ul.lines aria-label="Packs in this order" {
             @for (index, line) in order.lines.iter().enumerate() {
                 li.line {
@@ -264,6 +268,15 @@ fn order_details(order: &Order) -> Markup {
             (address.city) " " (address.postcode) br; (address.country)
         }
     }
+}
+
+/// "In production" from "in production".
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 /// The browser side of the order confirmation callback: for each pack with a trackingId whose

@@ -1,0 +1,239 @@
+//! Where an order is after it was placed: placed, in production, shipped (carrier and
+//! tracking number), or cancelled (before production). Each change is kept in the order's
+//! history with its time and who made it.
+//!
+//! A change is written with compare-and-swap and checked against the state it finds there,
+//! so of two operators changing one order at once the second finds the first's state and
+//! gets the illegal move refused. The partner's webhooks for the change are queued before
+//! the write, naming the change, so a crash just after it cannot lose them; their worker
+//! sends them only once the change is in the order ([`change_is_written`]). A change that
+//! lost takes its messages back; after a crash between the two, the change is never in the
+//! order and its messages are given up.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::orders::record::{self, ORDERS, Order};
+use crate::domain::webhooks::{self, OrderEvent};
+use crate::infra::queue::{self, Outcome};
+use crate::infra::store::{self, Records, Store, StoreError, unix_millis};
+
+/// An order's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum OrderStatus {
+    #[default]
+    Placed,
+    InProduction,
+    #[serde(rename_all = "camelCase")]
+    Shipped {
+        carrier: String,
+        tracking_number: String,
+    },
+    Cancelled,
+}
+
+impl OrderStatus {
+    /// For people: "in production", "shipped".
+    pub fn describe(&self) -> &'static str {
+        match self {
+            OrderStatus::Placed => "placed",
+            OrderStatus::InProduction => "in production",
+            OrderStatus::Shipped { .. } => "shipped",
+            OrderStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One change of an order's state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusChange {
+    /// `chg_` and 128 random bits: the change's webhooks name it.
+    pub id: String,
+    /// The state it moved to.
+    pub status: OrderStatus,
+    /// Seconds since 1970.
+    pub at: u64,
+    /// Who made it: `cli:<user>` for the operator command.
+    pub by: String,
+}
+
+/// A move an operator asks for.
+#[derive(Debug, Clone)]
+pub enum Move {
+    StartProduction,
+    Ship {
+        carrier: String,
+        tracking_number: String,
+    },
+    Cancel,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MoveError {
+    #[error("there is no order {0:?}")]
+    NoSuchOrder(String),
+    #[error("{parameter}: {problem}")]
+    Invalid {
+        parameter: &'static str,
+        problem: String,
+    },
+    #[error(
+        "order {number} is {from}; it cannot be {to} (an order moves placed -> in production -> shipped, and only a placed order can be cancelled)"
+    )]
+    Illegal {
+        number: String,
+        from: &'static str,
+        to: &'static str,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Longest carrier name and tracking number.
+const MAX_CARRIER: usize = 60;
+const MAX_TRACKING_NUMBER: usize = 100;
+
+/// A carrier or tracking number: trimmed, not empty, at most `max` characters, no control
+/// characters (they go into e-mail headers and pages).
+fn label(parameter: &'static str, value: &str, max: usize) -> Result<String, MoveError> {
+    let value = value.trim();
+    let problem = if value.is_empty() {
+        Some("must not be empty".to_owned())
+    } else if value.chars().count() > max {
+        Some(format!("at most {max} characters"))
+    } else if value.chars().any(char::is_control) {
+        Some("must not contain control characters (line breaks, tabs)".to_owned())
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(MoveError::Invalid { parameter, problem }),
+        None => Ok(value.to_owned()),
+    }
+}
+
+impl Move {
+    /// The checked move (carrier and tracking number as they will be stored).
+    pub fn checked(self) -> Result<Move, MoveError> {
+        Ok(match self {
+            Move::Ship {
+                carrier,
+                tracking_number,
+            } => Move::Ship {
+                carrier: label("carrier", &carrier, MAX_CARRIER)?,
+                tracking_number: label("tracking", &tracking_number, MAX_TRACKING_NUMBER)?,
+            },
+            other => other,
+        })
+    }
+
+    fn verb(&self) -> &'static str {
+        match self {
+            Move::StartProduction => "put in production",
+            Move::Ship { .. } => "shipped",
+            Move::Cancel => "cancelled",
+        }
+    }
+
+    /// The state `from` moves to, if the move is legal there.
+    fn from(&self, from: &OrderStatus) -> Option<OrderStatus> {
+        match (from, self) {
+            (OrderStatus::Placed, Move::StartProduction) => Some(OrderStatus::InProduction),
+            (OrderStatus::Placed, Move::Cancel) => Some(OrderStatus::Cancelled),
+            (
+                OrderStatus::InProduction,
+                Move::Ship {
+                    carrier,
+                    tracking_number,
+                },
+            ) => Some(OrderStatus::Shipped {
+                carrier: carrier.clone(),
+                tracking_number: tracking_number.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn illegal(&self, order: &Order) -> MoveError {
+        MoveError::Illegal {
+            number: order.number.clone(),
+            from: order.status.describe(),
+            to: self.verb(),
+        }
+    }
+}
+
+/// Moves placed order `number` on, as `by`; the order as it is now. The partner's webhooks
+/// for the change are queued (the caller may wake their worker).
+pub async fn change(
+    store: &dyn Store,
+    number: &str,
+    requested: Move,
+    by: &str,
+) -> Result<Order, MoveError> {
+    let requested = requested.checked()?;
+    let order = record::load(store, number)
+        .await?
+        .ok_or_else(|| MoveError::NoSuchOrder(number.to_owned()))?;
+    if !record::is_committed(store, &order).await? {
+        return Err(MoveError::NoSuchOrder(number.to_owned()));
+    }
+    // Refused before anything is queued when it is plainly illegal; checked again on write.
+    let Some(status) = requested.from(&order.status) else {
+        return Err(requested.illegal(&order));
+    };
+    let change = StatusChange {
+        id: format!("chg_{:032x}", rand::random::<u128>()),
+        status,
+        at: u64::try_from(unix_millis() / 1000).unwrap_or(0),
+        by: by.to_owned(),
+    };
+    let queued =
+        webhooks::enqueue_order_event(store, &order, &OrderEvent::Changed(&change)).await?;
+    let written = store::modify(store, ORDERS, number, |order: &mut Order| {
+        let Some(status) = requested.from(&order.status) else {
+            return Err(requested.illegal(order));
+        };
+        order.status = status;
+        order.history.push(change.clone());
+        Ok(())
+    })
+    .await;
+    match written {
+        Ok(Some(order)) => {
+            tracing::info!(order = %number, status = order.status.describe(), by, "order moved");
+            Ok(order)
+        }
+        Ok(None) => Err(MoveError::NoSuchOrder(number.to_owned())),
+        Err(error) => {
+            // Lost: its messages would never be sent; take them back now.
+            queue::withdraw::<webhooks::Webhooks>(store, &queued).await?;
+            Err(error)
+        }
+    }
+}
+
+/// How long a change may take between queueing its webhooks and being written.
+const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// What a job for change `id` of order `number`, queued at `queued_at` (milliseconds), must
+/// do first: `None` once the change is in the order; else wait while it may still be written,
+/// and give up once it cannot.
+pub async fn change_is_written(
+    store: &dyn Records,
+    number: &str,
+    id: &str,
+    queued_at: i64,
+) -> Option<Outcome> {
+    match record::load(store, number).await {
+        Ok(Some(order)) if order.history.iter().any(|c| c.id == id) => None,
+        Err(error) => Some(Outcome::retry(error.to_string())),
+        Ok(_) if unix_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
+            Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
+        }
+        Ok(_) => Some(Outcome::give_up(
+            "the order's change was never written (another change got in first)",
+        )),
+    }
+}

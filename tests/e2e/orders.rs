@@ -1,0 +1,217 @@
+//! After the order: states moved on by the operator (placed, in production, shipped,
+//! cancelled), refused when illegal or malformed, never won twice, told to the customer on the
+//! order page and to the partner by signed webhooks; against both stores.
+
+use presspack::domain::keys;
+use presspack::domain::orders::status::{self, Move, MoveError};
+use presspack::domain::webhooks::{Webhooks, signature};
+use presspack::infra::queue;
+use serde_json::Value;
+
+use crate::customers::{add_to_cart, local, new_pack};
+use crate::every_store;
+use crate::helpers::{StoreKind, TestApp, spawn_app_with};
+use crate::shop::{Receiver, Shopper};
+
+every_store!(
+    an_order_moves_forward_only_and_tells_customer_and_partner,
+    two_operators_moving_one_order_at_once_cannot_both_win,
+);
+
+/// A server that may call back to loopback, its partner's receiver (the key's callback URL),
+/// and a signed-in customer who ordered a tracked pack; the order number.
+async fn placed_order(kind: StoreKind) -> (TestApp, Receiver, Shopper, String) {
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(kind, |config| {
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+    })
+    .await;
+    keys::set_callback(
+        app.store.as_ref(),
+        &app.key.consumer_key,
+        Some(format!("{}/webhook", receiver.url)),
+    )
+    .await
+    .unwrap();
+    let shopper = Shopper::new(&app);
+    shopper
+        .sign_up(&format!("orders.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    let (pack, _) = new_pack(&app, &[("trackingId", "shop-7/ann")]).await;
+    let body = add_to_cart(&app, &pack, "1").await;
+    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
+    let confirmation = shopper.check_out().await;
+    assert!(confirmation.path.ends_with("/confirmation"));
+    let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
+    (app, receiver, shopper, number)
+}
+
+/// Runs `presspack orders ...`; (success, standard output, standard error).
+fn orders(app: &TestApp, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["orders"];
+    all.extend_from_slice(args);
+    let output = app.cli(&all);
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+async fn an_order_moves_forward_only_and_tells_customer_and_partner(kind: StoreKind) {
+    let (app, receiver, shopper, number) = placed_order(kind).await;
+    let n = number.as_str();
+    let ship = [
+        "ship",
+        n,
+        "--carrier",
+        "Royal Mail",
+        "--tracking",
+        "RM123456785GB",
+    ];
+
+    let (ok, _, stderr) = orders(&app, &ship);
+    assert!(!ok);
+    assert!(
+        stderr.contains(&format!("order {n} is placed; it cannot be shipped")),
+        "{stderr}"
+    );
+    let (ok, stdout, stderr) = orders(&app, &["start", n]);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), format!("{n}  in production"));
+    let (ok, _, stderr) = orders(&app, &["cancel", n]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("is in production; it cannot be cancelled"),
+        "{stderr}"
+    );
+    // Malformed carriers and tracking numbers are refused, naming the parameter.
+    for (carrier, tracking, expected) in [
+        (" ", "RM1", "carrier: must not be empty"),
+        (
+            "DHL",
+            "RM1\r\nBcc: x@example.com",
+            "tracking: must not contain control",
+        ),
+        (&*"x".repeat(61), "RM1", "carrier: at most 60 characters"),
+    ] {
+        let (ok, _, stderr) = orders(
+            &app,
+            &["ship", n, "--carrier", carrier, "--tracking", tracking],
+        );
+        assert!(!ok);
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+    let (ok, stdout, stderr) = orders(&app, &ship);
+    assert!(ok, "{stderr}");
+    assert_eq!(stdout.trim(), format!("{n}  shipped"));
+    let (ok, _, stderr) = orders(&app, &ship);
+    assert!(!ok);
+    assert!(
+        stderr.contains("is shipped; it cannot be shipped"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = orders(&app, &["start", "PP-NOSUCHORDER"]);
+    assert!(!ok);
+    assert!(stderr.contains("there is no order"), "{stderr}");
+
+    // The partner hears each step, signed, in order.
+    let sent = receiver.wait_for("/webhook", 3, 60).await;
+    let secret = keys::find(app.store.as_ref(), &app.key.consumer_key)
+        .await
+        .unwrap()
+        .unwrap()
+        .webhook_secret
+        .unwrap();
+    let mut types = Vec::new();
+    for message in &sent {
+        let timestamp: i64 = message.header("webhook-timestamp").parse().unwrap();
+        let id = message.header("webhook-id");
+        assert_eq!(
+            message.header("webhook-signature"),
+            signature(&secret, id, timestamp, &message.body).unwrap()
+        );
+        let event = message.json();
+        assert_eq!(event["data"]["orderNumber"], n);
+        assert_eq!(event["data"]["trackingId"], "shop-7/ann");
+        types.push(event["type"].as_str().unwrap().to_owned());
+    }
+    types.sort();
+    assert_eq!(
+        types,
+        ["order.confirmed", "order.in_production", "order.shipped"]
+    );
+    let shipped = sent
+        .iter()
+        .map(|m| m.json())
+        .find(|e| e["type"] == "order.shipped")
+        .unwrap();
+    assert_eq!(shipped["data"]["carrier"], "Royal Mail");
+    assert_eq!(shipped["data"]["trackingNumber"], "RM123456785GB");
+
+    // The customer sees it on the order page; the operator sees who did what, when.
+    let page = shopper.get(&format!("/orders/{n}")).await;
+    assert!(
+        page.body.contains("<span class=\"status\">Shipped</span>"),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("Shipped with Royal Mail, tracking number"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("RM123456785GB"));
+    let (ok, stdout, _) = orders(&app, &["show", n]);
+    assert!(ok);
+    let shown: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(shown["status"]["state"], "shipped");
+    assert_eq!(shown["status"]["trackingNumber"], "RM123456785GB");
+    let history = shown["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2);
+    assert_eq!(history[0]["status"]["state"], "in_production");
+    assert_eq!(history[1]["status"]["state"], "shipped");
+    for change in history {
+        assert!(change["by"].as_str().unwrap().starts_with("cli:"));
+        assert!(change["at"].as_u64().unwrap() >= shown["placedAt"].as_u64().unwrap());
+    }
+    let (_, listed, _) = orders(&app, &["list"]);
+    assert!(listed.contains(&format!("{n}  shipped  ")), "{listed}");
+}
+
+async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind) {
+    let (app, receiver, _, number) = placed_order(kind).await;
+    receiver.wait_for("/webhook", 1, 60).await;
+    let store = app.store.as_ref();
+    let moves = (0..8).map(|i| {
+        let requested = if i % 2 == 0 {
+            Move::StartProduction
+        } else {
+            Move::Cancel
+        };
+        status::change(store, &number, requested, "test")
+    });
+    let results = futures_util::future::join_all(moves).await;
+    let won: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    assert_eq!(won.len(), 1, "{results:?}");
+    for lost in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert!(matches!(lost, MoveError::Illegal { .. }), "{lost:?}");
+    }
+    let order = presspack::domain::orders::load(store, &number)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(order.history.len(), 1);
+    assert_eq!(order.status, won[0].status);
+    // One message for the confirmation and one for the change that won: the losers' were
+    // never queued or taken back.
+    let event = match order.status {
+        status::OrderStatus::InProduction => "order.in_production",
+        _ => "order.cancelled",
+    };
+    let sent = receiver.wait_for("/webhook", 2, 60).await;
+    assert_eq!(sent[1].json()["type"], event);
+    let messages = queue::list::<Webhooks>(store).await.unwrap();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+}
