@@ -1173,13 +1173,7 @@ async fn refused_addresses_are_not_revealed_or_retried() {
 
     // A webhook to a loopback address the operator did not allow: given up at once.
     let receiver = crate::shop::Receiver::start(0).await;
-    keys::set_callback(
-        app.store.as_ref(),
-        &app.key.consumer_key,
-        Some(format!("{}/webhook", receiver.url)),
-    )
-    .await
-    .unwrap();
+    receiver.take_callbacks_of(&app).await;
     let shopper = Shopper::new(&app);
     shopper.sign_up(&unique_email()).await;
     let (pack, _) = new_pack(&app, &[("trackingId", "t-1")]).await;

@@ -8,7 +8,7 @@ use presspack::domain::webhooks::{Webhooks, signature};
 use presspack::infra::queue;
 use serde_json::Value;
 
-use crate::customers::{add_to_cart, local, new_pack};
+use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app_with};
 use crate::shop::{Receiver, Shopper};
@@ -26,23 +26,13 @@ async fn placed_order(kind: StoreKind) -> (TestApp, Receiver, Shopper, String) {
         config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
     })
     .await;
-    keys::set_callback(
-        app.store.as_ref(),
-        &app.key.consumer_key,
-        Some(format!("{}/webhook", receiver.url)),
-    )
-    .await
-    .unwrap();
+    receiver.take_callbacks_of(&app).await;
     let shopper = Shopper::new(&app);
     shopper
         .sign_up(&format!("orders.{:x}@example.com", rand::random::<u64>()))
         .await;
     let (pack, _) = new_pack(&app, &[("trackingId", "shop-7/ann")]).await;
-    let body = add_to_cart(&app, &pack, "1").await;
-    shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
-    let confirmation = shopper.check_out().await;
-    assert!(confirmation.path.ends_with("/confirmation"));
-    let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
+    let number = shopper.order(&app, &[&pack]).await;
     (app, receiver, shopper, number)
 }
 

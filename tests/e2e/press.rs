@@ -7,12 +7,11 @@ use std::process::Command;
 
 use serde_json::json;
 
-use presspack::domain::keys;
 use presspack::domain::orders::press_files::{PRESS_FILES, PRESS_JOBS_DONE, PressFileLinks};
 use presspack::domain::orders::record::ORDERS;
 use presspack::infra::secrets::SecretKey;
 
-use crate::customers::{add_to_cart, local, new_pack};
+use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{
     ApiResponse, Credentials, StoreKind, TestApp, create_key, every_permission, spawn_app,
@@ -252,13 +251,7 @@ async fn press_parameters_and_access_are_checked(kind: StoreKind) {
 /// An app whose key's callback URL is `receiver`'s, with a customer who ordered the photo
 /// card (tracked) and a plain card (untracked). The order number and the photo card's id.
 async fn ordered_cards(app: &TestApp, receiver: &Receiver) -> (String, String) {
-    keys::set_callback(
-        app.store.as_ref(),
-        &app.key.consumer_key,
-        Some(format!("{}/webhook", receiver.url)),
-    )
-    .await
-    .unwrap();
+    receiver.take_callbacks_of(app).await;
     let photo_card = card_with(
         app,
         r#"{"paperClass":"classic","finishingOption":"square_corners"}"#,
@@ -270,18 +263,32 @@ async fn ordered_cards(app: &TestApp, receiver: &Receiver) -> (String, String) {
     shopper
         .sign_up(&format!("press.{:x}@example.com", rand::random::<u64>()))
         .await;
-    for id in [&photo_card, &plain] {
-        let body = add_to_cart(app, id, "1").await;
-        shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
-    }
-    let confirmation = shopper.check_out().await;
-    assert!(
-        confirmation.path.ends_with("/confirmation"),
-        "{}",
-        confirmation.body
-    );
-    let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
+    let number = shopper.order(app, &[&photo_card, &plain]).await;
     (number, photo_card)
+}
+
+/// The job that made `number`'s press files finished at its first attempt.
+async fn assert_made_in_one_attempt(app: &TestApp, number: &str) {
+    let job = app
+        .store
+        .get(PRESS_JOBS_DONE, number)
+        .await
+        .unwrap()
+        .unwrap();
+    let job: serde_json::Value = serde_json::from_slice(&job.value).unwrap();
+    assert_eq!(
+        (job["state"].as_str(), job["attempts"].as_u64()),
+        (Some("done"), Some(1))
+    );
+}
+
+/// The press-file address of the first webhook `receiver` gets.
+async fn press_file_url(receiver: &Receiver) -> String {
+    let sent = receiver.wait_for("/webhook", 1, 60).await;
+    sent[0].json()["data"]["pressFile"]["url"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 async fn with_receiver(kind: StoreKind) -> (TestApp, Receiver) {
@@ -378,27 +385,13 @@ async fn an_order_s_press_files_are_made_stored_and_reach_partner_and_operator(k
     );
     assert_eq!(files[1]["pressFile"]["state"], "produced");
     // The job is done, once.
-    let job = app
-        .store
-        .get(PRESS_JOBS_DONE, &number)
-        .await
-        .unwrap()
-        .unwrap();
-    let job: serde_json::Value = serde_json::from_slice(&job.value).unwrap();
-    assert_eq!(
-        (job["state"].as_str(), job["attempts"].as_u64()),
-        (Some("done"), Some(1))
-    );
+    assert_made_in_one_attempt(&app, &number).await;
 }
 
 async fn press_file_addresses_are_signed_and_expire(kind: StoreKind) {
     let (app, receiver) = with_receiver(kind).await;
     let (number, _) = ordered_cards(&app, &receiver).await;
-    let sent = receiver.wait_for("/webhook", 1, 60).await;
-    let url = sent[0].json()["data"]["pressFile"]["url"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let url = press_file_url(&receiver).await;
     let (path, query) = url.split_once('?').unwrap();
     let (expires, signature) = query
         .strip_prefix("expires=")
@@ -477,11 +470,7 @@ async fn artwork_when_made(app: &TestApp, number: &str, dir: &str) -> std::proce
 async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
     let (app, receiver) = with_receiver(kind).await;
     let (number, _) = ordered_cards(&app, &receiver).await;
-    let sent = receiver.wait_for("/webhook", 1, 60).await;
-    let url = sent[0].json()["data"]["pressFile"]["url"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let url = press_file_url(&receiver).await;
     // As an order placed before press files were made: no job, no files.
     let store = app.store.as_ref();
     let forget_press_files = || async {
@@ -539,15 +528,5 @@ async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
             && body.contains(&gone),
         "{body}"
     );
-    let job = app
-        .store
-        .get(PRESS_JOBS_DONE, &number)
-        .await
-        .unwrap()
-        .unwrap();
-    let job: serde_json::Value = serde_json::from_slice(&job.value).unwrap();
-    assert_eq!(
-        (job["state"].as_str(), job["attempts"].as_u64()),
-        (Some("done"), Some(1))
-    );
+    assert_made_in_one_attempt(&app, &number).await;
 }

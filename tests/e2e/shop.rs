@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
+use crate::customers::{add_to_cart, local};
 use crate::helpers::TestApp;
 
 /// A page as the shopper got it.
@@ -155,6 +156,22 @@ impl Shopper {
         page
     }
 
+    /// Puts each pack in the cart (addToCart, then its cart drop-in) and checks out; the
+    /// order number.
+    pub async fn order(&self, app: &TestApp, packs: &[&str]) -> String {
+        for pack in packs {
+            let body = add_to_cart(app, pack, "1").await;
+            self.open_drop_in(&local(&body["dropIns"]["cart"])).await;
+        }
+        let confirmation = self.check_out().await;
+        assert!(
+            confirmation.path.ends_with("/confirmation"),
+            "{}",
+            confirmation.body
+        );
+        confirmation.path.split('/').nth(2).unwrap().to_owned()
+    }
+
     /// Checks out with a delivery address; the confirmation page (or the refusal).
     pub async fn check_out(&self) -> Page {
         let form = self.get("/checkout").await;
@@ -236,6 +253,17 @@ async fn record(
 }
 
 impl Receiver {
+    /// Makes `{url}/webhook` the callback URL of `app`'s key.
+    pub async fn take_callbacks_of(&self, app: &TestApp) {
+        presspack::domain::keys::set_callback(
+            app.store.as_ref(),
+            &app.key.consumer_key,
+            Some(format!("{}/webhook", self.url)),
+        )
+        .await
+        .unwrap();
+    }
+
     pub async fn start(fail_first: usize) -> Receiver {
         let recorded = Arc::new(Mutex::new(Recorded {
             requests: Vec::new(),
