@@ -18,6 +18,7 @@ use tower_http::ServiceBuilderExt;
 use crate::config::Config;
 use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
+use crate::domain::mail::Mails;
 use crate::domain::orders::InvoicePayment;
 use crate::domain::orders::press_files::PressFileJobs;
 use crate::domain::prices::PriceList;
@@ -31,6 +32,7 @@ use crate::http::state::AppState;
 use crate::http::{observe, rpc, serve};
 use crate::infra::engine::{EngineCallError, EngineClient, EngineHost, EngineSetup, engine_wasm};
 use crate::infra::fonts::{Fonts, FontsError};
+use crate::infra::mail::Mailer;
 use crate::infra::queue;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
@@ -80,6 +82,8 @@ pub enum StartupError {
     Prices(String),
     #[error("webhooks: {0}")]
     Webhooks(String),
+    #[error("mail: {0}")]
+    Mail(String),
     #[error("cannot listen on {address} (PRESSPACK_LISTEN): {source}")]
     Listen {
         address: SocketAddr,
@@ -154,6 +158,7 @@ impl Application {
             base_url,
             press_file_link: config.webhooks.press_file_link,
             wake: Wakers::default(),
+            mailer: Mailer::new(&config.mail).map_err(StartupError::Mail)?,
             engine: engine.engine,
             templates: engine.templates,
         });
@@ -242,7 +247,7 @@ impl Application {
         self.state.store.describe()
     }
 
-    /// Serves (and runs the background jobs: webhooks, press files, the image sweep) until
+    /// Serves (and runs the background jobs: webhooks, press files, e-mail, the image sweep) until
     /// `shutdown` completes, then finishes the requests and job attempts in flight.
     pub async fn run_until(
         self,
@@ -263,8 +268,14 @@ impl Application {
             )),
             tokio::spawn(queue::run_worker(
                 Arc::clone(&self.state.store),
-                Arc::new(PressFileJobs::new(Arc::clone(&self.state.services))),
+                Arc::new(PressFileJobs(Arc::clone(&self.state.services))),
                 Arc::clone(&self.state.wake.press_files),
+                stopped.clone(),
+            )),
+            tokio::spawn(queue::run_worker(
+                Arc::clone(&self.state.store),
+                Arc::new(Mails(Arc::clone(&self.state.services))),
+                Arc::clone(&self.state.wake.mail),
                 stopped,
             )),
         ];

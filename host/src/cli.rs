@@ -12,11 +12,12 @@ use crate::app::{Application, open_store};
 use crate::config::{Config, LogFormat};
 use crate::domain::designs::{self, Design};
 use crate::domain::keys::{self, ApiKey, NewKey, Permission};
+use crate::domain::mail::Mails;
 use crate::domain::orders::press_files::{self, PressFileState};
-use crate::domain::orders::status::{self, Move};
+use crate::domain::orders::status::{self, Mailing, Move};
 use crate::domain::orders::{self, Order};
 use crate::domain::webhooks::Webhooks;
-use crate::infra::queue;
+use crate::infra::queue::{self, Queue};
 use crate::infra::store::{SharedStore, SqliteStore};
 
 #[derive(Parser)]
@@ -63,6 +64,9 @@ enum OperatorCommand {
     /// The order-confirmation webhook queue.
     #[command(subcommand)]
     Webhooks(WebhookCommand),
+    /// E-mail to customers.
+    #[command(subcommand)]
+    Mail(MailCommand),
     /// The image store.
     #[command(subcommand)]
     Images(ImageCommand),
@@ -122,6 +126,16 @@ enum OrderCommand {
         /// The directory to write them to (made if missing).
         #[arg(long, default_value = ".")]
         out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum MailCommand {
+    /// List e-mail to customers: waiting ones first, then sent and given up.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -267,7 +281,13 @@ pub async fn run(cli: Cli) -> ExitCode {
             OperatorCommand::Keys(command) => key_command(store, command).await,
             OperatorCommand::Orders(command) => order_command(&config, store, command).await,
             OperatorCommand::Webhooks(WebhookCommand::List { json }) => {
-                list_webhooks(store, json).await
+                list_jobs::<Webhooks>(store, json, |message| message.url.clone()).await
+            }
+            OperatorCommand::Mail(MailCommand::List { json }) => {
+                list_jobs::<Mails>(store, json, |mail| {
+                    format!("{:?} to {}", mail.kind, mail.to)
+                })
+                .await
             }
             OperatorCommand::Images(ImageCommand::Sweep { limit }) => {
                 let blobs = crate::app::open_blobs(&config)
@@ -692,7 +712,9 @@ async fn order_command(
             println!("{}", pretty(&shown)?);
             Ok(())
         }
-        OrderCommand::Start { number } => move_order(store, &number, Move::StartProduction).await,
+        OrderCommand::Start { number } => {
+            move_order(config, store, &number, Move::StartProduction).await
+        }
         OrderCommand::Ship {
             number,
             carrier,
@@ -702,9 +724,9 @@ async fn order_command(
                 carrier,
                 tracking_number: tracking,
             };
-            move_order(store, &number, ship).await
+            move_order(config, store, &number, ship).await
         }
-        OrderCommand::Cancel { number } => move_order(store, &number, Move::Cancel).await,
+        OrderCommand::Cancel { number } => move_order(config, store, &number, Move::Cancel).await,
         OrderCommand::Artwork { number, out } => {
             let order = find_order(store, &number).await?;
             let blobs = crate::app::open_blobs(config)
@@ -717,12 +739,17 @@ async fn order_command(
 
 /// Moves an order on as the operator running the command (`cli:$USER`).
 async fn move_order(
+    config: &Config,
     store: &dyn crate::infra::store::Store,
     number: &str,
     requested: Move,
 ) -> Result<(), String> {
     let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
-    let order = status::change(store, number, requested, &format!("cli:{user}"))
+    let mailing = match config.mail.smtp_host {
+        Some(_) => Mailing::Configured,
+        None => Mailing::Off,
+    };
+    let order = status::change(store, number, requested, &format!("cli:{user}"), mailing)
         .await
         .map_err(|e| e.to_string())?;
     println!("{}  {}", order.number, order.status.describe());
@@ -821,23 +848,27 @@ async fn write_press_files(
     }
 }
 
-async fn list_webhooks(store: SharedStore, json: bool) -> Result<(), String> {
-    let all = queue::list::<Webhooks>(store.as_ref())
+/// `webhooks list`, `mail list`: a queue's jobs, pending first; `to` says where each goes.
+async fn list_jobs<Q: Queue>(
+    store: SharedStore,
+    json: bool,
+    to: impl Fn(&Q::Payload) -> String,
+) -> Result<(), String> {
+    let all = queue::list::<Q>(store.as_ref())
         .await
         .map_err(|e| e.to_string())?;
     if json {
         println!("{}", pretty(&all)?);
         return Ok(());
     }
-    for delivery in all {
+    for job in all {
         println!(
             "{}  {:?}  attempts {}  {}{}",
-            delivery.id,
-            delivery.state,
-            delivery.attempts,
-            delivery.payload.url,
-            delivery
-                .last_error
+            job.id,
+            job.state,
+            job.attempts,
+            to(&job.payload),
+            job.last_error
                 .map(|e| format!("  last error: {e}"))
                 .unwrap_or_default()
         );

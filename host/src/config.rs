@@ -22,6 +22,7 @@ pub use crate::http::client::{TrustedProxies, UnsignedLimits};
 pub use crate::http::serve::ServerLimits;
 pub use crate::http::state::EdgeSettings;
 pub use crate::infra::engine::EngineLimits;
+pub use crate::infra::mail::MailSettings;
 use crate::infra::settings;
 
 /// Every setting, by the section that reads it.
@@ -32,6 +33,7 @@ pub struct Config {
     pub engine: EngineLimits,
     pub images: ImageSettings,
     pub webhooks: WebhookSettings,
+    pub mail: MailSettings,
     pub edge: EdgeSettings,
     pub unsigned_limits: UnsignedLimits,
     pub server: ServerLimits,
@@ -126,7 +128,7 @@ pub enum LogFormat {
 pub struct ConfigError(pub String);
 
 /// Settings whose values never appear in messages (a Redis URL may hold a password).
-const SECRET_SETTINGS: [&str; 1] = ["redis_url"];
+const SECRET_SETTINGS: [&str; 2] = ["redis_url", "smtp_password"];
 
 impl Config {
     /// Loads the configuration from `file` (if any) and the environment `env`.
@@ -146,6 +148,7 @@ impl Config {
             engine: section(&figment)?,
             images: section(&figment)?,
             webhooks: section(&figment)?,
+            mail: section(&figment)?,
             edge: section(&figment)?,
             unsigned_limits: section(&figment)?,
             server: section(&figment)?,
@@ -187,6 +190,7 @@ pub fn setting_names() -> Vec<&'static str> {
         field_names::<EngineLimits>(),
         field_names::<ImageSettings>(),
         field_names::<WebhookSettings>(),
+        field_names::<MailSettings>(),
         field_names::<EdgeSettings>(),
         field_names::<UnsignedLimits>(),
         field_names::<ServerLimits>(),

@@ -465,6 +465,11 @@ impl TestApp {
 
     /// Runs the `presspack` binary with this app's store configuration.
     pub fn cli(&self, args: &[&str]) -> Output {
+        self.cli_with(args, &[])
+    }
+
+    /// [`TestApp::cli`] with more settings (`PRESSPACK_*` variables).
+    pub fn cli_with(&self, args: &[&str], settings: &[(&str, &str)]) -> Output {
         let mut command = Command::new(env!("CARGO_BIN_EXE_presspack"));
         command
             .args(args)
@@ -486,6 +491,7 @@ impl TestApp {
                     self.config.store.redis_cluster.to_string(),
                 );
         }
+        command.envs(settings.iter().copied());
         command.output().expect("presspack binary runs")
     }
 }

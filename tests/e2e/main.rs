@@ -12,6 +12,7 @@ mod cli;
 mod customers;
 mod designs;
 mod images;
+mod mail;
 mod many_hosts;
 mod moo_clients;
 mod npm_package;

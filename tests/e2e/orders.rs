@@ -3,7 +3,7 @@
 //! order page and to the partner by signed webhooks; against both stores.
 
 use presspack::domain::keys;
-use presspack::domain::orders::status::{self, Move, MoveError};
+use presspack::domain::orders::status::{self, Mailing, Move, MoveError};
 use presspack::domain::webhooks::{Webhooks, signature};
 use presspack::infra::queue;
 use serde_json::Value;
@@ -180,7 +180,7 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
         } else {
             Move::Cancel
         };
-        status::change(store, &number, requested, "test")
+        status::change(store, &number, requested, "test", Mailing::Off)
     });
     let results = futures_util::future::join_all(moves).await;
     let won: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
@@ -197,7 +197,7 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
     // One message for the confirmation and one for the change that won: the losers' were
     // never queued or taken back.
     let event = match order.status {
-        status::OrderStatus::InProduction => "order.in_production",
+        presspack::domain::orders::record::OrderStatus::InProduction => "order.in_production",
         _ => "order.cancelled",
     };
     let sent = receiver.wait_for("/webhook", 2, 60).await;

@@ -11,6 +11,7 @@ pub mod dropins;
 pub mod error;
 pub mod images;
 pub mod keys;
+pub mod mail;
 pub mod orders;
 pub mod packs;
 pub mod press;

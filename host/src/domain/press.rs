@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
-use crate::domain::orders::OrderLine;
+use crate::domain::orders::record::OrderLine;
 use crate::domain::packs::{PackRecord, stored_pack};
 use crate::domain::services::Services;
 use crate::infra::store::unix_millis;
@@ -138,4 +138,16 @@ pub async fn press_file(
         .engine
         .press(&pages, &options, &FetchedImage::inputs(&images))
         .await?)
+}
+
+/// The proof of a pack as ordered, for its customer.
+pub async fn ordered_proof(
+    services: &Services,
+    order_number: &str,
+    line: &OrderLine,
+) -> Result<Vec<u8>, DomainError> {
+    let print = PackToPrint::ordered(services, line)?;
+    let title = format!("Order {order_number} proof: {}", line.name);
+    let (_, pdf) = press_file(services, &print, &title, PressKind::Proof).await?;
+    Ok(pdf)
 }

@@ -12,6 +12,7 @@ use crate::domain::images::service::ImageService;
 use crate::domain::orders::record::PaymentProvider;
 use crate::domain::prices::PriceList;
 use crate::infra::engine::EngineClient;
+use crate::infra::mail::Mailer;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{SharedBlobs, SharedStore};
 use crate::infra::templates::Templates;
@@ -37,6 +38,8 @@ pub struct Services {
     /// How long the press-file addresses of an order's webhooks work.
     pub press_file_link: Duration,
     pub wake: Wakers,
+    /// The SMTP server for e-mail to customers, if one is configured.
+    pub mailer: Mailer,
 }
 
 /// Wakes this process's background workers when work is queued (other processes find it
@@ -45,4 +48,5 @@ pub struct Services {
 pub struct Wakers {
     pub webhooks: Arc<Notify>,
     pub press_files: Arc<Notify>,
+    pub mail: Arc<Notify>,
 }

@@ -31,8 +31,7 @@ use sha2::Sha256;
 
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, PressFileLinks};
-use crate::domain::orders::record::{self, Order};
-use crate::domain::orders::status::{self, OrderStatus, StatusChange};
+use crate::domain::orders::record::{self, Order, OrderStatus, StatusChange};
 use crate::infra::fetch::{FetchPolicy, Fetcher};
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::settings;
@@ -53,7 +52,10 @@ pub struct WebhookSettings {
     #[serde(rename = "webhook_allow_hosts", deserialize_with = "settings::hosts")]
     pub allow_hosts: Vec<String>,
     /// Delays before the second, third, ... attempt.
-    #[serde(rename = "webhook_retry_delays_ms", deserialize_with = "retry_delays")]
+    #[serde(
+        rename = "webhook_retry_delays_ms",
+        deserialize_with = "settings::retry_delays"
+    )]
     pub retry_delays: Vec<Duration>,
     /// How long the press-file addresses in a message work, from the order.
     #[serde(
@@ -81,25 +83,6 @@ impl Default for WebhookSettings {
             press_file_link: Duration::from_secs(7 * 24 * 60 * 60),
         }
     }
-}
-
-/// Up to 50 comma-separated delays in milliseconds, each at most a week.
-fn retry_delays<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Vec<Duration>, D::Error> {
-    const EXPECTED: &str = "up to 50 comma-separated delays in milliseconds, each at most a week";
-    let delays = settings::list(
-        deserializer,
-        |delay| {
-            let ms = delay.parse::<u64>().ok()?;
-            (ms <= 7 * 24 * 60 * 60 * 1000).then(|| Duration::from_millis(ms))
-        },
-        EXPECTED,
-    )?;
-    if delays.len() > 50 {
-        return Err(serde::de::Error::custom(format!("expected {EXPECTED}")));
-    }
-    Ok(delays)
 }
 
 /// How long one attempt may take; a claim keeps other processes off a message for longer.
@@ -281,7 +264,7 @@ impl Queue for Webhooks {
     async fn attempt(&self, store: &dyn Store, delivery: &Delivery) -> Outcome {
         let (number, queued_at) = (&delivery.payload.order_number, delivery.created_at);
         let waiting = match &delivery.payload.change {
-            Some(change) => status::change_is_written(store, number, change, queued_at).await,
+            Some(change) => record::change_is_written(store, number, change, queued_at).await,
             None => record::hold_until_placed(store, number, queued_at).await,
         };
         if let Some(waiting) = waiting {

@@ -19,6 +19,7 @@ use tracing::Instrument;
 
 use crate::domain::images::IMAGES;
 use crate::domain::keys::API_KEYS;
+use crate::domain::mail::MAILS_PENDING;
 use crate::domain::orders::press_files::PRESS_JOBS;
 use crate::domain::webhooks::WEBHOOKS_PENDING;
 use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
@@ -139,9 +140,10 @@ fn intern(route: &str) -> &'static str {
 }
 
 /// The background queues `/metrics` reports, by the schedule each worker reads.
-const QUEUES: [(Kind, &str); 3] = [
+const QUEUES: [(Kind, &str); 4] = [
     (WEBHOOKS_PENDING, "webhook"),
     (PRESS_JOBS, "press_file"),
+    (MAILS_PENDING, "mail"),
     (IMAGES, "image"),
 ];
 

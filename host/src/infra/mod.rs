@@ -6,6 +6,7 @@ pub mod engine;
 pub mod fetch;
 pub mod fonts;
 pub mod gzip;
+pub mod mail;
 pub mod process;
 pub mod queue;
 pub mod secrets;

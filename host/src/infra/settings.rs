@@ -39,6 +39,12 @@ pub fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Err
     deserializer.deserialize_any(Text)
 }
 
+/// Text, or `None` when it is empty (an unset variable can only be written empty).
+pub fn some_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let value = text(deserializer)?;
+    Ok(Some(value.trim().to_owned()).filter(|value| !value.is_empty()))
+}
+
 /// A whole number from `min` to `max`, described as `what` ("a number of bytes").
 fn whole<'de, D: Deserializer<'de>>(
     deserializer: D,
@@ -63,6 +69,22 @@ where
 {
     let n = whole(deserializer, MIN, MAX, "a whole number")?;
     T::try_from(n).map_err(|_| de::Error::custom(format!("{n} is too large for this machine")))
+}
+
+/// A [`count`], or `None` when empty.
+pub fn some_count<'de, D, T, const MIN: u64, const MAX: u64>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<u64>,
+{
+    match some_text(deserializer)? {
+        None => Ok(None),
+        Some(value) => {
+            count::<_, T, MIN, MAX>(de::value::StrDeserializer::<D::Error>::new(&value)).map(Some)
+        }
+    }
 }
 
 /// Milliseconds from `MIN` to `MAX`.
@@ -178,4 +200,21 @@ pub fn host_addresses<'de, D: Deserializer<'de>>(
         },
         "comma-separated host=address entries",
     )
+}
+
+/// Up to 50 comma-separated delays in milliseconds, each at most a week.
+pub fn retry_delays<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Duration>, D::Error> {
+    const EXPECTED: &str = "up to 50 comma-separated delays in milliseconds, each at most a week";
+    let delays = list(
+        deserializer,
+        |delay| {
+            let ms = delay.parse::<u64>().ok()?;
+            (ms <= 7 * 24 * 60 * 60 * 1000).then(|| Duration::from_millis(ms))
+        },
+        EXPECTED,
+    )?;
+    if delays.len() > 50 {
+        return Err(de::Error::custom(format!("expected {EXPECTED}")));
+    }
+    Ok(delays)
 }

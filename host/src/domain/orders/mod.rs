@@ -8,7 +8,7 @@
 //! webhooks, then commit it to the customer record with compare-and-swap, which re-checks
 //! the trial rule. Two checkouts at once can both store an order, but only one
 //! commit can claim the customer's trial; the loser deletes its order and its webhooks and
-//! reports the rule. The order's jobs (its press files, its webhooks) are queued before the
+//! reports the rule. The order's jobs (its press files, webhooks, e-mail) are queued before the
 //! commit so that a crash after it cannot lose them; their workers do nothing for an order
 //! that was never committed ([`record::hold_until_placed`]).
 
@@ -19,8 +19,9 @@ pub mod status;
 use crate::domain::cart::{PricedLine, priced_lines};
 use crate::domain::customers::{self, Checkout, Customer};
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::orders::record::ORDERS;
-use crate::domain::orders::status::OrderStatus;
+use crate::domain::orders::record::OrderStatus;
 use crate::domain::services::Services;
 use crate::domain::webhooks::{self, OrderEvent};
 use crate::infra::queue;
@@ -219,6 +220,10 @@ async fn place_claimed(
     };
     let queued =
         webhooks::enqueue_order_event(store, &order, &OrderEvent::Confirmed(&links)).await?;
+    let mail = match state.mailer.is_configured() {
+        true => Some(mail::enqueue(store, &order, MailKind::OrderConfirmed, None).await?),
+        false => None,
+    };
     let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
         if let Some(name) = &trial
@@ -238,12 +243,14 @@ async fn place_claimed(
     .await;
     if let Err(error) = committed {
         queue::withdraw::<webhooks::Webhooks>(store, &queued).await?;
+        queue::withdraw::<Mails>(store, &Vec::from_iter(mail)).await?;
         press_files::withdraw(store, &order.number).await?;
         store.delete(ORDERS, &order.number).await?;
         return Err(error);
     }
     state.wake.press_files.notify_one();
     state.wake.webhooks.notify_one();
+    state.wake.mail.notify_one();
     tracing::info!(order = %order.number, lines = order.lines.len(), "order placed");
     Ok(order)
 }

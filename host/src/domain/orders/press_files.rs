@@ -145,15 +145,7 @@ const RETRY_DELAYS: [Duration; 7] = [
 ];
 
 /// The queue of press-file jobs, run with the services that make the files.
-pub struct PressFileJobs {
-    services: Arc<Services>,
-}
-
-impl PressFileJobs {
-    pub fn new(services: Arc<Services>) -> PressFileJobs {
-        PressFileJobs { services }
-    }
-}
+pub struct PressFileJobs(pub Arc<Services>);
 
 #[async_trait]
 impl Queue for PressFileJobs {
@@ -221,7 +213,7 @@ impl PressFileJobs {
         line: usize,
         ordered: &OrderLine,
     ) -> Result<PressFileState, DomainError> {
-        let services = &self.services;
+        let services = &self.0;
         let print = PackToPrint::ordered(services, ordered)?;
         let slug = format!(
             "Order {} pack {} of {}, {} x{}",

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::domain::customers;
-use crate::domain::orders::status::{OrderStatus, StatusChange};
 use crate::infra::queue::Outcome;
 use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
 
@@ -117,6 +116,71 @@ pub async fn is_committed(store: &dyn Records, order: &Order) -> Result<bool, St
     Ok(customers::load(store, &order.customer_id)
         .await?
         .is_some_and(|customer| customer.orders.contains(&order.number)))
+}
+
+/// An order's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum OrderStatus {
+    #[default]
+    Placed,
+    InProduction,
+    #[serde(rename_all = "camelCase")]
+    Shipped {
+        carrier: String,
+        tracking_number: String,
+    },
+    Cancelled,
+}
+
+impl OrderStatus {
+    /// For people: "in production", "shipped".
+    pub fn describe(&self) -> &'static str {
+        match self {
+            OrderStatus::Placed => "placed",
+            OrderStatus::InProduction => "in production",
+            OrderStatus::Shipped { .. } => "shipped",
+            OrderStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One change of an order's state.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusChange {
+    /// `chg_` and 128 random bits: the change's webhooks name it.
+    pub id: String,
+    /// The state it moved to.
+    pub status: OrderStatus,
+    /// Seconds since 1970.
+    pub at: u64,
+    /// Who made it: `cli:<user>` for the operator command.
+    pub by: String,
+}
+
+/// How long a change may take between queueing its webhooks and being written.
+const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// What a job for change `id` of order `number`, queued at `queued_at` (milliseconds), must
+/// do first: `None` once the change is in the order; else wait while it may still be written,
+/// and give up once it cannot.
+pub async fn change_is_written(
+    store: &dyn Records,
+    number: &str,
+    id: &str,
+    queued_at: i64,
+) -> Option<Outcome> {
+    match load(store, number).await {
+        Ok(Some(order)) if order.history.iter().any(|c| c.id == id) => None,
+        Err(error) => Some(Outcome::retry(error.to_string())),
+        Ok(_) if unix_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
+            Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
+        }
+        Ok(_) => Some(Outcome::give_up(
+            "the order's change was never written (another change got in first)",
+        )),
+    }
 }
 
 /// How long a checkout may take between queueing its order's jobs and committing the order.

@@ -6,57 +6,15 @@
 //! so of two operators changing one order at once the second finds the first's state and
 //! gets the illegal move refused. The partner's webhooks for the change are queued before
 //! the write, naming the change, so a crash just after it cannot lose them; their worker
-//! sends them only once the change is in the order ([`change_is_written`]). A change that
+//! sends them only once the change is in the order ([`record::change_is_written`]). A change that
 //! lost takes its messages back; after a crash between the two, the change is never in the
 //! order and its messages are given up.
 
-use serde::{Deserialize, Serialize};
-
-use crate::domain::orders::record::{self, ORDERS, Order};
+use crate::domain::mail::{self, MailKind, Mails};
+use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
 use crate::domain::webhooks::{self, OrderEvent};
-use crate::infra::queue::{self, Outcome};
-use crate::infra::store::{self, Records, Store, StoreError, unix_millis};
-
-/// An order's state.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum OrderStatus {
-    #[default]
-    Placed,
-    InProduction,
-    #[serde(rename_all = "camelCase")]
-    Shipped {
-        carrier: String,
-        tracking_number: String,
-    },
-    Cancelled,
-}
-
-impl OrderStatus {
-    /// For people: "in production", "shipped".
-    pub fn describe(&self) -> &'static str {
-        match self {
-            OrderStatus::Placed => "placed",
-            OrderStatus::InProduction => "in production",
-            OrderStatus::Shipped { .. } => "shipped",
-            OrderStatus::Cancelled => "cancelled",
-        }
-    }
-}
-
-/// One change of an order's state.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StatusChange {
-    /// `chg_` and 128 random bits: the change's webhooks name it.
-    pub id: String,
-    /// The state it moved to.
-    pub status: OrderStatus,
-    /// Seconds since 1970.
-    pub at: u64,
-    /// Who made it: `cli:<user>` for the operator command.
-    pub by: String,
-}
+use crate::infra::queue;
+use crate::infra::store::{self, Store, StoreError, unix_millis};
 
 /// A move an operator asks for.
 #[derive(Debug, Clone)]
@@ -164,13 +122,22 @@ impl Move {
     }
 }
 
+/// Whether customers are e-mailed (an SMTP server is configured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mailing {
+    Configured,
+    Off,
+}
+
 /// Moves placed order `number` on, as `by`; the order as it is now. The partner's webhooks
-/// for the change are queued (the caller may wake their worker).
+/// for the change are queued, and with `mail` the customer's shipping notice (the caller may
+/// wake their workers).
 pub async fn change(
     store: &dyn Store,
     number: &str,
     requested: Move,
     by: &str,
+    mail: Mailing,
 ) -> Result<Order, MoveError> {
     let requested = requested.checked()?;
     let order = record::load(store, number)
@@ -191,6 +158,12 @@ pub async fn change(
     };
     let queued =
         webhooks::enqueue_order_event(store, &order, &OrderEvent::Changed(&change)).await?;
+    let mailed = match (&change.status, mail) {
+        (OrderStatus::Shipped { .. }, Mailing::Configured) => {
+            vec![mail::enqueue(store, &order, MailKind::Shipped, Some(&change.id)).await?]
+        }
+        _ => Vec::new(),
+    };
     let written = store::modify(store, ORDERS, number, |order: &mut Order| {
         let Some(status) = requested.from(&order.status) else {
             return Err(requested.illegal(order));
@@ -209,31 +182,8 @@ pub async fn change(
         Err(error) => {
             // Lost: its messages would never be sent; take them back now.
             queue::withdraw::<webhooks::Webhooks>(store, &queued).await?;
+            queue::withdraw::<Mails>(store, &mailed).await?;
             Err(error)
         }
-    }
-}
-
-/// How long a change may take between queueing its webhooks and being written.
-const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
-
-/// What a job for change `id` of order `number`, queued at `queued_at` (milliseconds), must
-/// do first: `None` once the change is in the order; else wait while it may still be written,
-/// and give up once it cannot.
-pub async fn change_is_written(
-    store: &dyn Records,
-    number: &str,
-    id: &str,
-    queued_at: i64,
-) -> Option<Outcome> {
-    match record::load(store, number).await {
-        Ok(Some(order)) if order.history.iter().any(|c| c.id == id) => None,
-        Err(error) => Some(Outcome::retry(error.to_string())),
-        Ok(_) if unix_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
-            Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
-        }
-        Ok(_) => Some(Outcome::give_up(
-            "the order's change was never written (another change got in first)",
-        )),
     }
 }

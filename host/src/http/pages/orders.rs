@@ -12,9 +12,9 @@ use maud::{Markup, html};
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
-use crate::domain::orders::status::OrderStatus;
+use crate::domain::orders::record::OrderStatus;
 use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
-use crate::domain::press::{PackToPrint, PressKind, press_file};
+use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
@@ -313,6 +313,11 @@ pub async fn confirmation(
     origins.dedup();
     let content = html! {
         p.notice.success role="status" { "Thank you! Your order is placed. You pay by invoice; keep your order number for reference." }
+        @if services.mailer.is_configured() {
+            p.mail-notice { "A confirmation with your invoice and a proof of each pack is on its way to " strong { (order.customer_email) } "." }
+        } @else {
+            p.mail-notice { "This shop sends no e-mail: this page and your order list are your record of the order." }
+        }
         (order_details(&order))
         @if !calls.is_empty() {
             ul #order-callbacks hidden {
@@ -355,9 +360,7 @@ pub async fn proof(
         .lines
         .get(index)
         .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
-    let print = PackToPrint::ordered(&services, line)?;
-    let title = format!("Order {} proof: {}", order.number, line.name);
-    let (_, pdf) = press_file(&services, &print, &title, PressKind::Proof).await?;
+    let pdf = ordered_proof(&services, &order.number, line).await?;
     let disposition = format!(
         "attachment; filename=\"{}-{}.pdf\"",
         order.number,

@@ -1,0 +1,230 @@
+//! E-mail to customers: the order confirmation (the order as its invoice, with a proof PDF of
+//! each pack attached) and the shipping notice (carrier and tracking number), in plain text
+//! and HTML. Nothing is queued when no SMTP server is configured.
+//!
+//! Each message is a job on the durable queue ([`crate::infra::queue`]), queued with the
+//! order or the change it tells (and waiting, like the webhooks, until that is written), made
+//! at sending time from the order as stored, and retried on the `mail_retry_delays_ms`
+//! schedule while the server is down or answers "try later"; a permanent refusal (5xx) is
+//! given up at once. Every address and name goes through lettre's header encoding, and
+//! control characters are taken out of names first, so no input can add a header.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use lettre::Message;
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart};
+use maud::{Markup, html};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::orders::record::{self, Order, OrderStatus};
+use crate::domain::press::ordered_proof;
+use crate::domain::services::Services;
+use crate::infra::queue::{self, Job, Outcome, Queue};
+use crate::infra::store::{Kind, Store, StoreError};
+
+/// Record kinds: messages waiting to be sent, and sent or given up.
+pub const MAILS_PENDING: Kind = Kind::new("mail");
+pub const MAILS_DONE: Kind = Kind::new("mail-done");
+
+/// What a message tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MailKind {
+    OrderConfirmed,
+    Shipped,
+}
+
+/// One message to a customer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MailMessage {
+    pub kind: MailKind,
+    pub order_number: String,
+    /// The address, as the order holds it.
+    pub to: String,
+    /// The order change it tells (none: the order's confirmation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+}
+
+/// Queues a message about `order` (callers queue none when no SMTP server is configured:
+/// [`crate::infra::mail::Mailer::is_configured`]); its id.
+pub async fn enqueue(
+    store: &dyn Store,
+    order: &Order,
+    kind: MailKind,
+    change: Option<&str>,
+) -> Result<String, StoreError> {
+    let message = MailMessage {
+        kind,
+        order_number: order.number.clone(),
+        to: order.customer_email.clone(),
+        change: change.map(str::to_owned),
+    };
+    let id = format!("mail_{:032x}", rand::random::<u128>());
+    queue::enqueue::<Mails>(store, &id, message).await?;
+    Ok(id)
+}
+
+/// The queue of customer e-mails, sent with the services that make proofs.
+pub struct Mails(pub Arc<Services>);
+
+#[async_trait]
+impl Queue for Mails {
+    type Payload = MailMessage;
+    const PENDING: Kind = MAILS_PENDING;
+    const DONE: Kind = MAILS_DONE;
+    /// Making the proofs and a slow server take a while.
+    const LEASE: Duration = Duration::from_secs(5 * 60);
+    const CONCURRENCY: usize = 2;
+
+    fn retry_delays(&self) -> &[Duration] {
+        self.0.mailer.retry_delays()
+    }
+
+    async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {
+        let mail = &job.payload;
+        let (number, queued_at) = (&mail.order_number, job.created_at);
+        let waiting = match &mail.change {
+            Some(change) => record::change_is_written(store, number, change, queued_at).await,
+            None => record::hold_until_placed(store, number, queued_at).await,
+        };
+        if let Some(waiting) = waiting {
+            return waiting;
+        }
+        let message = match self.message(store, mail).await {
+            Ok(message) => message,
+            Err(error) => return Outcome::retry(error),
+        };
+        match self.0.mailer.send(message).await {
+            Ok(()) => Outcome::Done,
+            Err(failure) if failure.permanent => Outcome::give_up(failure.reason),
+            Err(failure) => Outcome::retry(failure.reason),
+        }
+    }
+}
+
+/// A name for a header or a greeting: one line, no control characters.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .to_owned()
+}
+
+fn money(currency: &str, amount: u64) -> String {
+    format!("{currency} {}.{:02}", amount / 100, amount % 100)
+}
+
+impl Mails {
+    /// The message, made from the order as stored now.
+    async fn message(&self, store: &dyn Store, mail: &MailMessage) -> Result<Message, String> {
+        let services = &self.0;
+        let order = record::load(store, &mail.order_number)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("order {} vanished", mail.order_number))?;
+        let name = one_line(&order.delivery.name);
+        let to = Mailbox::new(
+            Some(name.clone()).filter(|n| !n.is_empty()),
+            mail.to
+                .parse()
+                .map_err(|e| format!("the address {:?}: {e}", mail.to))?,
+        );
+        let link = format!("{}/orders/{}", services.base_url, order.number);
+        let (subject, text, html) = match mail.kind {
+            MailKind::OrderConfirmed => confirmation(&order, &name, &link),
+            MailKind::Shipped => shipped(&order, &name, &link),
+        };
+        let body = MultiPart::alternative_plain_html(text, html.into_string());
+        let mut parts = MultiPart::mixed().multipart(body);
+        if mail.kind == MailKind::OrderConfirmed {
+            for (index, line) in order.lines.iter().enumerate() {
+                let proof = ordered_proof(services, &order.number, line)
+                    .await
+                    .map_err(|e| e.message)?;
+                let name = format!("{}-{}-proof.pdf", order.number, index + 1);
+                let pdf = ContentType::parse("application/pdf").expect("a media type");
+                parts = parts.singlepart(Attachment::new(name).body(proof, pdf));
+            }
+        }
+        Message::builder()
+            .from(services.mailer.from().clone())
+            .to(to)
+            .subject(subject)
+            .multipart(parts)
+            .map_err(|e| format!("the message: {e}"))
+    }
+}
+
+/// Subject, text and HTML of the order confirmation: the order as its invoice.
+fn confirmation(order: &Order, name: &str, link: &str) -> (String, String, Markup) {
+    let currency = &order.currency;
+    let mut text = format!(
+        "Hello {name},\n\nthank you for your order {}.\n\n",
+        order.number
+    );
+    for line in &order.lines {
+        text += &format!(
+            "{} x {}: {} each, {}\n",
+            line.quantity,
+            one_line(&line.name),
+            money(currency, line.unit_price),
+            money(currency, line.line_total)
+        );
+    }
+    text += &format!(
+        "\nTotal: {}\nPayment: {}. This message is your invoice; please pay within 14 days, \
+         quoting {}.\n\nA proof of each pack is attached. Your order: {link}\n",
+        money(currency, order.total),
+        order.payment.state.describe(),
+        order.number
+    );
+    let html = html! {
+        p { "Hello " (name) "," }
+        p { "thank you for your order " strong { (order.number) } "." }
+        table {
+            @for line in &order.lines {
+                tr {
+                    td { (line.quantity) " × " (line.name) }
+                    td { (money(currency, line.unit_price)) " each" }
+                    td { (money(currency, line.line_total)) }
+                }
+            }
+        }
+        p { "Total: " strong { (money(currency, order.total)) } }
+        p { "Payment: " (order.payment.state.describe()) ". This message is your invoice; please pay within 14 days, quoting " (order.number) "." }
+        p { "A proof of each pack is attached. " a href=(link) { "Your order" } }
+    };
+    (format!("Your order {}", order.number), text, html)
+}
+
+/// Subject, text and HTML of the shipping notice.
+fn shipped(order: &Order, name: &str, link: &str) -> (String, String, Markup) {
+    let (carrier, tracking) = match &order.status {
+        OrderStatus::Shipped {
+            carrier,
+            tracking_number,
+        } => (carrier.as_str(), tracking_number.as_str()),
+        _ => ("", ""),
+    };
+    let text = format!(
+        "Hello {name},\n\nyour order {} is on its way with {carrier}, tracking number \
+         {tracking}.\n\nYour order: {link}\n",
+        order.number
+    );
+    let html = html! {
+        p { "Hello " (name) "," }
+        p { "your order " strong { (order.number) } " is on its way with " (carrier) ", tracking number " strong { (tracking) } "." }
+        p { a href=(link) { "Your order" } }
+    };
+    (
+        format!("Your order {} has shipped", order.number),
+        text,
+        html,
+    )
+}

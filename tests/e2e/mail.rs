@@ -1,0 +1,328 @@
+//! E-mail to customers through a real SMTP server (aiosmtpd, from tests/requirements.txt,
+//! writing each message to a maildir): the order confirmation with its proofs, the shipping
+//! notice, names that try to add recipients, a server that is down, and none configured.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::customers::new_pack;
+use crate::every_store;
+use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::shop::Shopper;
+
+every_store!(
+    customers_get_their_confirmation_with_proofs_and_the_shipping_notice,
+    mail_waits_for_a_server_that_is_down_and_never_fails_the_order,
+    without_a_server_no_mail_is_queued_and_the_page_says_so,
+);
+
+/// aiosmtpd on loopback, storing what it receives in a maildir; stopped when dropped.
+struct SmtpServer {
+    port: u16,
+    maildir: tempfile::TempDir,
+    child: Child,
+}
+
+/// A port nothing listens on (as the system hands it out).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl SmtpServer {
+    fn start_on(port: u16) -> SmtpServer {
+        let maildir = tempfile::tempdir().unwrap();
+        let server = SmtpServer {
+            port,
+            child: Command::new("python3")
+                .args(["-m", "aiosmtpd", "-n", "-l"])
+                .arg(format!("127.0.0.1:{port}"))
+                .args(["-c", "aiosmtpd.handlers.Mailbox"])
+                // A path that does not exist yet: Python's Maildir makes it with its folders.
+                .arg(maildir.path().join("box"))
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("python3 runs aiosmtpd (pip install -r tests/requirements.txt)"),
+            maildir,
+        };
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("aiosmtpd did not listen on {port} (pip install -r tests/requirements.txt)");
+    }
+
+    /// The messages received, oldest first, once there are `count` (within a minute).
+    async fn wait_for(&self, count: usize) -> Vec<Mail> {
+        for _ in 0..600 {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(self.maildir.path().join("box/new"))
+                .map(|entries| entries.map(|e| e.unwrap().path()).collect())
+                .unwrap_or_default();
+            if files.len() >= count {
+                files.sort_by_key(|f| std::fs::metadata(f).unwrap().modified().unwrap());
+                return files
+                    .iter()
+                    .map(|f| Mail(std::fs::read_to_string(f).unwrap()))
+                    .collect();
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("{count} messages did not arrive within a minute");
+    }
+}
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A message as delivered (headers, then the MIME body).
+struct Mail(String);
+
+impl Mail {
+    fn headers(&self) -> &str {
+        self.0
+            .split_once("\n\n")
+            .or_else(|| self.0.split_once("\r\n\r\n"))
+            .unwrap()
+            .0
+    }
+
+    /// A header's value (unfolded).
+    fn header(&self, name: &str) -> String {
+        let unfolded = self.headers().replace("\r\n ", " ").replace("\n ", " ");
+        unfolded
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+            .unwrap_or_default()
+            .trim()
+            .to_owned()
+    }
+
+    /// The body with quoted-printable soft breaks joined.
+    fn text(&self) -> String {
+        self.0.replace("=\r\n", "").replace("=\n", "")
+    }
+
+    /// The PDF attachments: (file name, bytes).
+    fn pdfs(&self) -> Vec<(String, Vec<u8>)> {
+        let text = self.0.replace("\r\n", "\n");
+        text.split("Content-Disposition: attachment; filename=\"")
+            .skip(1)
+            .map(|part| {
+                let (name, rest) = part.split_once('"').unwrap();
+                let body = rest.split_once("\n\n").unwrap().1;
+                let encoded: String = body
+                    .lines()
+                    .take_while(|l| !l.starts_with("--") && !l.is_empty())
+                    .collect();
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(encoded)
+                    .unwrap();
+                (name.to_owned(), bytes)
+            })
+            .collect()
+    }
+}
+
+async fn app_mailing_to(kind: StoreKind, port: u16, retry_ms: u64) -> TestApp {
+    spawn_app_with(kind, |config| {
+        config.mail.smtp_host = Some("127.0.0.1".into());
+        config.mail.smtp_port = Some(port);
+        config.mail.smtp_security = presspack::infra::mail::SmtpSecurity::None;
+        config.mail.mail_from = "Print Shop <orders@print.example>".parse().unwrap();
+        config.mail.retry_delays = vec![Duration::from_millis(retry_ms); 20];
+    })
+    .await
+}
+
+/// A signed-up customer with `email` who ordered one pack; the order number.
+async fn order_one_pack(app: &TestApp, shopper: &Shopper, email: &str) -> String {
+    shopper.sign_up(email).await;
+    let (pack, _) = new_pack(app, &[]).await;
+    shopper.order(app, &[&pack]).await
+}
+
+fn unique_email() -> String {
+    format!("mail.{:x}@example.com", rand::random::<u64>())
+}
+
+/// `presspack mail list --json`.
+fn mail_list(app: &TestApp) -> Vec<Value> {
+    let listed = app.cli(&["mail", "list", "--json"]);
+    assert!(listed.status.success());
+    serde_json::from_slice(&listed.stdout).unwrap()
+}
+
+async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(kind: StoreKind) {
+    let smtp = SmtpServer::start_on(free_port());
+    let app = app_mailing_to(kind, smtp.port, 60_000).await;
+    let shopper = Shopper::new(&app);
+    let email = unique_email();
+    let number = order_one_pack(&app, &shopper, &email).await;
+    let page = shopper.get(&format!("/orders/{number}/confirmation")).await;
+    assert!(page.body.contains("is on its way to"), "{}", page.body);
+
+    let mails = smtp.wait_for(1).await;
+    let confirmation = &mails[0];
+    assert_eq!(
+        confirmation.header("Subject"),
+        format!("Your order {number}")
+    );
+    assert!(
+        confirmation
+            .header("From")
+            .contains("<orders@print.example>")
+    );
+    assert!(confirmation.header("To").contains(&email));
+    assert_eq!(confirmation.header("X-RcptTo"), email);
+    let text = confirmation.text();
+    assert!(text.contains("Hello Ann Example,"), "{text}");
+    assert!(text.contains("This message is your invoice"), "{text}");
+    assert!(
+        text.contains(&format!("{}/orders/{number}", app.address)),
+        "{text}"
+    );
+    let pdfs = confirmation.pdfs();
+    assert_eq!(pdfs.len(), 1);
+    assert_eq!(pdfs[0].0, format!("{number}-1-proof.pdf"));
+    assert!(pdfs[0].1.starts_with(b"%PDF-"));
+
+    // The operator's command runs with the server's configuration: it queues the notice.
+    let port = smtp.port.to_string();
+    let settings = [
+        ("PRESSPACK_SMTP_HOST", "127.0.0.1"),
+        ("PRESSPACK_SMTP_PORT", port.as_str()),
+        ("PRESSPACK_SMTP_SECURITY", "none"),
+    ];
+    for args in [
+        &["orders", "start", &number][..],
+        &[
+            "orders",
+            "ship",
+            &number,
+            "--carrier",
+            "Royal Mail",
+            "--tracking",
+            "RM123456785GB",
+        ],
+    ] {
+        let moved = app.cli_with(args, &settings);
+        assert!(
+            moved.status.success(),
+            "{}",
+            String::from_utf8_lossy(&moved.stderr)
+        );
+    }
+    let mails = smtp.wait_for(2).await;
+    let notice = &mails[1];
+    assert_eq!(
+        notice.header("Subject"),
+        format!("Your order {number} has shipped")
+    );
+    let text = notice.text();
+    assert!(
+        text.contains("on its way with Royal Mail, tracking number RM123456785GB"),
+        "{text}"
+    );
+    assert!(notice.pdfs().is_empty());
+
+    // A name that looks like more recipients stays a name: one recipient, the customer.
+    let other = Shopper::new(&app);
+    let email = unique_email();
+    other.sign_up(&email).await;
+    let (pack, _) = new_pack(&app, &[]).await;
+    let body = crate::customers::add_to_cart(&app, &pack, "1").await;
+    other
+        .open_drop_in(&crate::customers::local(&body["dropIns"]["cart"]))
+        .await;
+    let form = other.get("/checkout").await;
+    let mut fields = vec![
+        ("checkout", form.hidden("checkout").unwrap()),
+        ("cart", form.hidden("cart").unwrap()),
+        ("line1", "1 Print Street".to_owned()),
+        ("city", "London".to_owned()),
+        ("postcode", "E1 6AN".to_owned()),
+        ("country", "United Kingdom".to_owned()),
+    ];
+    let injected = "Ann\r\nBcc: evil@example.com";
+    fields.push(("name", injected.to_owned()));
+    let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let refused = other.post(&form, "/checkout", &borrowed).await;
+    assert!(refused.body.contains("on one line"), "{}", refused.body);
+    fields.pop();
+    fields.push(("name", "Eve, Bcc <evil@example.com>; \"Zoë\"".to_owned()));
+    let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let placed = other.post(&form, "/checkout", &borrowed).await;
+    assert!(placed.path.ends_with("/confirmation"), "{}", placed.body);
+    let mails = smtp.wait_for(3).await;
+    let third = &mails[2];
+    assert_eq!(third.header("X-RcptTo"), email);
+    assert!(!third.headers().lines().any(|l| l.starts_with("Bcc:")));
+
+    let listed = mail_list(&app);
+    assert_eq!(listed.len(), 3);
+    assert!(listed.iter().all(|m| m["state"] == "done"), "{listed:?}");
+}
+
+async fn mail_waits_for_a_server_that_is_down_and_never_fails_the_order(kind: StoreKind) {
+    let port = free_port();
+    let app = app_mailing_to(kind, port, 300).await;
+    let shopper = Shopper::new(&app);
+    let email = unique_email();
+    // The order is placed although no server answers.
+    let number = order_one_pack(&app, &shopper, &email).await;
+    let mut failed = None;
+    for _ in 0..600 {
+        let listed = mail_list(&app);
+        if let Some(mail) = listed.iter().find(|m| m["lastError"].is_string()) {
+            failed = Some(mail.clone());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let failed = failed.expect("an attempt failed and was recorded");
+    assert_eq!(failed["state"], "pending");
+    assert!(
+        failed["lastError"].as_str().unwrap().contains("SMTP"),
+        "{failed}"
+    );
+    // The server comes up: the message goes out on a retry.
+    let smtp = SmtpServer::start_on(port);
+    let mails = smtp.wait_for(1).await;
+    assert_eq!(mails[0].header("Subject"), format!("Your order {number}"));
+    for _ in 0..600 {
+        let listed = mail_list(&app);
+        if listed[0]["state"] == "done" {
+            assert!(listed[0]["attempts"].as_u64().unwrap() >= 2, "{listed:?}");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the message was not recorded as sent");
+}
+
+async fn without_a_server_no_mail_is_queued_and_the_page_says_so(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let shopper = Shopper::new(&app);
+    let number = order_one_pack(&app, &shopper, &unique_email()).await;
+    let page = shopper.get(&format!("/orders/{number}/confirmation")).await;
+    assert!(
+        page.body.contains("This shop sends no e-mail"),
+        "{}",
+        page.body
+    );
+    assert!(mail_list(&app).is_empty());
+}
