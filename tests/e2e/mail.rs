@@ -10,6 +10,8 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Value;
 
+use presspack::domain::orders::record::ORDERS;
+
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -18,6 +20,7 @@ use crate::shop::Shopper;
 every_store!(
     customers_get_their_confirmation_with_proofs_and_the_shipping_notice,
     mail_waits_for_a_server_that_is_down_and_never_fails_the_order,
+    a_confirmation_goes_without_a_proof_that_cannot_be_made,
     without_a_server_no_mail_is_queued_and_the_page_says_so,
 );
 
@@ -325,4 +328,46 @@ async fn without_a_server_no_mail_is_queued_and_the_page_says_so(kind: StoreKind
         page.body
     );
     assert!(mail_list(&app).is_empty());
+}
+
+async fn a_confirmation_goes_without_a_proof_that_cannot_be_made(kind: StoreKind) {
+    // The server is down while the order is placed, so the message waits; meanwhile the
+    // ordered pack loses what its proof needs (its sides).
+    let port = free_port();
+    let app = app_mailing_to(kind, port, 300).await;
+    let shopper = Shopper::new(&app);
+    let number = order_one_pack(&app, &shopper, &unique_email()).await;
+    let store = app.store.as_ref();
+    let stored = store.get(ORDERS, &number).await.unwrap().unwrap();
+    let mut order: Value = serde_json::from_slice(&stored.value).unwrap();
+    order["lines"][0]["pack"]["sides"] = serde_json::json!([]);
+    let value = serde_json::to_vec(&order).unwrap();
+    assert!(
+        store
+            .replace(ORDERS, &number, &value, stored.revision)
+            .await
+            .unwrap()
+    );
+    // An attempt under way may have made its message before the change: wait until one made
+    // after it has failed too, so the message that goes out is made from the changed order.
+    let attempts = |listed: Vec<Value>| {
+        listed
+            .first()
+            .and_then(|m| m["attempts"].as_u64())
+            .unwrap_or(0)
+    };
+    let before = attempts(mail_list(&app));
+    while attempts(mail_list(&app)) < before + 2 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let smtp = SmtpServer::start_on(port);
+    let mails = smtp.wait_for(1).await;
+    assert_eq!(mails[0].header("Subject"), format!("Your order {number}"));
+    assert!(mails[0].pdfs().is_empty());
+    let text = mails[0].text();
+    assert!(
+        text.contains("except pack 1: it could not be made, and the shop will contact you"),
+        "{text}"
+    );
 }

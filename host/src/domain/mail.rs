@@ -97,7 +97,7 @@ impl Queue for Mails {
         }
         let message = match self.message(store, mail).await {
             Ok(message) => message,
-            Err(error) => return Outcome::retry(error),
+            Err(cannot) => return cannot,
         };
         match self.0.mailer.send(message).await {
             Ok(()) => Outcome::Done,
@@ -122,47 +122,67 @@ fn money(currency: &str, amount: u64) -> String {
 
 impl Mails {
     /// The message, made from the order as stored now.
-    async fn message(&self, store: &dyn Store, mail: &MailMessage) -> Result<Message, String> {
+    /// The message, made from the order as stored now; what the attempt answers when it
+    /// cannot be made.
+    async fn message(&self, store: &dyn Store, mail: &MailMessage) -> Result<Message, Outcome> {
         let services = &self.0;
         let order = record::load(store, &mail.order_number)
             .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("order {} vanished", mail.order_number))?;
+            .map_err(|e| Outcome::retry(e.to_string()))?
+            .ok_or_else(|| Outcome::give_up(format!("order {} vanished", mail.order_number)))?;
         let name = one_line(&order.delivery.name);
-        let to = Mailbox::new(
-            Some(name.clone()).filter(|n| !n.is_empty()),
-            mail.to
-                .parse()
-                .map_err(|e| format!("the address {:?}: {e}", mail.to))?,
-        );
+        let address = mail.to.parse().map_err(|e| {
+            Outcome::give_up(format!("the address {:?} cannot be mailed: {e}", mail.to))
+        })?;
+        let to = Mailbox::new(Some(name.clone()).filter(|n| !n.is_empty()), address);
         let link = format!("{}/orders/{}", services.base_url, order.number);
+        let mut attachments = Vec::new();
+        let mut without_proof = Vec::new();
+        if mail.kind == MailKind::OrderConfirmed {
+            for (index, line) in order.lines.iter().enumerate() {
+                match ordered_proof(services, &order.number, line).await {
+                    Ok(pdf) => {
+                        attachments.push((format!("{}-{}-proof.pdf", order.number, index + 1), pdf))
+                    }
+                    // The store or the engine: a later attempt may make it.
+                    Err(error) if error.kind().is_server_fault() => {
+                        return Err(Outcome::retry(error.message));
+                    }
+                    // The pack itself (a photo gone): the confirmation goes without its proof.
+                    Err(error) => {
+                        tracing::warn!(order = %order.number, line = index, error = %error.message, "a proof for the confirmation cannot be made");
+                        without_proof.push(index + 1);
+                    }
+                }
+            }
+        }
         let (subject, text, html) = match mail.kind {
-            MailKind::OrderConfirmed => confirmation(&order, &name, &link),
+            MailKind::OrderConfirmed => confirmation(&order, &name, &link, &without_proof),
             MailKind::Shipped => shipped(&order, &name, &link),
         };
         let body = MultiPart::alternative_plain_html(text, html.into_string());
-        let mut parts = MultiPart::mixed().multipart(body);
-        if mail.kind == MailKind::OrderConfirmed {
-            for (index, line) in order.lines.iter().enumerate() {
-                let proof = ordered_proof(services, &order.number, line)
-                    .await
-                    .map_err(|e| e.message)?;
-                let name = format!("{}-{}-proof.pdf", order.number, index + 1);
-                let pdf = ContentType::parse("application/pdf").expect("a media type");
-                parts = parts.singlepart(Attachment::new(name).body(proof, pdf));
-            }
-        }
+        let pdf = ContentType::parse("application/pdf").expect("a media type");
+        let parts = attachments.into_iter().fold(
+            MultiPart::mixed().multipart(body),
+            |parts, (name, bytes)| parts.singlepart(Attachment::new(name).body(bytes, pdf.clone())),
+        );
         Message::builder()
             .from(services.mailer.from().clone())
             .to(to)
             .subject(subject)
             .multipart(parts)
-            .map_err(|e| format!("the message: {e}"))
+            .map_err(|e| Outcome::give_up(format!("the message: {e}")))
     }
 }
 
 /// Subject, text and HTML of the order confirmation: the order as its invoice.
-fn confirmation(order: &Order, name: &str, link: &str) -> (String, String, Markup) {
+/// `without_proof`: the packs (from 1) whose proof could not be made.
+fn confirmation(
+    order: &Order,
+    name: &str,
+    link: &str,
+    without_proof: &[usize],
+) -> (String, String, Markup) {
     let currency = &order.currency;
     let mut text = format!(
         "Hello {name},\n\nthank you for your order {}.\n\n",
@@ -179,10 +199,11 @@ fn confirmation(order: &Order, name: &str, link: &str) -> (String, String, Marku
     }
     text += &format!(
         "\nTotal: {}\nPayment: {}. This message is your invoice; please pay within 14 days, \
-         quoting {}.\n\nA proof of each pack is attached. Your order: {link}\n",
+         quoting {}.\n\n{}Your order: {link}\n",
         money(currency, order.total),
         order.payment.state.describe(),
-        order.number
+        order.number,
+        proofs_note(without_proof)
     );
     let html = html! {
         p { "Hello " (name) "," }
@@ -198,9 +219,24 @@ fn confirmation(order: &Order, name: &str, link: &str) -> (String, String, Marku
         }
         p { "Total: " strong { (money(currency, order.total)) } }
         p { "Payment: " (order.payment.state.describe()) ". This message is your invoice; please pay within 14 days, quoting " (order.number) "." }
-        p { "A proof of each pack is attached. " a href=(link) { "Your order" } }
+        p { (proofs_note(without_proof)) a href=(link) { "Your order" } }
     };
     (format!("Your order {}", order.number), text, html)
+}
+
+/// What the confirmation says of its attached proofs.
+fn proofs_note(without_proof: &[usize]) -> String {
+    match without_proof {
+        [] => "A proof of each pack is attached. ".to_owned(),
+        missing => {
+            let packs: Vec<String> = missing.iter().map(usize::to_string).collect();
+            format!(
+                "A proof of each pack is attached, except pack {}: it could not be made, and the \
+                 shop will contact you about it. ",
+                packs.join(", ")
+            )
+        }
+    }
 }
 
 /// Subject, text and HTML of the shipping notice.
