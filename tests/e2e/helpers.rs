@@ -463,6 +463,18 @@ impl TestApp {
             .unwrap()
     }
 
+    /// Changes order `number` as stored, behind the service's back (as a damaged store or
+    /// an operator's mistake would).
+    pub async fn change_stored_order(&self, number: &str, change: impl FnOnce(&mut Value)) {
+        let orders = presspack::domain::orders::record::ORDERS;
+        let stored = self.store.get(orders, number).await.unwrap().unwrap();
+        let mut order: Value = serde_json::from_slice(&stored.value).unwrap();
+        change(&mut order);
+        let value = serde_json::to_vec(&order).unwrap();
+        let replaced = self.store.replace(orders, number, &value, stored.revision);
+        assert!(replaced.await.unwrap());
+    }
+
     /// Runs the `presspack` binary with this app's store configuration.
     pub fn cli(&self, args: &[&str]) -> Output {
         self.cli_with(args, &[])

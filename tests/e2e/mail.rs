@@ -10,8 +10,6 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Value;
 
-use presspack::domain::orders::record::ORDERS;
-
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -337,17 +335,10 @@ async fn a_confirmation_goes_without_a_proof_that_cannot_be_made(kind: StoreKind
     let app = app_mailing_to(kind, port, 300).await;
     let shopper = Shopper::new(&app);
     let number = order_one_pack(&app, &shopper, &unique_email()).await;
-    let store = app.store.as_ref();
-    let stored = store.get(ORDERS, &number).await.unwrap().unwrap();
-    let mut order: Value = serde_json::from_slice(&stored.value).unwrap();
-    order["lines"][0]["pack"]["sides"] = serde_json::json!([]);
-    let value = serde_json::to_vec(&order).unwrap();
-    assert!(
-        store
-            .replace(ORDERS, &number, &value, stored.revision)
-            .await
-            .unwrap()
-    );
+    app.change_stored_order(&number, |order| {
+        order["lines"][0]["pack"]["sides"] = serde_json::json!([]);
+    })
+    .await;
     // An attempt under way may have made its message before the change: wait until one made
     // after it has failed too, so the message that goes out is made from the changed order.
     let attempts = |listed: Vec<Value>| {

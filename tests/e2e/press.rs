@@ -8,7 +8,6 @@ use std::process::Command;
 use serde_json::json;
 
 use presspack::domain::orders::press_files::{PRESS_FILES, PRESS_JOBS_DONE, PressFileLinks};
-use presspack::domain::orders::record::ORDERS;
 use presspack::infra::secrets::SecretKey;
 
 use crate::customers::new_pack;
@@ -498,19 +497,13 @@ async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
     // A pack whose photo is gone cannot be printed: its file fails with the reason (no retry
     // can bring the photo back) while the other pack's is made.
     forget_press_files().await;
-    let stored = store.get(ORDERS, &number).await.unwrap().unwrap();
-    let mut order: serde_json::Value = serde_json::from_slice(&stored.value).unwrap();
-    let pack = order["lines"][0]["pack"].to_string();
-    let photo = pack.split("store://").nth(1).unwrap()[..32].to_owned();
     let gone = format!("{:032x}", rand::random::<u128>());
-    order["lines"][0]["pack"] = serde_json::from_str(&pack.replace(&photo, &gone)).unwrap();
-    let value = serde_json::to_vec(&order).unwrap();
-    assert!(
-        store
-            .replace(ORDERS, &number, &value, stored.revision)
-            .await
-            .unwrap()
-    );
+    app.change_stored_order(&number, |order| {
+        let pack = order["lines"][0]["pack"].to_string();
+        let photo = pack.split("store://").nth(1).unwrap()[..32].to_owned();
+        order["lines"][0]["pack"] = serde_json::from_str(&pack.replace(&photo, &gone)).unwrap();
+    })
+    .await;
     app.cli(&["orders", "artwork", &number, "--out", dir]);
     let failed = artwork_when_made(&app, &number, dir).await;
     assert!(!failed.status.success());
