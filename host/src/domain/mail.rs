@@ -88,10 +88,8 @@ impl Queue for Mails {
     async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {
         let mail = &job.payload;
         let (number, queued_at) = (&mail.order_number, job.created_at);
-        let waiting = match &mail.change {
-            Some(change) => record::change_is_written(store, number, change, queued_at).await,
-            None => record::hold_until_placed(store, number, queued_at).await,
-        };
+        let waiting =
+            record::hold_until_written(store, number, mail.change.as_deref(), queued_at).await;
         if let Some(waiting) = waiting {
             return waiting;
         }

@@ -263,10 +263,13 @@ impl Queue for Webhooks {
 
     async fn attempt(&self, store: &dyn Store, delivery: &Delivery) -> Outcome {
         let (number, queued_at) = (&delivery.payload.order_number, delivery.created_at);
-        let waiting = match &delivery.payload.change {
-            Some(change) => record::change_is_written(store, number, change, queued_at).await,
-            None => record::hold_until_placed(store, number, queued_at).await,
-        };
+        let waiting = record::hold_until_written(
+            store,
+            number,
+            delivery.payload.change.as_deref(),
+            queued_at,
+        )
+        .await;
         if let Some(waiting) = waiting {
             return waiting;
         }

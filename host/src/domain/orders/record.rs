@@ -162,10 +162,25 @@ pub struct StatusChange {
 /// How long a change may take between queueing its webhooks and being written.
 const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
 
+/// What a job telling order `number` (or, with `change`, that change of it), queued at
+/// `queued_at`, must do first: `None` once what it tells is written (see
+/// [`hold_until_placed`] and [`change_is_written`]).
+pub async fn hold_until_written(
+    store: &dyn Records,
+    number: &str,
+    change: Option<&str>,
+    queued_at: i64,
+) -> Option<Outcome> {
+    match change {
+        Some(change) => change_is_written(store, number, change, queued_at).await,
+        None => hold_until_placed(store, number, queued_at).await,
+    }
+}
+
 /// What a job for change `id` of order `number`, queued at `queued_at` (milliseconds), must
 /// do first: `None` once the change is in the order; else wait while it may still be written,
 /// and give up once it cannot.
-pub async fn change_is_written(
+async fn change_is_written(
     store: &dyn Records,
     number: &str,
     id: &str,

@@ -6,7 +6,7 @@
 //! so of two operators changing one order at once the second finds the first's state and
 //! gets the illegal move refused. The partner's webhooks for the change are queued before
 //! the write, naming the change, so a crash just after it cannot lose them; their worker
-//! sends them only once the change is in the order ([`record::change_is_written`]). A change that
+//! sends them only once the change is in the order ([`record::hold_until_written`]). A change that
 //! lost takes its messages back; after a crash between the two, the change is never in the
 //! order and its messages are given up.
 
