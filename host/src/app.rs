@@ -178,6 +178,7 @@ impl Application {
             .route("/api/service/", service.clone())
             .route("/api/service", service)
             .merge(customer_pages())
+            .merge(crate::http::admin::routes())
             .merge(canvas_routes())
             .route("/healthz", get(observe::healthz))
             .route("/readyz", get(observe::readyz));

@@ -13,6 +13,7 @@ use crate::config::{Config, LogFormat};
 use crate::domain::designs::{self, Design};
 use crate::domain::keys::{self, ApiKey, NewKey, Permission};
 use crate::domain::mail::Mails;
+use crate::domain::operators;
 use crate::domain::orders::press_files::{self, PressFileState};
 use crate::domain::orders::status::{self, Mailing, Move};
 use crate::domain::orders::{self, Order};
@@ -67,6 +68,9 @@ enum OperatorCommand {
     /// E-mail to customers.
     #[command(subcommand)]
     Mail(MailCommand),
+    /// The operators who sign in to the shop's console at /admin/.
+    #[command(subcommand)]
+    Operators(OperatorAccountCommand),
     /// The image store.
     #[command(subcommand)]
     Images(ImageCommand),
@@ -127,6 +131,41 @@ enum OrderCommand {
         #[arg(long, default_value = ".")]
         out: PathBuf,
     },
+}
+
+#[derive(Subcommand)]
+enum OperatorAccountCommand {
+    /// Add an operator; their password is read from standard input (one line).
+    Add {
+        /// What they sign in with: 1 to 40 of a-z, 0-9, '.', '_' and '-'.
+        name: String,
+        /// Also give them an authenticator (TOTP) secret, as `totp` does.
+        #[arg(long)]
+        totp: bool,
+    },
+    /// Set an operator's password, read from standard input (one line).
+    Password {
+        /// The operator's name.
+        name: String,
+    },
+    /// Give an operator a new authenticator (TOTP) secret, so signing in needs its code too;
+    /// prints the secret and its otpauth:// address for the app.
+    Totp {
+        /// The operator's name.
+        name: String,
+    },
+    /// Let an operator sign in without an authenticator code again.
+    NoTotp {
+        /// The operator's name.
+        name: String,
+    },
+    /// Remove an operator; their console sessions end at once.
+    Remove {
+        /// The operator's name.
+        name: String,
+    },
+    /// List the operators.
+    List,
 }
 
 #[derive(Subcommand)]
@@ -289,6 +328,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                 })
                 .await
             }
+            OperatorCommand::Operators(command) => operator_account_command(store, command).await,
             OperatorCommand::Images(ImageCommand::Sweep { limit }) => {
                 let blobs = crate::app::open_blobs(&config)
                     .await
@@ -735,6 +775,77 @@ async fn order_command(
             write_press_files(store, blobs.as_ref(), &order, &out).await
         }
     }
+}
+
+/// A password from standard input: its first line, without the line break.
+fn read_password() -> Result<String, String> {
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| format!("reading the password from standard input: {e}"))?;
+    Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+}
+
+async fn operator_account_command(
+    store: SharedStore,
+    command: OperatorAccountCommand,
+) -> Result<(), String> {
+    let store = store.as_ref();
+    let hashing = crate::domain::customers::PasswordHashing::new(1);
+    let print_totp = |name: &str, secret: &str| {
+        println!("authenticator secret: {secret}");
+        println!("{}", operators::totp_address("Presspack", name, secret));
+    };
+    match command {
+        OperatorAccountCommand::Add { name, totp } => {
+            let password = read_password()?;
+            let operator = operators::add(store, &hashing, &name, &password)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("operator {} added", operator.name);
+            if totp {
+                let secret = operators::enable_totp(store, &operator.name)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                print_totp(&operator.name, &secret);
+            }
+        }
+        OperatorAccountCommand::Password { name } => {
+            let password = read_password()?;
+            operators::set_password(store, &hashing, &name, &password)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("password of {name} changed");
+        }
+        OperatorAccountCommand::Totp { name } => {
+            let secret = operators::enable_totp(store, &name)
+                .await
+                .map_err(|e| e.to_string())?;
+            print_totp(&name, &secret);
+        }
+        OperatorAccountCommand::NoTotp { name } => {
+            operators::disable_totp(store, &name)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("{name} signs in without an authenticator code");
+        }
+        OperatorAccountCommand::Remove { name } => {
+            operators::remove(store, &name)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("operator {name} removed");
+        }
+        OperatorAccountCommand::List => {
+            for operator in operators::list(store).await.map_err(|e| e.to_string())? {
+                let totp = match operator.totp_secret {
+                    Some(_) => "password and authenticator code",
+                    None => "password",
+                };
+                println!("{}  {totp}", operator.name);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Moves an order on as the operator running the command (`cli:$USER`).

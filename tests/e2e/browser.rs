@@ -14,6 +14,8 @@ use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app_with};
 use crate::shop::Receiver;
 
+mod console;
+
 every_store!(the_customer_journey_in_a_real_browser);
 
 /// What an accessibility check of the page finds missing: a form control without a label, an

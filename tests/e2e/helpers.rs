@@ -482,6 +482,31 @@ impl TestApp {
 
     /// [`TestApp::cli`] with more settings (`PRESSPACK_*` variables).
     pub fn cli_with(&self, args: &[&str], settings: &[(&str, &str)]) -> Output {
+        self.cli_command(args, settings)
+            .output()
+            .expect("presspack binary runs")
+    }
+
+    /// [`TestApp::cli`] with `input` on its standard input (a password).
+    pub fn cli_input(&self, args: &[&str], input: &str) -> Output {
+        use std::io::Write;
+        let mut child = self
+            .cli_command(args, &[])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("presspack binary runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    fn cli_command(&self, args: &[&str], settings: &[(&str, &str)]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_presspack"));
         command
             .args(args)
@@ -504,7 +529,7 @@ impl TestApp {
                 );
         }
         command.envs(settings.iter().copied());
-        command.output().expect("presspack binary runs")
+        command
     }
 }
 

@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use base64::Engine;
+use presspack::config::Config;
 use serde_json::Value;
 
 use crate::customers::new_pack;
@@ -23,14 +24,14 @@ every_store!(
 );
 
 /// aiosmtpd on loopback, storing what it receives in a maildir; stopped when dropped.
-struct SmtpServer {
-    port: u16,
+pub struct SmtpServer {
+    pub port: u16,
     maildir: tempfile::TempDir,
     child: Child,
 }
 
 /// A port nothing listens on (as the system hands it out).
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -39,7 +40,7 @@ fn free_port() -> u16 {
 }
 
 impl SmtpServer {
-    fn start_on(port: u16) -> SmtpServer {
+    pub fn start_on(port: u16) -> SmtpServer {
         let maildir = tempfile::tempdir().unwrap();
         let server = SmtpServer {
             port,
@@ -64,7 +65,7 @@ impl SmtpServer {
     }
 
     /// The messages received, oldest first, once there are `count` (within a minute).
-    async fn wait_for(&self, count: usize) -> Vec<Mail> {
+    pub async fn wait_for(&self, count: usize) -> Vec<Mail> {
         for _ in 0..600 {
             let mut files: Vec<PathBuf> = std::fs::read_dir(self.maildir.path().join("box/new"))
                 .map(|entries| entries.map(|e| e.unwrap().path()).collect())
@@ -90,7 +91,7 @@ impl Drop for SmtpServer {
 }
 
 /// A message as delivered (headers, then the MIME body).
-struct Mail(String);
+pub struct Mail(String);
 
 impl Mail {
     fn headers(&self) -> &str {
@@ -102,7 +103,7 @@ impl Mail {
     }
 
     /// A header's value (unfolded).
-    fn header(&self, name: &str) -> String {
+    pub fn header(&self, name: &str) -> String {
         let unfolded = self.headers().replace("\r\n ", " ").replace("\n ", " ");
         unfolded
             .lines()
@@ -113,7 +114,7 @@ impl Mail {
     }
 
     /// The body with quoted-printable soft breaks joined.
-    fn text(&self) -> String {
+    pub fn text(&self) -> String {
         self.0.replace("=\r\n", "").replace("=\n", "")
     }
 
@@ -139,14 +140,16 @@ impl Mail {
 }
 
 async fn app_mailing_to(kind: StoreKind, port: u16, retry_ms: u64) -> TestApp {
-    spawn_app_with(kind, |config| {
-        config.mail.smtp_host = Some("127.0.0.1".into());
-        config.mail.smtp_port = Some(port);
-        config.mail.smtp_security = presspack::infra::mail::SmtpSecurity::None;
-        config.mail.mail_from = "Print Shop <orders@print.example>".parse().unwrap();
-        config.mail.retry_delays = vec![Duration::from_millis(retry_ms); 20];
-    })
-    .await
+    spawn_app_with(kind, |config| mail_to(config, port, retry_ms)).await
+}
+
+/// Sends mail to the SMTP server on loopback `port`, retrying every `retry_ms`.
+pub fn mail_to(config: &mut Config, port: u16, retry_ms: u64) {
+    config.mail.smtp_host = Some("127.0.0.1".into());
+    config.mail.smtp_port = Some(port);
+    config.mail.smtp_security = presspack::infra::mail::SmtpSecurity::None;
+    config.mail.mail_from = "Print Shop <orders@print.example>".parse().unwrap();
+    config.mail.retry_delays = vec![Duration::from_millis(retry_ms); 20];
 }
 
 /// A signed-up customer with `email` who ordered one pack; the order number.

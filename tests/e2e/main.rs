@@ -9,6 +9,7 @@ mod browser;
 mod canvas;
 mod chromium;
 mod cli;
+mod console;
 mod customers;
 mod designs;
 mod images;

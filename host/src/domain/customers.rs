@@ -162,14 +162,18 @@ impl PasswordHashing {
             .map_err(|e| StoreError::unavailable(format!("password hashing failed: {e}")))
     }
 
-    async fn hash(&self, password: &str) -> Result<String, AccountError> {
+    pub(crate) async fn hash(&self, password: &str) -> Result<String, StoreError> {
         let password = password.to_owned();
         self.run(move || hash_now(&password))
             .await?
-            .map_err(|e| AccountError::Store(StoreError::unavailable(e)))
+            .map_err(StoreError::unavailable)
     }
 
-    async fn verify(&self, password: &str, hash: Option<&str>) -> Result<bool, StoreError> {
+    pub(crate) async fn verify(
+        &self,
+        password: &str,
+        hash: Option<&str>,
+    ) -> Result<bool, StoreError> {
         let (password, known) = (password.to_owned(), hash.is_some());
         let hash = hash.map_or_else(|| self.decoy.as_str().to_owned(), str::to_owned);
         let matches = self

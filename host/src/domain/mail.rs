@@ -37,6 +37,16 @@ pub enum MailKind {
     Shipped,
 }
 
+impl MailKind {
+    /// What the message is, for the operator.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MailKind::OrderConfirmed => "order confirmation",
+            MailKind::Shipped => "shipping notice",
+        }
+    }
+}
+
 /// One message to a customer.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

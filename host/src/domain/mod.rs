@@ -1,5 +1,5 @@
 //! The service's rules: packs and their warnings, images, designs, API keys, customers,
-//! carts, prices, orders, drop-ins and order webhooks. Every operation answers a
+//! carts, prices, orders, drop-ins, order webhooks and the operators of the console. Every operation answers a
 //! [`error::DomainError`], whose code says what kind of failure it is (no such thing, not
 //! allowed, invalid input, the store or the engine unavailable); the HTTP edge turns it into
 //! an API reply or a page.
@@ -12,6 +12,7 @@ pub mod error;
 pub mod images;
 pub mod keys;
 pub mod mail;
+pub mod operators;
 pub mod orders;
 pub mod packs;
 pub mod press;

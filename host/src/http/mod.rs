@@ -1,6 +1,8 @@
-//! The HTTP edge: the RPC endpoint, the customer pages, and the server that carries them.
+//! The HTTP edge: the RPC endpoint, the customer pages, the shop's console, and the server that
+//! carries them.
 //! Domain errors become API replies and pages here, and only here.
 
+pub mod admin;
 pub mod auth;
 pub mod client;
 pub mod metrics;

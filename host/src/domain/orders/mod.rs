@@ -14,6 +14,7 @@
 
 pub mod press_files;
 pub mod record;
+pub mod reprint;
 pub mod status;
 
 use crate::domain::cart::{PricedLine, priced_lines};
@@ -78,7 +79,7 @@ impl From<StoreError> for CheckoutError {
 }
 
 /// An order number: `PP-` and 12 characters of Crockford base32 (60 random bits).
-fn order_number() -> String {
+pub(crate) fn order_number() -> String {
     const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
     let bits = rand::random::<u64>();
     let digits: String = (0..12)
@@ -87,7 +88,7 @@ fn order_number() -> String {
     format!("PP-{digits}")
 }
 
-fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -198,6 +199,7 @@ async fn place_claimed(
         placed_at: now(),
         status: OrderStatus::Placed,
         history: Vec::new(),
+        reprint_of: None,
     };
     order.payment.state = state
         .payment

@@ -87,6 +87,9 @@ pub struct Order {
     /// Every change of `status`, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<StatusChange>,
+    /// The order this one prints again, for an operator's reprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reprint_of: Option<String>,
 }
 
 /// Takes payment for an order. The built-in [`InvoicePayment`] records the order as awaiting
@@ -134,6 +137,16 @@ pub enum OrderStatus {
 }
 
 impl OrderStatus {
+    /// As the order's JSON spells the state: `in_production`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            OrderStatus::Placed => "placed",
+            OrderStatus::InProduction => "in_production",
+            OrderStatus::Shipped { .. } => "shipped",
+            OrderStatus::Cancelled => "cancelled",
+        }
+    }
+
     /// For people: "in production", "shipped".
     pub fn describe(&self) -> &'static str {
         match self {
@@ -155,7 +168,7 @@ pub struct StatusChange {
     pub status: OrderStatus,
     /// Seconds since 1970.
     pub at: u64,
-    /// Who made it: `cli:<user>` for the operator command.
+    /// Who made it: `cli:<user>` for the operator command, `admin:<name>` for the console.
     pub by: String,
 }
 

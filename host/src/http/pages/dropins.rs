@@ -446,11 +446,17 @@ pub async fn side_image(
         .and_then(|m| m.parse::<u32>().ok())
         .unwrap_or(PREVIEW_SIDE)
         .min(MAX_PREVIEW_SIDE);
-    let png = render::pack_side(&services, &stored.record, index, max_side)
-        .await
-        .map_err(|e| {
-            PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
-        })?;
+    let png = render::pack_side(
+        &services,
+        &stored.record.product,
+        &stored.record.pack,
+        index,
+        max_side,
+    )
+    .await
+    .map_err(|e| {
+        PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
+    })?;
     Ok((
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),

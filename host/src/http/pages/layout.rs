@@ -39,7 +39,7 @@ fn content_security_policy(connect_src: &[String], wasm: bool) -> HeaderValue {
 
 /// Headers of every customer response: no caching (pages show a customer's data), no
 /// referrer (drop-in URLs carry tokens), no framing, no type sniffing.
-fn with_page_headers(mut response: Response, visitor: Option<&Visitor>) -> Response {
+fn with_page_headers(mut response: Response, set_cookies: &[HeaderValue]) -> Response {
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
@@ -57,10 +57,8 @@ fn with_page_headers(mut response: Response, visitor: Option<&Visitor>) -> Respo
             content_security_policy(&[], false),
         );
     }
-    if let Some(visitor) = visitor {
-        for cookie in &visitor.set_cookies {
-            headers.append(header::SET_COOKIE, cookie.clone());
-        }
+    for cookie in set_cookies {
+        headers.append(header::SET_COOKIE, cookie.clone());
     }
     response
 }
@@ -98,27 +96,63 @@ fn page_with_policy(
     content: Markup,
     policy: HeaderValue,
 ) -> Response {
-    let markup = layout(title, visitor.customer.as_ref(), Some(visitor), content);
+    let nav = customer_nav(visitor.customer.as_ref(), Some(visitor));
+    let markup = layout(title, "/cart", nav, content, "shop");
     let mut response = Html(markup.into_string()).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, policy);
-    with_page_headers(response, Some(visitor))
+    with_page_headers(response, &visitor.set_cookies)
+}
+
+/// A page of the shop's console: the shop's document with the console's navigation, its
+/// headers and `set_cookies`.
+pub fn console_page(
+    title: &str,
+    nav: Markup,
+    content: Markup,
+    set_cookies: &[HeaderValue],
+) -> Response {
+    let markup = layout(title, "/admin/", nav, content, "console");
+    with_page_headers(Html(markup.into_string()).into_response(), set_cookies)
 }
 
 /// `303 See Other` to a path on this server (after a form is posted).
 pub fn redirect(visitor: &Visitor, to: &str) -> Response {
-    let location = HeaderValue::from_str(to).unwrap_or(HeaderValue::from_static("/"));
-    let response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
-    with_page_headers(response, Some(visitor))
+    redirect_setting(to, &visitor.set_cookies)
 }
 
-fn layout(
-    title: &str,
-    customer: Option<&Customer>,
-    visitor: Option<&Visitor>,
-    content: Markup,
-) -> Markup {
+/// `303 See Other` to a path on this server, setting `set_cookies`.
+pub fn redirect_setting(to: &str, set_cookies: &[HeaderValue]) -> Response {
+    let location = HeaderValue::from_str(to).unwrap_or(HeaderValue::from_static("/"));
+    let response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
+    with_page_headers(response, set_cookies)
+}
+
+/// The customer's navigation: their cart, orders and sign-out, or sign-in and sign-up.
+fn customer_nav(customer: Option<&Customer>, visitor: Option<&Visitor>) -> Markup {
+    html! {
+        nav aria-label="Account" {
+            @if let Some(customer) = customer {
+                a href="/cart" { "Cart (" (customer.cart.len()) ")" }
+                a href="/orders" { "Orders" }
+                @if let Some(visitor) = visitor {
+                    form.inline method="post" action="/account/signout" {
+                        (csrf_field(visitor))
+                        button.link type="submit" { "Sign out " (customer.name) }
+                    }
+                }
+            } @else {
+                a href="/account/signin" { "Sign in" }
+                a href="/account/signup" { "Create an account" }
+            }
+        }
+    }
+}
+
+/// The document around every page: `home` is where the brand links to, `kind` the main
+/// part's class (`shop` or the wider `console`).
+fn layout(title: &str, home: &str, nav: Markup, content: Markup, kind: &str) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -132,24 +166,10 @@ fn layout(
             body {
                 a.skip href="#main" { "Skip to content" }
                 header.site {
-                    a.brand href="/cart" { span.mark aria-hidden="true" { "P" } "Presspack" }
-                    nav aria-label="Account" {
-                        @if let Some(customer) = customer {
-                            a href="/cart" { "Cart (" (customer.cart.len()) ")" }
-                            a href="/orders" { "Orders" }
-                            @if let Some(visitor) = visitor {
-                                form.inline method="post" action="/account/signout" {
-                                    (csrf_field(visitor))
-                                    button.link type="submit" { "Sign out " (customer.name) }
-                                }
-                            }
-                        } @else {
-                            a href="/account/signin" { "Sign in" }
-                            a href="/account/signup" { "Create an account" }
-                        }
-                    }
+                    a.brand href=(home) { span.mark aria-hidden="true" { "P" } "Presspack" }
+                    (nav)
                 }
-                main #main {
+                main #main class=(kind) {
                     h1 { (title) }
                     (content)
                 }
@@ -200,9 +220,18 @@ impl IntoResponse for PageError {
                 p { a.button href="/account/signin" { "Sign in" } " " a href="/account/signup" { "Create an account" } }
             }
         };
-        let page = Html(layout(self.title, None, None, content).into_string());
+        let page = Html(
+            layout(
+                self.title,
+                "/cart",
+                customer_nav(None, None),
+                content,
+                "shop",
+            )
+            .into_string(),
+        );
         let response = (self.status, page).into_response();
-        with_page_headers(response, None)
+        with_page_headers(response, &[])
     }
 }
 

@@ -271,7 +271,7 @@ fn order_details(order: &Order) -> Markup {
 }
 
 /// "In production" from "in production".
-fn capitalised(text: &str) -> String {
+pub(crate) fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()

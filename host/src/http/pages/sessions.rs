@@ -49,19 +49,19 @@ const DEVICE_COOKIE: &str = "pp_device";
 /// How long a device cookie lasts.
 const DEVICE_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
-fn random_token() -> String {
+pub(crate) fn random_token() -> String {
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes[..]);
     hex::encode(bytes)
 }
 
-fn session_key(token: &str) -> String {
+pub(crate) fn session_key(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 /// The value of the request's cookie `name`, if it has the shape of the values this server
 /// sets (64 hex digits): anything else was not set by it.
-fn read_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+pub(crate) fn read_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()

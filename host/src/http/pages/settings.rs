@@ -20,7 +20,7 @@ impl CookiePolicy {
         }
     }
 
-    pub(super) fn name(&self, base: &str) -> String {
+    pub(crate) fn name(&self, base: &str) -> String {
         if self.secure {
             format!("__Host-{base}")
         } else {
@@ -28,7 +28,7 @@ impl CookiePolicy {
         }
     }
 
-    pub(super) fn cookie(&self, base: &str, value: &str, max_age: Option<Duration>) -> HeaderValue {
+    pub(crate) fn cookie(&self, base: &str, value: &str, max_age: Option<Duration>) -> HeaderValue {
         let mut cookie = Cookie::build((self.name(base), value))
             .path("/")
             .http_only(true)

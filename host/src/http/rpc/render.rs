@@ -8,10 +8,11 @@ use presspack_engine::model::{ImageBasket, Side};
 use presspack_engine::raster::{DEFAULT_MAX_SIDE, MAX_SIDE, MIN_SIDE};
 use presspack_engine::render::{BoxType, MAX_OVERLAYS, RenderRequest};
 use presspack_engine::wire::RenderHeaderInput;
+use serde_json::value::RawValue;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
-use crate::domain::packs::{PackRecord, stored_pack};
+use crate::domain::packs::stored_pack;
 use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::infra::store::Kind;
@@ -85,15 +86,17 @@ async fn render(services: &Services, call: &Call<'_>) -> Result<Vec<u8>, DomainE
     draw(services, &read_params(call)?).await
 }
 
-/// Side `index` of a stored pack as the customer will get it (the cut box), as PNG: the
-/// previews of the drop-in, cart and order pages.
+/// Side `index` of a pack of `product` as stored (a pack record's or an order line's) as the
+/// customer will get it (the cut box), as PNG: the previews of the drop-in, cart and order
+/// pages and of the console.
 pub async fn pack_side(
     services: &Services,
-    pack: &PackRecord,
+    product: &str,
+    pack: &RawValue,
     index: usize,
     max_side: u32,
 ) -> Result<Vec<u8>, DomainError> {
-    let pack = stored_pack(services, &pack.product, &pack.pack)?;
+    let pack = stored_pack(services, product, pack)?;
     let side = pack.sides.get(index).cloned().ok_or_else(|| {
         DomainError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
     })?;

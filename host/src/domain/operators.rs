@@ -1,0 +1,359 @@
+//! Operators: the shop's staff who run production from the console at `/admin/`. There is no
+//! sign-up: accounts are made, changed and removed with the CLI only (`presspack operators`).
+//! A password is hashed with argon2id like a customer's; an operator may also have a TOTP
+//! secret (RFC 6238: HMAC-SHA-1, 6 digits, 30-second steps, as every authenticator app reads
+//! from an `otpauth://` address), and then signing in needs the current code too. The last
+//! time step a code was accepted for is kept in the record, so each code works once.
+
+use hmac::{Hmac, KeyInit, Mac};
+use serde::{Deserialize, Serialize};
+use sha1::Sha1;
+
+use crate::domain::customers::{MAX_PASSWORD, MIN_PASSWORD, PasswordHashing};
+use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
+
+/// Record kind: operator accounts, by name.
+pub const OPERATORS: Kind = Kind::new("operator");
+
+/// Longest operator name.
+const MAX_NAME: usize = 40;
+/// TOTP: a code is valid for one 30-second step, and the step either side allows for clocks
+/// that differ a little and a code typed just as it changed.
+const TOTP_STEP_SECONDS: u64 = 30;
+const TOTP_DIGITS: u32 = 6;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Operator {
+    /// Lower-case letters, digits, `.`, `_` and `-`; what they sign in with.
+    pub name: String,
+    /// PHC string of an argon2id hash.
+    pub password_hash: String,
+    /// The TOTP secret, base32 (none: signing in needs only the password).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totp_secret: Option<String>,
+    /// The time step of the last code accepted: no code of it or before works again.
+    #[serde(default)]
+    pub last_totp_step: u64,
+    pub created_at: u64,
+}
+
+impl Operator {
+    /// Who made a change, as order histories record it.
+    pub fn signature(&self) -> String {
+        format!("admin:{}", self.name)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OperatorError {
+    #[error("{parameter}: {problem}")]
+    Invalid {
+        parameter: &'static str,
+        problem: String,
+    },
+    #[error("there is an operator {0:?} already")]
+    Exists(String),
+    #[error("there is no operator {0:?}")]
+    NoSuchOperator(String),
+    /// Deliberately the same for an unknown name and a wrong password.
+    #[error("The name or the password is not right.")]
+    WrongCredentials,
+    /// The password was right; the account needs its authenticator's code.
+    #[error("Enter the 6-digit code from your authenticator app.")]
+    CodeNeeded,
+    #[error("The code is not right, or was used already. Enter the current one.")]
+    WrongCode,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn invalid(parameter: &'static str, problem: impl Into<String>) -> OperatorError {
+    OperatorError::Invalid {
+        parameter,
+        problem: problem.into(),
+    }
+}
+
+/// The name as stored: trimmed and lower-case, 1 to 40 of `a-z 0-9 . _ -`.
+pub fn normalise_name(raw: &str) -> Result<String, OperatorError> {
+    let name = raw.trim().to_lowercase();
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || ".-_".contains(c);
+    if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(allowed) {
+        return Err(invalid(
+            "name",
+            format!("use 1 to {MAX_NAME} of a-z, 0-9, '.', '_' and '-'"),
+        ));
+    }
+    Ok(name)
+}
+
+fn check_password(password: &str) -> Result<(), OperatorError> {
+    let length = password.chars().count();
+    if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&length) {
+        return Err(invalid(
+            "password",
+            format!("use {MIN_PASSWORD} to {MAX_PASSWORD} characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn now() -> u64 {
+    u64::try_from(unix_millis() / 1000).unwrap_or(0)
+}
+
+pub async fn load(store: &dyn Records, name: &str) -> Result<Option<Operator>, StoreError> {
+    match normalise_name(name) {
+        Ok(name) => Ok(store::load(store, OPERATORS, &name).await?.map(|(o, _)| o)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Every operator, by name.
+pub async fn list(store: &dyn Records) -> Result<Vec<Operator>, StoreError> {
+    let mut operators = Vec::new();
+    for name in store.list(OPERATORS).await? {
+        operators.extend(load(store, &name).await?);
+    }
+    operators.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(operators)
+}
+
+pub async fn add(
+    store: &dyn Records,
+    hashing: &PasswordHashing,
+    name: &str,
+    password: &str,
+) -> Result<Operator, OperatorError> {
+    let name = normalise_name(name)?;
+    check_password(password)?;
+    let operator = Operator {
+        name: name.clone(),
+        password_hash: hashing.hash(password).await?,
+        totp_secret: None,
+        last_totp_step: 0,
+        created_at: now(),
+    };
+    let value = serde_json::to_vec(&operator).map_err(|e| StoreError::corrupt(e.to_string()))?;
+    if !store.insert(OPERATORS, &name, &value).await? {
+        return Err(OperatorError::Exists(name));
+    }
+    Ok(operator)
+}
+
+/// Changes operator `name` with compare-and-swap.
+async fn modify(
+    store: &dyn Records,
+    name: &str,
+    change: impl FnMut(&mut Operator) -> Result<(), OperatorError>,
+) -> Result<Operator, OperatorError> {
+    let name = normalise_name(name)?;
+    store::modify(store, OPERATORS, &name, change)
+        .await?
+        .ok_or(OperatorError::NoSuchOperator(name))
+}
+
+pub async fn set_password(
+    store: &dyn Records,
+    hashing: &PasswordHashing,
+    name: &str,
+    password: &str,
+) -> Result<Operator, OperatorError> {
+    check_password(password)?;
+    let hash = hashing.hash(password).await?;
+    modify(store, name, |operator| {
+        operator.password_hash = hash.clone();
+        Ok(())
+    })
+    .await
+}
+
+/// Gives operator `name` a new TOTP secret (replacing any); the secret, base32.
+pub async fn enable_totp(store: &dyn Records, name: &str) -> Result<String, OperatorError> {
+    let secret = base32(&rand::random::<[u8; 20]>());
+    modify(store, name, |operator| {
+        operator.totp_secret = Some(secret.clone());
+        operator.last_totp_step = 0;
+        Ok(())
+    })
+    .await?;
+    Ok(secret)
+}
+
+pub async fn disable_totp(store: &dyn Records, name: &str) -> Result<Operator, OperatorError> {
+    modify(store, name, |operator| {
+        operator.totp_secret = None;
+        Ok(())
+    })
+    .await
+}
+
+pub async fn remove(store: &dyn Records, name: &str) -> Result<(), OperatorError> {
+    let name = normalise_name(name)?;
+    match store.delete(OPERATORS, &name).await? {
+        true => Ok(()),
+        false => Err(OperatorError::NoSuchOperator(name)),
+    }
+}
+
+/// The address an authenticator app reads (as a QR code or pasted) to add the account.
+pub fn totp_address(issuer: &str, name: &str, secret: &str) -> String {
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+    let issuer = utf8_percent_encode(issuer, NON_ALPHANUMERIC).to_string();
+    let name = utf8_percent_encode(name, NON_ALPHANUMERIC).to_string();
+    format!(
+        "otpauth://totp/{issuer}:{name}?secret={secret}&issuer={issuer}&algorithm=SHA1&digits={TOTP_DIGITS}&period={TOTP_STEP_SECONDS}"
+    )
+}
+
+/// Checks an operator's password and, if they have a TOTP secret, the code; the operator.
+pub async fn sign_in(
+    store: &dyn Records,
+    hashing: &PasswordHashing,
+    name: &str,
+    password: &str,
+    code: &str,
+) -> Result<Operator, OperatorError> {
+    let operator = load(store, name).await?;
+    let hash = operator.as_ref().map(|o| o.password_hash.as_str());
+    if password.chars().count() > MAX_PASSWORD || !hashing.verify(password, hash).await? {
+        return Err(OperatorError::WrongCredentials);
+    }
+    let operator = operator.ok_or(OperatorError::WrongCredentials)?;
+    let Some(secret) = &operator.totp_secret else {
+        return Ok(operator);
+    };
+    let code = code.trim();
+    if code.is_empty() {
+        return Err(OperatorError::CodeNeeded);
+    }
+    let step = matching_step(
+        secret,
+        code,
+        now() / TOTP_STEP_SECONDS,
+        operator.last_totp_step,
+    )
+    .ok_or(OperatorError::WrongCode)?;
+    // Written with compare-and-swap: of two sign-ins with one code, one takes its step.
+    modify(store, &operator.name, |stored| {
+        if stored.last_totp_step >= step {
+            return Err(OperatorError::WrongCode);
+        }
+        stored.last_totp_step = step;
+        Ok(())
+    })
+    .await
+}
+
+/// The time step around `current` whose code `code` is, if later than `used` (each step's
+/// code works once). Compared in constant time.
+fn matching_step(secret: &str, code: &str, current: u64, used: u64) -> Option<u64> {
+    use subtle::ConstantTimeEq;
+    let key = from_base32(secret)?;
+    if code.len() != TOTP_DIGITS as usize || !code.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    (current.saturating_sub(1)..=current + 1)
+        .filter(|&step| step > used)
+        .find(|&step| {
+            let expected = format!("{:06}", totp_code(&key, step));
+            bool::from(expected.as_bytes().ct_eq(code.as_bytes()))
+        })
+}
+
+/// The TOTP code of `key` at time step `step` (RFC 6238 over RFC 4226's truncation).
+pub fn totp_code(key: &[u8], step: u64) -> u32 {
+    let mut mac = <Hmac<Sha1> as KeyInit>::new_from_slice(key).expect("any key length");
+    mac.update(&step.to_be_bytes());
+    let digest = mac.finalize().into_bytes();
+    let offset = usize::from(digest[digest.len() - 1] & 0x0f);
+    let word = u32::from_be_bytes([
+        digest[offset],
+        digest[offset + 1],
+        digest[offset + 2],
+        digest[offset + 3],
+    ]);
+    (word & 0x7fff_ffff) % 10u32.pow(TOTP_DIGITS)
+}
+
+/// The current TOTP code of a base32 secret (for the CLI and tests that stand in for an app).
+pub fn current_totp_code(secret: &str) -> Option<String> {
+    let key = from_base32(secret)?;
+    Some(format!("{:06}", totp_code(&key, now() / TOTP_STEP_SECONDS)))
+}
+
+const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// RFC 4648 base32 without padding, as authenticator apps read secrets.
+fn base32(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    for chunk in bytes.chunks(5) {
+        let mut buffer = [0u8; 5];
+        buffer[..chunk.len()].copy_from_slice(chunk);
+        let bits = buffer
+            .iter()
+            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        let characters = (chunk.len() * 8).div_ceil(5);
+        for i in 0..characters {
+            out.push(BASE32[((bits >> (35 - i * 5)) & 31) as usize] as char);
+        }
+    }
+    out
+}
+
+fn from_base32(text: &str) -> Option<Vec<u8>> {
+    let mut bits = 0u64;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in text.trim_end_matches('=').bytes() {
+        let value = BASE32.iter().position(|&b| b == c.to_ascii_uppercase())?;
+        bits = (bits << 5) | value as u64;
+        count += 5;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// RFC 6238 appendix B, SHA-1, cut to 6 digits.
+    #[test]
+    fn totp_codes_are_rfc_6238s() {
+        let key = b"12345678901234567890";
+        for (time, code) in [
+            (59u64, 287_082),
+            (1_111_111_109, 81_804),
+            (1_234_567_890, 5_924),
+            (2_000_000_000, 279_037),
+        ] {
+            assert_eq!(totp_code(key, time / 30), code, "at {time}");
+        }
+    }
+
+    #[test]
+    fn base32_reads_what_it_writes_and_rfc_4648s() {
+        assert_eq!(base32(b"foobar"), "MZXW6YTBOI");
+        assert_eq!(from_base32("MZXW6YTBOI").unwrap(), b"foobar");
+        let key: [u8; 20] = rand::random();
+        assert_eq!(from_base32(&base32(&key)).unwrap(), key);
+        assert_eq!(from_base32("not base32!"), None);
+    }
+
+    #[test]
+    fn a_code_works_once_and_only_near_its_time() {
+        let secret = base32(b"12345678901234567890");
+        let code = format!("{:06}", totp_code(b"12345678901234567890", 100));
+        assert_eq!(matching_step(&secret, &code, 100, 0), Some(100));
+        assert_eq!(matching_step(&secret, &code, 101, 0), Some(100));
+        assert_eq!(matching_step(&secret, &code, 102, 0), None);
+        assert_eq!(matching_step(&secret, &code, 100, 100), None);
+        assert_eq!(matching_step(&secret, "12345", 100, 0), None);
+    }
+}

@@ -1,0 +1,144 @@
+//! The shop's console at `/admin/`: operators (made with `presspack operators`) sign in with
+//! their password and, if they set one up, an authenticator code, then run production: the
+//! order list, an order's page with its packs, press files and preflight, its mail, the
+//! state changes and reprints. Pages are rendered on the server like the customer pages, in
+//! the same layout, with their own session ([`session`]).
+
+pub mod orders;
+pub mod page;
+pub mod session;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Form, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use maud::{Markup, html};
+
+use crate::domain::customers::MAX_PASSWORD;
+use crate::domain::operators::{self, OperatorError};
+use crate::http::pages::layout::{self, MAX_FORM_BYTES, alert, csrf_field, local_path};
+use crate::http::pages::sessions::Visitor;
+use crate::http::state::AppState;
+use page::{Fields, field};
+use session::{ConsoleError, Staff};
+
+/// Where to go after signing in: a console path, else the order list.
+fn next_of(fields: &Fields) -> &str {
+    fields
+        .get("next")
+        .and_then(|next| local_path(next))
+        .filter(|next| next.starts_with("/admin/"))
+        .unwrap_or("/admin/orders")
+}
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/admin", get(|| async { Redirect::permanent("/admin/") }))
+        .route("/admin/", get(|| async { Redirect::to("/admin/orders") }))
+        .route("/admin/signin", get(sign_in_page).post(sign_in))
+        .route("/admin/signout", post(sign_out))
+        .route("/admin/orders", get(orders::list))
+        .route("/admin/orders/{number}", get(orders::show))
+        .route("/admin/orders/{number}/move", post(orders::move_order))
+        .route("/admin/orders/{number}/reprint", post(orders::reprint))
+        .route(
+            "/admin/orders/{number}/lines/{line}/sides/{side}",
+            get(orders::side_image),
+        )
+        .route("/admin/mail", get(orders::mail))
+        .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
+}
+
+fn sign_in_form(visitor: &Visitor, next: &str, name: &str) -> Markup {
+    html! {
+        form.card method="post" action="/admin/signin" {
+            (csrf_field(visitor))
+            input type="hidden" name="next" value=(next);
+            label for="operator-name" { "Operator name" }
+            input #operator-name type="text" name="name" value=(name) autocomplete="username" maxlength="40" required;
+            label for="operator-password" { "Password" }
+            input #operator-password type="password" name="password" autocomplete="current-password" maxlength=(MAX_PASSWORD) required;
+            label for="operator-code" { "Authenticator code (if you set one up)" }
+            input #operator-code type="text" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6" pattern="[0-9]{6}";
+            button type="submit" { "Sign in" }
+        }
+    }
+}
+
+/// A page for someone who is not signed in to the console: the shop's layout, no navigation.
+fn sign_in_response(visitor: &Visitor, status: StatusCode, content: Markup) -> Response {
+    let page = layout::console_page("Console sign-in", html! {}, content, &visitor.set_cookies);
+    (status, page).into_response()
+}
+
+/// `GET /admin/signin?next=`
+async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
+    let next = next_of(&query).to_owned();
+    sign_in_response(&visitor, StatusCode::OK, sign_in_form(&visitor, &next, ""))
+}
+
+/// `POST /admin/signin`: counted by the customer sign-in limits (under the operator's name),
+/// then the password and code checked.
+async fn sign_in(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    mut staff: Staff,
+    Form(fields): Form<Fields>,
+) -> Result<Response, ConsoleError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let (name, next) = (field(&fields, "name"), next_of(&fields));
+    let again = |status: StatusCode, message: &str| {
+        let content = html! { (alert(message)) (sign_in_form(&visitor, next, name)) };
+        sign_in_response(&visitor, status, content)
+    };
+    let limits = &state.sign_in_limits;
+    let counted_as = format!("operator:{}", name.trim().to_lowercase());
+    if let Err(wait) = limits
+        .admit(state.store.as_ref(), &visitor, &counted_as)
+        .await?
+    {
+        let message = format!(
+            "Too many sign-in attempts. Please wait {} seconds before trying again.",
+            wait.as_secs().max(1)
+        );
+        return Ok(again(StatusCode::TOO_MANY_REQUESTS, &message));
+    }
+    let signed_in = operators::sign_in(
+        state.store.as_ref(),
+        &state.passwords,
+        name,
+        field(&fields, "password"),
+        field(&fields, "code"),
+    )
+    .await;
+    match signed_in {
+        Ok(operator) => {
+            limits
+                .succeeded(state.store.as_ref(), &visitor, &counted_as)
+                .await?;
+            staff.sign_in(&state, operator).await?;
+            let mut cookies = visitor.set_cookies.clone();
+            cookies.extend(staff.set_cookies);
+            Ok(layout::redirect_setting(next, &cookies))
+        }
+        Err(OperatorError::Store(error)) => Err(error.into()),
+        Err(error) => Ok(again(StatusCode::UNAUTHORIZED, &error.to_string())),
+    }
+}
+
+/// `POST /admin/signout`
+async fn sign_out(
+    State(state): State<Arc<AppState>>,
+    mut staff: Staff,
+    Form(fields): Form<Fields>,
+) -> Result<Response, ConsoleError> {
+    staff.operator_posting(fields.get("csrf").map(String::as_str))?;
+    staff.sign_out(&state).await?;
+    Ok(layout::redirect_setting(
+        "/admin/signin",
+        &staff.set_cookies,
+    ))
+}

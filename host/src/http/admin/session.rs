@@ -1,0 +1,202 @@
+//! Who is using the console: an operator's session, separate from customers'. Its cookie
+//! (`pp_console`, `__Host-` behind https) holds 256 random bits; the store keeps only their
+//! SHA-256, as a blob naming the operator that expires after [`CONSOLE_SESSION_TTL`]. Each
+//! request reads the operator record again, so removing an operator ends their sessions at
+//! once. A customer's session grants nothing here and an operator's nothing in the shop.
+//!
+//! Console forms carry a CSRF token that is a MAC of the session under the deployment's key
+//! (its own purpose, so a customer page's token is useless here); the sign-in form's is the
+//! customer pages' visitor token, as there is no session yet.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, Method};
+use axum::response::{IntoResponse, Response};
+use subtle::ConstantTimeEq;
+
+use crate::domain::operators::{self, Operator};
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, local_path};
+use crate::http::pages::sessions::{random_token, read_cookie, session_key};
+use crate::http::state::AppState;
+use crate::infra::secrets::SecretKey;
+use crate::infra::store::{Kind, StoreError};
+
+/// Record kind: operators' sessions, expiring values under the SHA-256 of their cookie.
+pub const CONSOLE_SESSIONS: Kind = Kind::new("console-session");
+
+/// How long an operator stays signed in: a working day.
+pub const CONSOLE_SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
+
+const CONSOLE_COOKIE: &str = "pp_console";
+
+/// Why a console page cannot be shown.
+#[derive(Debug)]
+pub enum ConsoleError {
+    /// Not signed in: to the sign-in page, then back to `next`.
+    SignInNeeded {
+        next: String,
+    },
+    Page(PageError),
+}
+
+impl From<PageError> for ConsoleError {
+    fn from(error: PageError) -> Self {
+        ConsoleError::Page(error)
+    }
+}
+
+impl From<StoreError> for ConsoleError {
+    fn from(error: StoreError) -> Self {
+        ConsoleError::Page(error.into())
+    }
+}
+
+impl IntoResponse for ConsoleError {
+    fn into_response(self) -> Response {
+        match self {
+            ConsoleError::SignInNeeded { next } => {
+                let next: String = form_urlencoded::byte_serialize(next.as_bytes()).collect();
+                layout::redirect_setting(&format!("/admin/signin?next={next}"), &[])
+            }
+            ConsoleError::Page(error) => error.into_response(),
+        }
+    }
+}
+
+/// A request to the console: the signed-in operator, if any.
+pub struct Staff {
+    operator: Option<Operator>,
+    /// The CSRF token of this session's forms (empty without a session).
+    pub csrf_token: String,
+    session_token: Option<String>,
+    /// The path asked for, to come back to after signing in.
+    path: String,
+    pub set_cookies: Vec<HeaderValue>,
+    key: SecretKey,
+}
+
+impl Staff {
+    /// The signed-in operator, or a redirect to the sign-in page.
+    pub fn operator(&self) -> Result<&Operator, ConsoleError> {
+        self.operator
+            .as_ref()
+            .ok_or_else(|| ConsoleError::SignInNeeded {
+                next: self.path.clone(),
+            })
+    }
+
+    /// The operator of a form post: signed in, and the form's token this session's
+    /// (compared in constant time).
+    pub fn operator_posting(&self, submitted: Option<&str>) -> Result<&Operator, ConsoleError> {
+        let operator = self.operator()?;
+        let valid = submitted.is_some_and(|token| {
+            token.len() == self.csrf_token.len()
+                && bool::from(token.as_bytes().ct_eq(self.csrf_token.as_bytes()))
+        });
+        if !valid {
+            return Err(PageError::forbidden(
+                "This form has expired or did not come from this console. Go back, reload the page and try again.",
+            )
+            .into());
+        }
+        Ok(operator)
+    }
+
+    /// Starts a session for `operator` (a fresh id: none planted before survives).
+    pub async fn sign_in(
+        &mut self,
+        state: &AppState,
+        operator: Operator,
+    ) -> Result<(), StoreError> {
+        self.end_session(state).await?;
+        let token = random_token();
+        state
+            .store
+            .put_blob(
+                CONSOLE_SESSIONS,
+                &session_key(&token),
+                operator.name.as_bytes(),
+                Some(CONSOLE_SESSION_TTL),
+            )
+            .await?;
+        self.set_cookies.push(state.cookies.cookie(
+            CONSOLE_COOKIE,
+            &token,
+            Some(CONSOLE_SESSION_TTL),
+        ));
+        self.csrf_token = csrf_token(&self.key, &token);
+        self.session_token = Some(token);
+        self.operator = Some(operator);
+        Ok(())
+    }
+
+    pub async fn sign_out(&mut self, state: &AppState) -> Result<(), StoreError> {
+        self.end_session(state).await?;
+        self.set_cookies.push(
+            state
+                .cookies
+                .cookie(CONSOLE_COOKIE, "", Some(Duration::ZERO)),
+        );
+        self.operator = None;
+        Ok(())
+    }
+
+    async fn end_session(&mut self, state: &AppState) -> Result<(), StoreError> {
+        if let Some(token) = self.session_token.take() {
+            state
+                .store
+                .delete(CONSOLE_SESSIONS, &session_key(&token))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+fn csrf_token(key: &SecretKey, session: &str) -> String {
+    key.mac("console-csrf", &[session.as_bytes()])
+}
+
+impl FromRequestParts<Arc<AppState>> for Staff {
+    type Rejection = ConsoleError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &Arc<AppState>,
+    ) -> Result<Self, Self::Rejection> {
+        let token = read_cookie(&parts.headers, &state.cookies.name(CONSOLE_COOKIE));
+        let mut operator = None;
+        if let Some(token) = &token
+            && let Some(name) = state
+                .store
+                .get_blob(CONSOLE_SESSIONS, &session_key(token))
+                .await?
+        {
+            operator =
+                operators::load(state.store.as_ref(), &String::from_utf8_lossy(&name)).await?;
+        }
+        let session_token = token.filter(|_| operator.is_some());
+        // Back to the page asked for; a form sent without a session goes to the list.
+        let path = Some(&parts.uri)
+            .filter(|_| parts.method == Method::GET)
+            .and_then(|uri| uri.path_and_query())
+            .map(|p| p.as_str())
+            .and_then(local_path)
+            .unwrap_or("/admin/orders")
+            .to_owned();
+        Ok(Staff {
+            csrf_token: session_token
+                .as_deref()
+                .map(|token| csrf_token(&state.secret_key, token))
+                .unwrap_or_default(),
+            operator,
+            session_token,
+            path,
+            set_cookies: Vec::new(),
+            key: state.secret_key.clone(),
+        })
+    }
+}

@@ -1,0 +1,123 @@
+//! The console journey in real headless Chromium: an operator signs in (sent there from the
+//! order's address), finds the order in the list, sees its pack's sides, starts production
+//! and marks it shipped; the customer gets the shipping notice by e-mail and the partner the
+//! signed `order.shipped` webhook.
+
+use fantoccini::Client;
+use presspack::domain::keys;
+use presspack::domain::webhooks::signature;
+
+use super::{click, fill, path, screenshot, text};
+use crate::chromium::browser;
+use crate::console::{OPERATOR_PASSWORD, add_operator};
+use crate::customers::new_pack;
+use crate::every_store;
+use crate::helpers::{StoreKind, spawn_app_with};
+use crate::mail::{SmtpServer, free_port, mail_to};
+use crate::shop::{Receiver, Shopper};
+
+every_store!(the_console_journey_in_a_real_browser);
+
+/// Whether every side image of the page has loaded and has pixels.
+async fn images_loaded(browser: &Client) -> bool {
+    let script = "const images = [...document.querySelectorAll('img.thumb')];
+                  return images.length > 0 && images.every(i => i.complete && i.naturalWidth > 0);";
+    for _ in 0..300 {
+        if browser.execute(script, vec![]).await.unwrap() == true {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    false
+}
+
+async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
+    let smtp = SmtpServer::start_on(free_port());
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(kind, |config| {
+        mail_to(config, smtp.port, 200);
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+    })
+    .await;
+    receiver.take_callbacks_of(&app).await;
+    let store = kind.name();
+
+    let shopper = Shopper::new(&app);
+    let email = format!("journey.{:x}@example.com", rand::random::<u64>());
+    shopper.sign_up(&email).await;
+    let (pack, _) = new_pack(&app, &[("trackingId", "shop-9/ann")]).await;
+    let number = shopper.order(&app, &[&pack]).await;
+    smtp.wait_for(1).await;
+    add_operator(&app, "ann.ops");
+
+    let (browser, _driver) = browser().await;
+    browser
+        .goto(&format!("{}/admin/orders/{number}", app.address))
+        .await
+        .unwrap();
+    assert_eq!(path(&browser).await, "/admin/signin");
+    screenshot(&browser, &format!("console-sign-in-{store}")).await;
+    fill(&browser, "#operator-name", "ann.ops").await;
+    fill(&browser, "#operator-password", OPERATOR_PASSWORD).await;
+    click(&browser, "form[action='/admin/signin'] button").await;
+    assert_eq!(path(&browser).await, format!("/admin/orders/{number}"));
+    assert!(images_loaded(&browser).await, "the pack's sides show");
+    assert!(text(&browser).await.contains(&email));
+    screenshot(&browser, &format!("console-order-{store}")).await;
+
+    click(&browser, "#start-production").await;
+    assert!(text(&browser).await.contains("In production"));
+    fill(&browser, "#ship-carrier", "Royal Mail").await;
+    fill(&browser, "#ship-tracking", "RM123456785GB").await;
+    click(&browser, "#ship-order").await;
+    let shown = text(&browser).await;
+    assert!(
+        shown.contains("Shipped with Royal Mail, tracking number RM123456785GB"),
+        "{shown}"
+    );
+    assert!(shown.contains("shipped by admin:ann.ops"), "{shown}");
+    screenshot(&browser, &format!("console-shipped-{store}")).await;
+
+    // The list finds it by the customer's address.
+    browser
+        .goto(&format!("{}/admin/orders", app.address))
+        .await
+        .unwrap();
+    fill(&browser, "#filter-q", &email).await;
+    click(&browser, "form.filters button").await;
+    let listed = text(&browser).await;
+    assert!(
+        listed.contains(&number) && listed.contains("Shipped"),
+        "{listed}"
+    );
+    screenshot(&browser, &format!("console-orders-{store}")).await;
+
+    // The customer's shipping notice, and the partner's signed webhook.
+    let notice = &smtp.wait_for(2).await[1];
+    assert_eq!(
+        notice.header("Subject"),
+        format!("Your order {number} has shipped")
+    );
+    assert!(notice.text().contains("RM123456785GB"));
+    let sent = receiver.wait_for("/webhook", 3, 60).await;
+    let shipped = sent
+        .iter()
+        .find(|m| m.json()["type"] == "order.shipped")
+        .expect("an order.shipped webhook");
+    let secret = keys::find(app.store.as_ref(), &app.key.consumer_key)
+        .await
+        .unwrap()
+        .unwrap()
+        .webhook_secret
+        .unwrap();
+    let id = shipped.header("webhook-id");
+    let timestamp: i64 = shipped.header("webhook-timestamp").parse().unwrap();
+    assert_eq!(
+        shipped.header("webhook-signature"),
+        signature(&secret, id, timestamp, &shipped.body).unwrap()
+    );
+    let data = &shipped.json()["data"];
+    assert_eq!(data["orderNumber"], number.as_str());
+    assert_eq!(data["trackingNumber"], "RM123456785GB");
+    assert_eq!(data["trackingId"], "shop-9/ann");
+}

@@ -1,0 +1,382 @@
+//! The shop's console at `/admin/` over HTTP: operators made with the CLI sign in with their
+//! password and authenticator code and nobody else gets in (customers, forged forms, used
+//! codes, removed operators); the order list filters and pages; an order's page shows what
+//! production needs and moves the order on; a reprint makes one new order per form. The
+//! journey in Chromium is `browser::console`.
+
+use presspack::domain::operators;
+
+use crate::customers::new_pack;
+use crate::every_store;
+use crate::helpers::{StoreKind, TestApp, spawn_app};
+use crate::shop::{Page, Shopper};
+
+every_store!(
+    operators_sign_in_with_password_and_code_and_nobody_else_gets_in,
+    the_console_lists_filters_moves_and_reprints_orders,
+);
+
+pub const OPERATOR_PASSWORD: &str = "operator password 1";
+
+/// Adds operator `name` with the CLI (password on standard input).
+pub fn add_operator(app: &TestApp, name: &str) {
+    let added = app.cli_input(
+        &["operators", "add", name],
+        &format!("{OPERATOR_PASSWORD}\n"),
+    );
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+}
+
+/// Sends the console's sign-in form as `operator`'s browser would.
+pub async fn sign_in(operator: &Shopper, name: &str, password: &str, code: &str) -> Page {
+    let form = operator.get("/admin/signin").await;
+    operator
+        .post(
+            &form,
+            "/admin/signin",
+            &[("name", name), ("password", password), ("code", code)],
+        )
+        .await
+}
+
+fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+async fn operators_sign_in_with_password_and_code_and_nobody_else_gets_in(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let added = app.cli_input(
+        &["operators", "add", "Ann.Ops"],
+        &format!("{OPERATOR_PASSWORD}\n"),
+    );
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(
+        String::from_utf8_lossy(&added.stdout).trim(),
+        "operator ann.ops added"
+    );
+    let again = app.cli_input(&["operators", "add", "ann.ops"], "another password\n");
+    assert!(!again.status.success());
+    assert!(stderr(&again).contains("there is an operator \"ann.ops\" already"));
+    let short = app.cli_input(&["operators", "add", "bob"], "short\n");
+    assert!(
+        stderr(&short).contains("password: use 8 to 128 characters"),
+        "{}",
+        stderr(&short)
+    );
+    let bad_name = app.cli_input(&["operators", "add", "bob smith"], "long enough password\n");
+    assert!(
+        stderr(&bad_name).contains("name: use 1 to 40 of a-z"),
+        "{}",
+        stderr(&bad_name)
+    );
+
+    // Not signed in: to the sign-in page, which returns to the page asked for.
+    let guest = Shopper::new(&app);
+    let page = guest.get("/admin/orders?state=placed").await;
+    assert_eq!((page.status, page.path.as_str()), (200, "/admin/signin"));
+    assert_eq!(
+        page.hidden("next").as_deref(),
+        Some("/admin/orders?state=placed")
+    );
+    // A customer's session opens nothing in the console.
+    let customer = Shopper::new(&app);
+    customer
+        .sign_up(&format!("console.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    assert_eq!(customer.get("/admin/orders").await.path, "/admin/signin");
+
+    let operator = Shopper::new(&app);
+    let forged = operator
+        .post_raw(
+            "/admin/signin",
+            &[("name", "ann.ops"), ("password", OPERATOR_PASSWORD)],
+        )
+        .await;
+    assert_eq!(forged.status, 403);
+    // A wrong password and an unknown name get the same answer.
+    for (name, password) in [
+        ("ann.ops", "wrong password!"),
+        ("nobody", OPERATOR_PASSWORD),
+    ] {
+        let page = sign_in(&operator, name, password, "").await;
+        assert_eq!(page.status, 401);
+        assert!(page.body.contains("The name or the password is not right."));
+    }
+    let page = sign_in(&operator, "ANN.OPS", OPERATOR_PASSWORD, "").await;
+    assert_eq!(
+        (page.status, page.path.as_str()),
+        (200, "/admin/orders"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("Sign out ann.ops"));
+    // Console forms take the console's token only, not a customer page's.
+    let shop_token = operator
+        .get("/account/signin")
+        .await
+        .hidden("csrf")
+        .unwrap();
+    let refused = operator
+        .post_raw("/admin/signout", &[("csrf", &shop_token)])
+        .await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(operator.get("/admin/orders").await.path, "/admin/orders");
+
+    // With an authenticator, the password alone is not enough, and each code works once.
+    let totp = app.cli(&["operators", "totp", "ann.ops"]);
+    let printed = String::from_utf8_lossy(&totp.stdout).into_owned();
+    let secret = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("authenticator secret: "))
+        .unwrap()
+        .to_owned();
+    assert!(
+        printed.contains(&format!(
+            "otpauth://totp/Presspack:ann%2Eops?secret={secret}&"
+        )),
+        "{printed}"
+    );
+    let second = Shopper::new(&app);
+    let page = sign_in(&second, "ann.ops", OPERATOR_PASSWORD, "").await;
+    assert_eq!(page.status, 401);
+    assert!(page.body.contains("Enter the 6-digit code"));
+    let code = operators::current_totp_code(&secret).unwrap();
+    let wrong = format!(
+        "{:06}",
+        (code.parse::<u32>().unwrap() + 500_000) % 1_000_000
+    );
+    let page = sign_in(&second, "ann.ops", OPERATOR_PASSWORD, &wrong).await;
+    assert!(page.body.contains("The code is not right"), "{}", page.body);
+    let page = sign_in(&second, "ann.ops", OPERATOR_PASSWORD, &code).await;
+    assert_eq!(page.path, "/admin/orders", "{}", page.body);
+    let third = Shopper::new(&app);
+    let page = sign_in(&third, "ann.ops", OPERATOR_PASSWORD, &code).await;
+    assert_eq!(page.status, 401);
+    assert!(page.body.contains("or was used already"));
+
+    let listed = app.cli(&["operators", "list"]);
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout).trim(),
+        "ann.ops  password and authenticator code"
+    );
+    // Removing an operator ends their sessions at once.
+    assert!(
+        app.cli(&["operators", "remove", "ann.ops"])
+            .status
+            .success()
+    );
+    assert_eq!(second.get("/admin/orders").await.path, "/admin/signin");
+    assert_eq!(operator.get("/admin/mail").await.path, "/admin/signin");
+}
+
+/// A new customer who ordered one pack: the shopper, their address and the order number.
+async fn customer_with_order(app: &TestApp) -> (Shopper, String, String) {
+    let shopper = Shopper::new(app);
+    let email = format!("buyer.{:x}@example.com", rand::random::<u64>());
+    shopper.sign_up(&email).await;
+    let (pack, _) = new_pack(app, &[]).await;
+    let number = shopper.order(app, &[&pack]).await;
+    (shopper, email, number)
+}
+
+/// The `href` of the first link with class `class`.
+fn link_of_class(page: &Page, class: &str) -> Option<String> {
+    let start = page.body.find(&format!("class=\"{class}\" href=\""))?;
+    let rest = &page.body[start..];
+    let href = rest.split_once("href=\"")?.1.split_once('"')?.0;
+    Some(href.replace("&amp;", "&"))
+}
+
+async fn bytes(shopper: &Shopper, app: &TestApp, path: &str) -> (u16, Vec<u8>) {
+    let response = shopper
+        .client
+        .get(format!("{}{path}", app.address))
+        .send()
+        .await
+        .unwrap();
+    (
+        response.status().as_u16(),
+        response.bytes().await.unwrap().to_vec(),
+    )
+}
+
+async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    add_operator(&app, "ann.ops");
+    let operator = Shopper::new(&app);
+    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    let (buyer, email, first) = customer_with_order(&app).await;
+    let (_, _, second) = customer_with_order(&app).await;
+    let partner = app.key.consumer_key.clone();
+    // The first an hour earlier (both were placed within the same second).
+    app.change_stored_order(&first, |order| {
+        order["placedAt"] = (order["placedAt"].as_u64().unwrap() - 3600).into();
+    })
+    .await;
+
+    let count = |page: &Page| {
+        let start = page.body.find("id=\"order-count\">").unwrap() + "id=\"order-count\">".len();
+        page.body[start..]
+            .split_once(' ')
+            .unwrap()
+            .0
+            .parse::<usize>()
+            .unwrap()
+    };
+    let all = operator.get("/admin/orders").await;
+    assert_eq!(count(&all), 2);
+    assert!(
+        all.body.find(&second).unwrap() < all.body.find(&first).unwrap(),
+        "newest first"
+    );
+    for (query, expected) in [
+        (format!("q={email}"), vec![&first]),
+        (format!("q={}", second[3..9].to_lowercase()), vec![&second]),
+        ("state=placed".to_owned(), vec![&first, &second]),
+        ("state=in_production".to_owned(), vec![]),
+        ("from=2000-01-01".to_owned(), vec![&first, &second]),
+        ("to=2000-01-01".to_owned(), vec![]),
+        (format!("key={partner}"), vec![&first, &second]),
+        ("key=someone-else".to_owned(), vec![]),
+    ] {
+        let page = operator.get(&format!("/admin/orders?{query}")).await;
+        assert_eq!(count(&page), expected.len(), "{query}");
+        for number in [&first, &second] {
+            assert_eq!(
+                page.body.contains(number.as_str()),
+                expected.contains(&number),
+                "{query}"
+            );
+        }
+    }
+    let bad = operator.get("/admin/orders?from=yesterday").await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.contains("from: a date as YYYY-MM-DD"));
+
+    // The order's page: customer, address, the pack's sides and its press file.
+    let path = format!("/admin/orders/{first}");
+    let page = operator.get(&path).await;
+    for expected in [
+        "Ann Example",
+        "1 Print Street",
+        "E1 6AN",
+        &email,
+        "Start production",
+    ] {
+        assert!(page.body.contains(expected), "{expected}");
+    }
+    let (status, png) = bytes(&operator, &app, &format!("{path}/lines/0/sides/0")).await;
+    assert_eq!(status, 200);
+    assert!(png.starts_with(b"\x89PNG"));
+    // Nobody else sees the sides.
+    assert_eq!(
+        buyer.get(&format!("{path}/lines/0/sides/0")).await.path,
+        "/admin/signin"
+    );
+    let mut press_link = None;
+    for _ in 0..600 {
+        press_link = link_of_class(&operator.get(&path).await, "press-link");
+        if press_link.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let press_link = press_link.expect("the press file is made within a minute");
+    let (status, pdf) = bytes(&Shopper::new(&app), &app, &press_link).await;
+    assert_eq!(status, 200);
+    assert!(pdf.starts_with(b"%PDF-"));
+    assert!(operator.get(&path).await.body.contains("preflight: "));
+
+    // Moves: refused when illegal or malformed, with the problem on the page.
+    let move_to = |fields: Vec<(&'static str, &'static str)>| {
+        let (operator, path) = (&operator, &path);
+        async move {
+            let page = operator.get(path).await;
+            operator.post(&page, &format!("{path}/move"), &fields).await
+        }
+    };
+    let page = move_to(vec![
+        ("move", "ship"),
+        ("carrier", "DHL"),
+        ("tracking", "1"),
+    ])
+    .await;
+    assert_eq!(page.status, 409);
+    assert!(
+        page.body
+            .contains(&format!("Order {first} is placed; it cannot be shipped"))
+    );
+    let page = move_to(vec![("move", "start")]).await;
+    assert_eq!((page.status, page.path.as_str()), (200, path.as_str()));
+    assert!(page.body.contains("In production"));
+    let page = move_to(vec![("move", "ship"), ("carrier", " "), ("tracking", "1")]).await;
+    assert_eq!(page.status, 400);
+    assert!(page.body.contains("Carrier: must not be empty"));
+    let page = move_to(vec![("move", "fly")]).await;
+    assert!(page.body.contains("move: one of start, ship or cancel"));
+    let page = move_to(vec![
+        ("move", "ship"),
+        ("carrier", "DHL"),
+        ("tracking", "JD0146"),
+    ])
+    .await;
+    assert!(
+        page.body.contains("Shipped with DHL, tracking number"),
+        "{}",
+        page.body
+    );
+    assert!(page.body.contains("shipped by admin:ann.ops"));
+    let page = move_to(vec![("move", "cancel")]).await;
+    assert_eq!(page.status, 409);
+    // No console token, or no operator: nothing moves.
+    let forged = operator
+        .post_raw(
+            &format!("/admin/orders/{second}/move"),
+            &[("move", "cancel")],
+        )
+        .await;
+    assert_eq!(forged.status, 403);
+    let token = operator.get("/admin/orders").await.hidden("csrf").unwrap();
+    let stranger = buyer
+        .post_raw(
+            &format!("/admin/orders/{second}/move"),
+            &[("csrf", &token), ("move", "cancel")],
+        )
+        .await;
+    assert_eq!(stranger.path, "/admin/signin");
+    assert!(
+        operator
+            .get(&format!("/admin/orders/{second}"))
+            .await
+            .body
+            .contains("Start production")
+    );
+
+    // A reprint: one new order per form, however often it is sent.
+    let page = operator.get(&path).await;
+    let key = page.hidden("key").unwrap();
+    let fields = [("key", key.as_str())];
+    let action = format!("{path}/reprint");
+    let (one, two) = tokio::join!(
+        operator.post(&page, &action, &fields),
+        operator.post(&page, &action, &fields),
+    );
+    assert_eq!(one.path, two.path);
+    let reprint = one.path.strip_prefix("/admin/orders/").unwrap().to_owned();
+    assert_ne!(reprint, first);
+    assert!(
+        one.body
+            .contains(&format!("A reprint of <a href=\"/admin/orders/{first}\">"))
+    );
+    assert!(one.body.contains("£0.00"));
+    assert!(one.body.contains("placed by admin:ann.ops"));
+    assert!(!one.body.contains("placed by the customer"));
+    assert!(buyer.get("/orders").await.body.contains(&reprint));
+    assert_eq!(count(&operator.get("/admin/orders").await), 3);
+    let bad_key = operator.post(&page, &action, &[("key", "x")]).await;
+    assert_eq!(bad_key.status, 400);
+}
