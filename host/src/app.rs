@@ -303,7 +303,7 @@ impl Application {
 /// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
 /// bodies are small; the API's larger limit does not apply here.
 fn customer_pages() -> Router<Arc<AppState>> {
-    use crate::http::pages::{account, cart, dropins, home, layout, orders};
+    use crate::http::pages::{account, account_links, cart, dropins, home, layout, orders};
     Router::new()
         .route("/", get(home::home))
         .route("/favicon.svg", get(home::favicon))
@@ -318,6 +318,22 @@ fn customer_pages() -> Router<Arc<AppState>> {
             get(account::sign_up_page).post(account::sign_up),
         )
         .route("/account/signout", post(account::sign_out))
+        .route(
+            "/account/confirm/{token}",
+            get(account_links::confirm_address),
+        )
+        .route(
+            "/account/reset",
+            get(account_links::reset_request_page).post(account_links::request_reset),
+        )
+        .route(
+            "/account/reset/{token}",
+            get(account_links::new_password_page).post(account_links::set_new_password),
+        )
+        .route(
+            "/account/password-changed",
+            get(account_links::password_changed),
+        )
         .route("/packs/{pack_id}/finish", post(dropins::finish))
         .route(
             "/dropins/{pack_id}/{name}",

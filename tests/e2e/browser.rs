@@ -14,6 +14,7 @@ use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app_with};
 use crate::shop::Receiver;
 
+mod account;
 mod console;
 
 every_store!(the_customer_journey_in_a_real_browser);

@@ -1,6 +1,7 @@
 //! E-mail to customers through a real SMTP server (aiosmtpd, from tests/requirements.txt,
 //! writing each message to a maildir): the order confirmation with its proofs, the shipping
-//! notice, names that try to add recipients, a server that is down, and none configured.
+//! notice, names that try to add recipients, a server that is down, and none configured; the
+//! account's links (confirming the address, resetting the password).
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -21,6 +22,8 @@ every_store!(
     mail_waits_for_a_server_that_is_down_and_never_fails_the_order,
     a_confirmation_goes_without_a_proof_that_cannot_be_made,
     without_a_server_no_mail_is_queued_and_the_page_says_so,
+    sign_up_mails_a_link_that_confirms_the_address_once,
+    a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknown_addresses,
 );
 
 /// aiosmtpd on loopback, storing what it receives in a maildir; stopped when dropped.
@@ -66,16 +69,30 @@ impl SmtpServer {
 
     /// The messages received, oldest first, once there are `count` (within a minute).
     pub async fn wait_for(&self, count: usize) -> Vec<Mail> {
+        self.wait_for_matching(count, |_| true).await
+    }
+
+    /// The messages about orders (not the account's links), as [`SmtpServer::wait_for`].
+    pub async fn order_mail(&self, count: usize) -> Vec<Mail> {
+        self.wait_for_matching(count, |mail| {
+            mail.header("Subject").starts_with("Your order")
+        })
+        .await
+    }
+
+    async fn wait_for_matching(&self, count: usize, wanted: impl Fn(&Mail) -> bool) -> Vec<Mail> {
         for _ in 0..600 {
             let mut files: Vec<PathBuf> = std::fs::read_dir(self.maildir.path().join("box/new"))
                 .map(|entries| entries.map(|e| e.unwrap().path()).collect())
                 .unwrap_or_default();
-            if files.len() >= count {
-                files.sort_by_key(|f| std::fs::metadata(f).unwrap().modified().unwrap());
-                return files
-                    .iter()
-                    .map(|f| Mail(std::fs::read_to_string(f).unwrap()))
-                    .collect();
+            files.sort_by_key(|f| std::fs::metadata(f).unwrap().modified().unwrap());
+            let mails: Vec<Mail> = files
+                .iter()
+                .map(|f| Mail(std::fs::read_to_string(f).unwrap()))
+                .filter(&wanted)
+                .collect();
+            if mails.len() >= count {
+                return mails;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -163,11 +180,14 @@ fn unique_email() -> String {
     format!("mail.{:x}@example.com", rand::random::<u64>())
 }
 
-/// `presspack mail list --json`.
+/// `presspack mail list --json`: the messages about orders (not the account's links).
 fn mail_list(app: &TestApp) -> Vec<Value> {
     let listed = app.cli(&["mail", "list", "--json"]);
     assert!(listed.status.success());
-    serde_json::from_slice(&listed.stdout).unwrap()
+    let all: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    all.into_iter()
+        .filter(|mail| mail.get("orderNumber").is_some())
+        .collect()
 }
 
 async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(kind: StoreKind) {
@@ -179,7 +199,7 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
     let page = shopper.get(&format!("/orders/{number}/confirmation")).await;
     assert!(page.body.contains("is on its way to"), "{}", page.body);
 
-    let mails = smtp.wait_for(1).await;
+    let mails = smtp.order_mail(1).await;
     let confirmation = &mails[0];
     assert_eq!(
         confirmation.header("Subject"),
@@ -230,7 +250,7 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
             String::from_utf8_lossy(&moved.stderr)
         );
     }
-    let mails = smtp.wait_for(2).await;
+    let mails = smtp.order_mail(2).await;
     let notice = &mails[1];
     assert_eq!(
         notice.header("Subject"),
@@ -271,7 +291,7 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
     let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let placed = other.post(&form, "/checkout", &borrowed).await;
     assert!(placed.path.ends_with("/confirmation"), "{}", placed.body);
-    let mails = smtp.wait_for(3).await;
+    let mails = smtp.order_mail(3).await;
     let third = &mails[2];
     assert_eq!(third.header("X-RcptTo"), email);
     assert!(!third.headers().lines().any(|l| l.starts_with("Bcc:")));
@@ -305,7 +325,7 @@ async fn mail_waits_for_a_server_that_is_down_and_never_fails_the_order(kind: St
     );
     // The server comes up: the message goes out on a retry.
     let smtp = SmtpServer::start_on(port);
-    let mails = smtp.wait_for(1).await;
+    let mails = smtp.order_mail(1).await;
     assert_eq!(mails[0].header("Subject"), format!("Your order {number}"));
     for _ in 0..600 {
         let listed = mail_list(&app);
@@ -356,7 +376,7 @@ async fn a_confirmation_goes_without_a_proof_that_cannot_be_made(kind: StoreKind
     }
 
     let smtp = SmtpServer::start_on(port);
-    let mails = smtp.wait_for(1).await;
+    let mails = smtp.order_mail(1).await;
     assert_eq!(mails[0].header("Subject"), format!("Your order {number}"));
     assert!(mails[0].pdfs().is_empty());
     let text = mails[0].text();
@@ -364,4 +384,139 @@ async fn a_confirmation_goes_without_a_proof_that_cannot_be_made(kind: StoreKind
         text.contains("except pack 1: it could not be made, and the shop will contact you"),
         "{text}"
     );
+}
+
+/// The path of the account link (`prefix` and its token) in `mail`.
+pub fn link_in(mail: &Mail, prefix: &str) -> String {
+    let text = mail.text();
+    let start = text.find(prefix).expect("the message has the link") + prefix.len();
+    let token: String = text[start..]
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    assert_eq!(token.len(), 64, "{text}");
+    format!("{prefix}{token}")
+}
+
+async fn customer_of(app: &TestApp, email: &str) -> presspack::domain::customers::Customer {
+    presspack::domain::customers::find_by_email(app.store.as_ref(), email)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+async fn sign_up_mails_a_link_that_confirms_the_address_once(kind: StoreKind) {
+    let smtp = SmtpServer::start_on(free_port());
+    let app = app_mailing_to(kind, smtp.port, 200).await;
+    let email = unique_email();
+    Shopper::new(&app).sign_up(&email).await;
+    let mail = &smtp.wait_for(1).await[0];
+    assert_eq!(mail.header("Subject"), "Confirm your e-mail address");
+    assert_eq!(mail.header("X-RcptTo"), email);
+    assert!(!customer_of(&app, &email).await.email_confirmed);
+    // Whoever opens the mailed link confirms the address (no session needed), once.
+    let link = link_in(mail, "/account/confirm/");
+    let page = Shopper::new(&app).get(&link).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("is confirmed as your address"),
+        "{}",
+        page.body
+    );
+    assert!(customer_of(&app, &email).await.email_confirmed);
+    assert_eq!(Shopper::new(&app).get(&link).await.status, 410);
+    let made_up = format!("/account/confirm/{}", "0".repeat(64));
+    assert_eq!(Shopper::new(&app).get(&made_up).await.status, 410);
+    assert_eq!(
+        Shopper::new(&app).get("/account/confirm/x").await.status,
+        410
+    );
+}
+
+async fn a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknown_addresses(
+    kind: StoreKind,
+) {
+    let smtp = SmtpServer::start_on(free_port());
+    let app = app_mailing_to(kind, smtp.port, 200).await;
+    let email = unique_email();
+    let owner = Shopper::new(&app);
+    owner.sign_up(&email).await;
+    smtp.wait_for(1).await;
+
+    let stranger = Shopper::new(&app);
+    let ask = |address: String| {
+        let stranger = &stranger;
+        async move {
+            let form = stranger.get("/account/reset").await;
+            stranger
+                .post(&form, "/account/reset", &[("email", &address)])
+                .await
+        }
+    };
+    let nobody = unique_email();
+    let unknown = ask(nobody.clone()).await;
+    let known = ask(email.clone()).await;
+    assert_eq!((unknown.status, known.status), (200, 200));
+    assert_eq!(
+        unknown.body.replace(&nobody, "ADDRESS"),
+        known.body.replace(&email, "ADDRESS"),
+        "the same answer for an address with and without an account"
+    );
+    let mails = smtp.wait_for(2).await;
+    let reset = &mails[1];
+    assert_eq!(reset.header("Subject"), "Choose a new password");
+    assert_eq!(reset.header("X-RcptTo"), email);
+    let link = link_in(reset, "/account/reset/");
+
+    // Opening the link uses nothing; a password that cannot be set leaves it working.
+    let form = stranger.get(&link).await;
+    assert_eq!(form.status, 200);
+    let short = stranger.post(&form, &link, &[("password", "short")]).await;
+    assert_eq!(short.status, 400);
+    assert!(short.body.contains("password: use 8 to 128 characters"));
+    // Sent twice at once: one sets the password, the other finds the link used.
+    let new_password = [("password", "a brand new password")];
+    let (one, two) = tokio::join!(
+        stranger.post(&form, &link, &new_password),
+        stranger.post(&form, &link, &new_password),
+    );
+    let mut statuses = [one.status, two.status];
+    statuses.sort();
+    assert_eq!(statuses, [200, 410]);
+    let done = if one.status == 200 { &one } else { &two };
+    assert_eq!(done.path, "/account/password-changed");
+    assert_eq!(
+        stranger.get("/orders").await.status,
+        200,
+        "signed in by the reset"
+    );
+    assert_eq!(stranger.get(&link).await.status, 410);
+    // The owner's earlier session has ended; the old password no longer works.
+    assert_eq!(owner.get("/orders").await.status, 401);
+    let sign_in = |password: &'static str| {
+        let (owner, email) = (&owner, &email);
+        async move {
+            let form = owner.get("/account/signin").await;
+            owner
+                .post(
+                    &form,
+                    "/account/signin",
+                    &[("email", email), ("password", password)],
+                )
+                .await
+        }
+    };
+    assert_eq!(sign_in("correct horse battery").await.status, 401);
+    assert_eq!(sign_in("a brand new password").await.path, "/cart");
+    assert!(customer_of(&app, &email).await.email_confirmed);
+
+    // Three links an hour per address: the fourth is refused and sends nothing.
+    assert_eq!(ask(email.clone()).await.status, 200);
+    assert_eq!(ask(email.clone()).await.status, 200);
+    assert_eq!(ask(email.clone()).await.status, 429);
+    let mails = smtp.wait_for(4).await;
+    assert!(mails[2..].iter().all(|m| m.header("X-RcptTo") == email));
+    let listed = app.cli(&["mail", "list", "--json"]);
+    let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed.len(), 4, "{listed:?}");
 }

@@ -13,6 +13,7 @@ use argon2::{Argon2, PasswordHash};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
+use crate::domain::account_links::LinkHolder;
 use crate::infra::store::{self, Kind, Records, StoreError, random_id};
 
 /// Record kind: customer accounts, by customer id.
@@ -48,6 +49,13 @@ pub struct Customer {
     /// most one order however often it is sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkouts: Vec<Checkout>,
+    /// Whether they followed the link mailed to the address (or reset their password by one).
+    #[serde(default)]
+    pub email_confirmed: bool,
+    /// Sessions carry the generation they were started in; a password reset moves it on, so
+    /// every earlier session ends.
+    #[serde(default)]
+    pub session_generation: u32,
 }
 
 /// A checkout form that was sent: the order it places (or placed).
@@ -79,6 +87,9 @@ pub enum AccountError {
     /// Deliberately the same for an unknown address and a wrong password.
     #[error("The e-mail address or the password is not right.")]
     WrongCredentials,
+    /// A mailed link for an address the account no longer has.
+    #[error("This link was sent to an address the account no longer has.")]
+    LinkOutdated,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -113,7 +124,8 @@ pub fn normalise_email(raw: &str) -> Result<String, AccountError> {
     Ok(email)
 }
 
-fn check_password(password: &str) -> Result<(), AccountError> {
+/// Whether `password` is one an account may have (its length).
+pub fn check_password(password: &str) -> Result<(), AccountError> {
     let length = password.chars().count();
     if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&length) {
         return Err(invalid(
@@ -238,6 +250,8 @@ pub async fn sign_up(
         orders: Vec::new(),
         trial_order: None,
         checkouts: Vec::new(),
+        email_confirmed: false,
+        session_generation: 0,
     };
     let value = serde_json::to_vec(&customer).map_err(|e| StoreError::corrupt(e.to_string()))?;
     store.insert(CUSTOMERS, &customer.id, &value).await?;
@@ -279,4 +293,47 @@ pub async fn find_by_email(
         Some(id) => load(store, &String::from_utf8_lossy(&id.value)).await,
         None => Ok(None),
     }
+}
+
+/// Marks the address of the link's holder confirmed; the customer, unless the account has
+/// another address by now.
+pub async fn confirm_address(
+    store: &dyn Records,
+    holder: &LinkHolder,
+) -> Result<Option<Customer>, StoreError> {
+    let changed = modify(store, &holder.customer_id, |customer| {
+        if customer.email != holder.email {
+            return Err(AccountError::LinkOutdated);
+        }
+        customer.email_confirmed = true;
+        Ok(())
+    })
+    .await;
+    match changed {
+        Ok(customer) => Ok(Some(customer)),
+        Err(AccountError::Store(error)) => Err(error),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Gives the link holder's account the new `password` (checked first: see [`check_password`])
+/// and ends every session it had; following the link also confirms the address.
+pub async fn reset_password(
+    store: &dyn Records,
+    hashing: &PasswordHashing,
+    holder: &LinkHolder,
+    password: &str,
+) -> Result<Customer, AccountError> {
+    check_password(password)?;
+    let hash = hashing.hash(password).await?;
+    modify(store, &holder.customer_id, |customer| {
+        if customer.email != holder.email {
+            return Err(AccountError::LinkOutdated);
+        }
+        customer.password_hash = hash.clone();
+        customer.session_generation = customer.session_generation.wrapping_add(1);
+        customer.email_confirmed = true;
+        Ok(())
+    })
+    .await
 }

@@ -1,6 +1,7 @@
 //! E-mail to customers: the order confirmation (the order as its invoice, with a proof PDF of
-//! each pack attached) and the shipping notice (carrier and tracking number), in plain text
-//! and HTML. Nothing is queued when no SMTP server is configured.
+//! each pack attached), the shipping notice (carrier and tracking number), and the account's
+//! links (confirm the address after sign-up, choose a new password), in plain text and HTML.
+//! Nothing is queued when no SMTP server is configured.
 //!
 //! Each message is a job on the durable queue ([`crate::infra::queue`]), queued with the
 //! order or the change it tells (and waiting, like the webhooks, until that is written), made
@@ -35,6 +36,10 @@ pub const MAILS_DONE: Kind = Kind::new("mail-done");
 pub enum MailKind {
     OrderConfirmed,
     Shipped,
+    /// After sign-up: the link that confirms the address.
+    ConfirmAddress,
+    /// The link to choose a new password.
+    PasswordReset,
 }
 
 impl MailKind {
@@ -43,6 +48,8 @@ impl MailKind {
         match self {
             MailKind::OrderConfirmed => "order confirmation",
             MailKind::Shipped => "shipping notice",
+            MailKind::ConfirmAddress => "address confirmation",
+            MailKind::PasswordReset => "password reset",
         }
     }
 }
@@ -52,12 +59,26 @@ impl MailKind {
 #[serde(rename_all = "camelCase")]
 pub struct MailMessage {
     pub kind: MailKind,
+    /// The order it tells of (none for the account's links).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub order_number: String,
     /// The address, as the order holds it.
     pub to: String,
     /// The order change it tells (none: the order's confirmation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
+    /// An account link: the customer's name and the address of the link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_link: Option<AccountLink>,
+}
+
+/// The account link a message carries. The store holds it until the message's record goes;
+/// the link itself stops working when it expires or is used.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountLink {
+    pub name: String,
+    pub url: String,
 }
 
 /// Queues a message about `order` (callers queue none when no SMTP server is configured:
@@ -73,7 +94,30 @@ pub async fn enqueue(
         order_number: order.number.clone(),
         to: order.customer_email.clone(),
         change: change.map(str::to_owned),
+        account_link: None,
     };
+    enqueue_message(store, message).await
+}
+
+/// Queues an account link (`kind` [`MailKind::ConfirmAddress`] or [`MailKind::PasswordReset`])
+/// to `to`; its id.
+pub async fn enqueue_account_link(
+    store: &dyn Store,
+    kind: MailKind,
+    to: &str,
+    link: AccountLink,
+) -> Result<String, StoreError> {
+    let message = MailMessage {
+        kind,
+        order_number: String::new(),
+        to: to.to_owned(),
+        change: None,
+        account_link: Some(link),
+    };
+    enqueue_message(store, message).await
+}
+
+async fn enqueue_message(store: &dyn Store, message: MailMessage) -> Result<String, StoreError> {
     let id = format!("mail_{:032x}", rand::random::<u128>());
     queue::enqueue::<Mails>(store, &id, message).await?;
     Ok(id)
@@ -97,13 +141,20 @@ impl Queue for Mails {
 
     async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {
         let mail = &job.payload;
-        let (number, queued_at) = (&mail.order_number, job.created_at);
-        let waiting =
-            record::hold_until_written(store, number, mail.change.as_deref(), queued_at).await;
-        if let Some(waiting) = waiting {
-            return waiting;
-        }
-        let message = match self.message(store, mail).await {
+        let message = match &mail.account_link {
+            Some(link) => self.account_message(mail, link),
+            None => {
+                let (number, queued_at) = (&mail.order_number, job.created_at);
+                let change = mail.change.as_deref();
+                if let Some(waiting) =
+                    record::hold_until_written(store, number, change, queued_at).await
+                {
+                    return waiting;
+                }
+                self.message(store, mail).await
+            }
+        };
+        let message = match message {
             Ok(message) => message,
             Err(cannot) => return cannot,
         };
@@ -129,7 +180,6 @@ fn money(currency: &str, amount: u64) -> String {
 }
 
 impl Mails {
-    /// The message, made from the order as stored now.
     /// The message, made from the order as stored now; what the attempt answers when it
     /// cannot be made.
     async fn message(&self, store: &dyn Store, mail: &MailMessage) -> Result<Message, Outcome> {
@@ -139,10 +189,7 @@ impl Mails {
             .map_err(|e| Outcome::retry(e.to_string()))?
             .ok_or_else(|| Outcome::give_up(format!("order {} vanished", mail.order_number)))?;
         let name = one_line(&order.delivery.name);
-        let address = mail.to.parse().map_err(|e| {
-            Outcome::give_up(format!("the address {:?} cannot be mailed: {e}", mail.to))
-        })?;
-        let to = Mailbox::new(Some(name.clone()).filter(|n| !n.is_empty()), address);
+        let to = mailbox(&name, &mail.to)?;
         let link = format!("{}/orders/{}", services.base_url, order.number);
         let mut attachments = Vec::new();
         let mut without_proof = Vec::new();
@@ -165,8 +212,8 @@ impl Mails {
             }
         }
         let (subject, text, html) = match mail.kind {
-            MailKind::OrderConfirmed => confirmation(&order, &name, &link, &without_proof),
             MailKind::Shipped => shipped(&order, &name, &link),
+            _ => confirmation(&order, &name, &link, &without_proof),
         };
         let body = MultiPart::alternative_plain_html(text, html.into_string());
         let pdf = ContentType::parse("application/pdf").expect("a media type");
@@ -174,13 +221,72 @@ impl Mails {
             MultiPart::mixed().multipart(body),
             |parts, (name, bytes)| parts.singlepart(Attachment::new(name).body(bytes, pdf.clone())),
         );
+        self.build(to, subject, parts)
+    }
+
+    /// The message of an account link.
+    fn account_message(&self, mail: &MailMessage, link: &AccountLink) -> Result<Message, Outcome> {
+        let name = one_line(&link.name);
+        let to = mailbox(&name, &mail.to)?;
+        let (subject, text, html) = match mail.kind {
+            MailKind::PasswordReset => password_reset(&name, &link.url),
+            _ => address_confirmation(&name, &link.url),
+        };
+        let body = MultiPart::alternative_plain_html(text, html.into_string());
+        self.build(to, subject, body)
+    }
+
+    fn build(&self, to: Mailbox, subject: String, body: MultiPart) -> Result<Message, Outcome> {
         Message::builder()
-            .from(services.mailer.from().clone())
+            .from(self.0.mailer.from().clone())
             .to(to)
             .subject(subject)
-            .multipart(parts)
+            .multipart(body)
             .map_err(|e| Outcome::give_up(format!("the message: {e}")))
     }
+}
+
+/// The recipient: `name` (one line already) and the address, which must parse.
+fn mailbox(name: &str, address: &str) -> Result<Mailbox, Outcome> {
+    let parsed = address
+        .parse()
+        .map_err(|e| Outcome::give_up(format!("the address {address:?} cannot be mailed: {e}")))?;
+    Ok(Mailbox::new(
+        Some(name.to_owned()).filter(|n| !n.is_empty()),
+        parsed,
+    ))
+}
+
+/// Subject, text and HTML of the link confirming the address of a new account.
+fn address_confirmation(name: &str, url: &str) -> (String, String, Markup) {
+    let text = format!(
+        "Hello {name},\n\nplease confirm that this is your e-mail address by opening this \
+         link (it works for a week):\n\n{url}\n\nIf you did not create an account, ignore this \
+         message.\n"
+    );
+    let html = html! {
+        p { "Hello " (name) "," }
+        p { "please confirm that this is your e-mail address (the link works for a week):" }
+        p { a href=(url) { "Confirm my address" } }
+        p { "If you did not create an account, ignore this message." }
+    };
+    ("Confirm your e-mail address".to_owned(), text, html)
+}
+
+/// Subject, text and HTML of a password reset link.
+fn password_reset(name: &str, url: &str) -> (String, String, Markup) {
+    let text = format!(
+        "Hello {name},\n\nto choose a new password, open this link (it works once, for an \
+         hour):\n\n{url}\n\nIf you did not ask for it, ignore this message: your password \
+         stays as it is.\n"
+    );
+    let html = html! {
+        p { "Hello " (name) "," }
+        p { "to choose a new password, open this link (it works once, for an hour):" }
+        p { a href=(url) { "Choose a new password" } }
+        p { "If you did not ask for it, ignore this message: your password stays as it is." }
+    };
+    ("Choose a new password".to_owned(), text, html)
 }
 
 /// Subject, text and HTML of the order confirmation: the order as its invoice.

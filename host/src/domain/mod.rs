@@ -4,6 +4,7 @@
 //! allowed, invalid input, the store or the engine unavailable); the HTTP edge turns it into
 //! an API reply or a page.
 
+pub mod account_links;
 pub mod cart;
 pub mod customers;
 pub mod designs;

@@ -47,7 +47,7 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     shopper.sign_up(&email).await;
     let (pack, _) = new_pack(&app, &[("trackingId", "shop-9/ann")]).await;
     let number = shopper.order(&app, &[&pack]).await;
-    smtp.wait_for(1).await;
+    smtp.order_mail(1).await;
     add_operator(&app, "ann.ops");
 
     let (browser, _driver) = browser().await;
@@ -93,7 +93,7 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     screenshot(&browser, &format!("console-orders-{store}")).await;
 
     // The customer's shipping notice, and the partner's signed webhook.
-    let notice = &smtp.wait_for(2).await[1];
+    let notice = &smtp.order_mail(2).await[1];
     assert_eq!(
         notice.header("Subject"),
         format!("Your order {number} has shipped")

@@ -19,10 +19,11 @@ use maud::{Markup, html};
 
 use crate::domain::customers::MAX_PASSWORD;
 use crate::domain::operators::{self, OperatorError};
-use crate::http::pages::layout::{self, MAX_FORM_BYTES, alert, csrf_field, local_path};
+use crate::http::pages::layout::{
+    self, Fields, MAX_FORM_BYTES, alert, csrf_field, field, local_path,
+};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::AppState;
-use page::{Fields, field};
 use session::{ConsoleError, Staff};
 
 /// Where to go after signing in: a console path, else the order list.

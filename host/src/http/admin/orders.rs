@@ -19,9 +19,10 @@ use crate::domain::orders::reprint::{self, ReprintError};
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::domain::orders::{self, Order};
 use crate::domain::services::Services;
-use crate::http::admin::page::{Fields, field, page};
+use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{Fields, field};
 use crate::http::pages::layout::{alert, money};
 use crate::http::pages::orders::capitalised;
 use crate::http::rpc::render;
@@ -351,6 +352,9 @@ async fn order_page(
         p.customer {
             @if let Some(customer) = &customer { (customer.name) " · " }
             a href=(format!("mailto:{}", order.customer_email)) { (order.customer_email) }
+            @if let Some(customer) = &customer {
+                @if customer.email_confirmed { " (address confirmed)" } @else { " (address not confirmed)" }
+            }
         }
         address {
             (address.name) br; (address.line1) br;
@@ -448,7 +452,12 @@ fn mail_table(mail: &[queue::Job<crate::domain::mail::MailMessage>]) -> Markup {
             tbody {
                 @for job in mail {
                     tr.mail-job {
-                        td { a href=(format!("/admin/orders/{}", job.payload.order_number)) { (job.payload.order_number) } " " (job.payload.kind.describe()) }
+                        td {
+                            @if !job.payload.order_number.is_empty() {
+                                a href=(format!("/admin/orders/{}", job.payload.order_number)) { (job.payload.order_number) } " "
+                            }
+                            (job.payload.kind.describe())
+                        }
                         td { (job.payload.to) }
                         td { (when(u64::try_from(job.created_at / 1000).unwrap_or(0))) }
                         td.mail-state { (match job.state { JobState::Pending => "waiting to be sent", JobState::Done => "sent", JobState::GaveUp => "given up" }) }

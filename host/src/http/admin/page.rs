@@ -1,20 +1,10 @@
-//! What every console page shares: its navigation and layout, and reading form fields.
-
-use std::collections::HashMap;
+//! What every console page shares: its navigation and layout.
 
 use axum::response::Response;
 use maud::{Markup, html};
 
 use crate::http::admin::session::Staff;
 use crate::http::pages::layout;
-
-/// A form's or query's fields by name.
-pub type Fields = HashMap<String, String>;
-
-/// Field `name`, empty if missing.
-pub fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
-    fields.get(name).map_or("", String::as_str)
-}
 
 /// The console's navigation for a signed-in operator.
 pub fn nav(staff: &Staff) -> Markup {

@@ -1,8 +1,8 @@
-//! The account pages: sign up, sign in, sign out. Each form posts back to its own page, which
+//! The account pages: sign up (which mails the link confirming the address, see
+//! [`account_links`]), sign in, sign out. Each form posts back to its own page, which
 //! shows the problem next to the form, and on success continues to `next` (a path on this
 //! site, such as the drop-in the customer came from).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Form, Query, State};
@@ -11,16 +11,11 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
+use crate::http::pages::account_links;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, csrf_field, local_path};
+use crate::http::pages::layout::{self, Fields, csrf_field, field, local_path};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::AppState;
-
-type Fields = HashMap<String, String>;
-
-fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
-    fields.get(name).map_or("", String::as_str)
-}
 
 fn next_of(fields: &Fields) -> &str {
     fields
@@ -41,6 +36,7 @@ pub fn sign_in_form(visitor: &Visitor, next: &str, email: &str) -> Markup {
             label for="signin-password" { "Password" }
             input #signin-password type="password" name="password" autocomplete="current-password" required;
             button type="submit" { "Sign in" }
+            p.hint { a href="/account/reset" { "Forgot your password?" } }
         }
     }
 }
@@ -154,6 +150,7 @@ pub async fn sign_up(
     .await;
     match result {
         Ok(customer) => {
+            account_links::send_address_confirmation(&state, &customer).await?;
             visitor.sign_in(&state, customer).await?;
             Ok(layout::redirect(&visitor, next))
         }

@@ -1,8 +1,6 @@
 //! The cart page: the customer's packs by name with a thumbnail, price and quantity; change
 //! the quantity, rename a pack, remove it, go to checkout.
 
-use std::collections::HashMap;
-
 use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -16,11 +14,9 @@ use crate::domain::error::DomainError;
 use crate::domain::packs;
 use crate::domain::services::Services;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, csrf_field, money};
+use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
-
-type Fields = HashMap<String, String>;
 
 /// The longest pack name a customer may give.
 const MAX_NAME: usize = 255;

@@ -5,8 +5,6 @@
 //! that created the pack can no longer read or update it, and only the owner can open its
 //! pages.
 
-use std::collections::HashMap;
-
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -20,12 +18,10 @@ use crate::domain::packs::{self, PackRecord, StoredPack};
 use crate::domain::services::Services;
 use crate::http::pages::account::sign_in_or_up;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, csrf_field, money};
+use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::ServicesState;
-
-type Fields = HashMap<String, String>;
 
 /// Preview images: default and largest longest side in pixels.
 const PREVIEW_SIDE: u32 = 600;

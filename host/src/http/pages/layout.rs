@@ -184,6 +184,14 @@ pub fn alert(message: &str) -> Markup {
     html! { p.notice role="alert" { (message) } }
 }
 
+/// A form's or query's fields by name (a repeated name: the last).
+pub type Fields = std::collections::HashMap<String, String>;
+
+/// Field `name` of a form, empty if missing.
+pub fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
+    fields.get(name).map_or("", String::as_str)
+}
+
 /// The hidden CSRF field every form carries.
 pub fn csrf_field(visitor: &Visitor) -> Markup {
     html! { input type="hidden" name="csrf" value=(visitor.csrf_token); }

@@ -1,6 +1,7 @@
 //! The customer pages: accounts, drop-ins, cart, checkout, orders and the design canvas.
 
 pub mod account;
+pub mod account_links;
 pub mod canvas;
 pub mod cart;
 pub mod dropins;

@@ -2,8 +2,6 @@
 //! browser) and the order history. A customer sees only their own orders: any other order
 //! number is "not found".
 
-use std::collections::HashMap;
-
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,12 +16,10 @@ use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, csrf_field, money};
+use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
 use crate::infra::store::{StoreError, unix_millis};
-
-type Fields = HashMap<String, String>;
 
 /// Address fields: (form name, label, autocomplete, required, longest).
 const ADDRESS_FIELDS: [(&str, &str, &str, bool, usize); 6] = [

@@ -143,7 +143,7 @@ impl Visitor {
             .put_blob(
                 SESSIONS,
                 &session_key(&token),
-                customer.id.as_bytes(),
+                format!("{}:{}", customer.id, customer.session_generation).as_bytes(),
                 Some(SESSION_TTL),
             )
             .await?;
@@ -212,11 +212,17 @@ fn device_token(key: &SecretKey, email: &str) -> String {
     key.mac("device", &[email.trim().to_lowercase().as_bytes()])
 }
 
+/// The customer of session `token`: its value is `{customer id}:{session generation}` (a
+/// session stored before generations names the id alone, generation 0); a session of an
+/// earlier generation (before a password reset) has ended.
 async fn session_customer(store: &dyn Store, token: &str) -> Result<Option<Customer>, StoreError> {
-    let Some(id) = store.get_blob(SESSIONS, &session_key(token)).await? else {
+    let Some(value) = store.get_blob(SESSIONS, &session_key(token)).await? else {
         return Ok(None);
     };
-    customers::load(store, &String::from_utf8_lossy(&id)).await
+    let value = String::from_utf8_lossy(&value);
+    let (id, generation) = value.split_once(':').unwrap_or((&value, "0"));
+    let customer = customers::load(store, id).await?;
+    Ok(customer.filter(|c| generation.parse() == Ok(c.session_generation)))
 }
 
 impl FromRequestParts<Arc<AppState>> for Visitor {

@@ -1,0 +1,235 @@
+//! The pages of the account's mailed links: sending the link that confirms a new account's
+//! address, following it, asking for a password reset link, and choosing the new password.
+//!
+//! Asking for a reset link answers the same whether or not an account has the address, and is
+//! counted (per address and per network, in the store, before anything is looked up) so
+//! nobody can fill a stranger's mailbox. Opening a reset link only shows the form; the link is
+//! used up when the new password is sent, so a mail scanner that opens links uses nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Form, Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+
+use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
+use crate::domain::customers::{self, AccountError, Customer, MAX_PASSWORD, MIN_PASSWORD};
+use crate::domain::mail::{self, AccountLink, MailKind};
+use crate::domain::services::Services;
+use crate::http::client::{RATE_LIMITS, limit_key};
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, Fields, alert, csrf_field, field};
+use crate::http::pages::sessions::Visitor;
+use crate::http::state::AppState;
+use crate::infra::store::StoreError;
+
+/// Reset links asked for one address, and from one network, per hour.
+const RESETS_PER_ADDRESS: u64 = 3;
+const RESETS_PER_CLIENT: u64 = 20;
+const RESET_WINDOW: Duration = Duration::from_secs(60 * 60);
+
+/// Mails `customer` a link of `purpose` (if the shop sends e-mail).
+async fn send_link(
+    services: &Services,
+    purpose: LinkPurpose,
+    customer: &Customer,
+) -> Result<(), StoreError> {
+    if !services.mailer.is_configured() {
+        return Ok(());
+    }
+    let store = services.store.as_ref();
+    let holder = LinkHolder {
+        customer_id: customer.id.clone(),
+        email: customer.email.clone(),
+    };
+    let token = account_links::issue(store, purpose, &holder).await?;
+    let link = AccountLink {
+        name: customer.name.clone(),
+        url: format!("{}{}{token}", services.base_url, purpose.path()),
+    };
+    let kind = match purpose {
+        LinkPurpose::ConfirmAddress => MailKind::ConfirmAddress,
+        LinkPurpose::ResetPassword => MailKind::PasswordReset,
+    };
+    mail::enqueue_account_link(store, kind, &customer.email, link).await?;
+    services.wake.mail.notify_one();
+    Ok(())
+}
+
+/// After sign-up: the link that confirms the new account's address.
+pub async fn send_address_confirmation(
+    services: &Services,
+    customer: &Customer,
+) -> Result<(), StoreError> {
+    send_link(services, LinkPurpose::ConfirmAddress, customer).await
+}
+
+fn link_gone() -> PageError {
+    PageError::new(
+        StatusCode::GONE,
+        "This link no longer works",
+        "This link has expired or was used already. Ask for a new one if you still need it.",
+    )
+}
+
+/// `GET /account/confirm/{token}`: confirms the address (following the link is the proof).
+pub async fn confirm_address(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path(token): Path<String>,
+) -> Result<Response, PageError> {
+    let store = state.store.as_ref();
+    let holder = account_links::take(store, LinkPurpose::ConfirmAddress, &token)
+        .await?
+        .ok_or_else(link_gone)?;
+    let customer = customers::confirm_address(store, &holder)
+        .await?
+        .ok_or_else(link_gone)?;
+    let content = html! {
+        p.notice.success role="status" { "Thank you: " strong { (customer.email) } " is confirmed as your address." }
+        p.actions { a.button href="/cart" { "Your cart" } }
+    };
+    Ok(layout::page(&visitor, "Address confirmed", content))
+}
+
+fn reset_request_form(visitor: &Visitor, email: &str) -> Markup {
+    html! {
+        form.card method="post" action="/account/reset" {
+            (csrf_field(visitor))
+            p { "Enter the address of your account: we will send you a link to choose a new password." }
+            label for="reset-email" { "E-mail address" }
+            input #reset-email type="email" name="email" value=(email) autocomplete="email" required;
+            button type="submit" { "Send the link" }
+        }
+    }
+}
+
+/// `GET /account/reset`
+pub async fn reset_request_page(visitor: Visitor) -> Response {
+    layout::page(
+        &visitor,
+        "Forgot your password?",
+        reset_request_form(&visitor, ""),
+    )
+}
+
+/// `POST /account/reset` (`email`): the same answer for every address.
+pub async fn request_reset(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let title = "Forgot your password?";
+    let email = match customers::normalise_email(field(&fields, "email")) {
+        Ok(email) => email,
+        Err(error) => {
+            let content = html! { (alert(&error.to_string())) (reset_request_form(&visitor, field(&fields, "email"))) };
+            let page = layout::page(&visitor, title, content);
+            return Ok((StatusCode::BAD_REQUEST, page).into_response());
+        }
+    };
+    if !state.mailer.is_configured() {
+        let content = html! { (alert("This shop sends no e-mail, so it cannot send a reset link. Please contact the shop.")) };
+        let page = layout::page(&visitor, title, content);
+        return Ok((StatusCode::SERVICE_UNAVAILABLE, page).into_response());
+    }
+    let store = state.store.as_ref();
+    let client = visitor
+        .client
+        .map_or_else(|| "unknown".to_owned(), limit_key);
+    let address = hex::encode(&<sha2::Sha256 as sha2::Digest>::digest(email.as_bytes())[..16]);
+    let mut over = false;
+    for (id, limit) in [
+        (format!("reset:{address}"), RESETS_PER_ADDRESS),
+        (format!("reset-client:{client}"), RESETS_PER_CLIENT),
+    ] {
+        let (count, _) = store
+            .count_in_window(RATE_LIMITS, &id, RESET_WINDOW, 1)
+            .await?;
+        over |= count > limit;
+    }
+    if over {
+        let content = html! { (alert("Too many reset links were asked for. Please wait an hour, or use the last link we sent.")) };
+        let page = layout::page(&visitor, title, content);
+        return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
+    }
+    if let Some(customer) = customers::find_by_email(store, &email).await? {
+        send_link(&state, LinkPurpose::ResetPassword, &customer).await?;
+    }
+    let content = html! {
+        p.notice role="status" { "If an account uses " strong { (email) } ", a link to choose a new password is on its way to it. The link works once, for an hour." }
+    };
+    Ok(layout::page(&visitor, "Check your e-mail", content))
+}
+
+fn new_password_form(visitor: &Visitor, token: &str) -> Markup {
+    html! {
+        form.card method="post" action=(format!("/account/reset/{token}")) {
+            (csrf_field(visitor))
+            label for="new-password" { "New password" }
+            input #new-password type="password" name="password" autocomplete="new-password"
+                minlength=(MIN_PASSWORD) maxlength=(MAX_PASSWORD) required
+                aria-describedby="new-password-hint";
+            p.hint #new-password-hint { "At least " (MIN_PASSWORD) " characters. Every device signed in to your account is signed out." }
+            button type="submit" { "Set the password" }
+        }
+    }
+}
+
+/// `GET /account/reset/{token}`: the form, if the link still works (opening it uses nothing).
+pub async fn new_password_page(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Path(token): Path<String>,
+) -> Result<Response, PageError> {
+    account_links::peek(state.store.as_ref(), LinkPurpose::ResetPassword, &token)
+        .await?
+        .ok_or_else(link_gone)?;
+    Ok(layout::page(
+        &visitor,
+        "Choose a new password",
+        new_password_form(&visitor, &token),
+    ))
+}
+
+/// `POST /account/reset/{token}` (`password`): uses the link up, sets the password, ends every
+/// other session and signs this browser in.
+pub async fn set_new_password(
+    State(state): State<Arc<AppState>>,
+    mut visitor: Visitor,
+    Path(token): Path<String>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let password = field(&fields, "password");
+    // A password that cannot be set leaves the link as it was.
+    if let Err(error) = customers::check_password(password) {
+        let content = html! { (alert(&error.to_string())) (new_password_form(&visitor, &token)) };
+        let page = layout::page(&visitor, "Choose a new password", content);
+        return Ok((StatusCode::BAD_REQUEST, page).into_response());
+    }
+    let store = state.store.as_ref();
+    let holder = account_links::take(store, LinkPurpose::ResetPassword, &token)
+        .await?
+        .ok_or_else(link_gone)?;
+    let customer = match customers::reset_password(store, &state.passwords, &holder, password).await
+    {
+        Ok(customer) => customer,
+        Err(AccountError::Store(error)) => return Err(error.into()),
+        Err(_) => return Err(link_gone()),
+    };
+    visitor.sign_in(&state, customer).await?;
+    Ok(layout::redirect(&visitor, "/account/password-changed"))
+}
+
+/// `GET /account/password-changed`
+pub async fn password_changed(visitor: Visitor) -> Response {
+    let content = html! {
+        p.notice.success role="status" { "Your new password is set, and you are signed in. Every other device was signed out." }
+        p.actions { a.button href="/cart" { "Your cart" } a href="/orders" { "Your orders" } }
+    };
+    layout::page(&visitor, "Password changed", content)
+}
