@@ -159,6 +159,7 @@ impl Application {
             press_file_link: config.webhooks.press_file_link,
             wake: Wakers::default(),
             mailer: Mailer::new(&config.mail).map_err(StartupError::Mail)?,
+            shop_name: Arc::from(config.service.shop_name.as_str()),
             engine: engine.engine,
             templates: engine.templates,
         });
@@ -209,6 +210,10 @@ impl Application {
                     .layer(axum::middleware::from_fn_with_state(
                         Arc::clone(&state),
                         observe::observe,
+                    ))
+                    .layer(axum::middleware::from_fn_with_state(
+                        Arc::clone(&state),
+                        crate::http::pages::layout::with_shop_name,
                     )),
             )
             .with_state(Arc::clone(&state));

@@ -328,7 +328,9 @@ pub async fn run(cli: Cli) -> ExitCode {
                 })
                 .await
             }
-            OperatorCommand::Operators(command) => operator_account_command(store, command).await,
+            OperatorCommand::Operators(command) => {
+                operator_account_command(&config, store, command).await
+            }
             OperatorCommand::Images(ImageCommand::Sweep { limit }) => {
                 let blobs = crate::app::open_blobs(&config)
                     .await
@@ -787,6 +789,7 @@ fn read_password() -> Result<String, String> {
 }
 
 async fn operator_account_command(
+    config: &Config,
     store: SharedStore,
     command: OperatorAccountCommand,
 ) -> Result<(), String> {
@@ -794,7 +797,8 @@ async fn operator_account_command(
     let hashing = crate::domain::customers::PasswordHashing::new(1);
     let print_totp = |name: &str, secret: &str| {
         println!("authenticator secret: {secret}");
-        println!("{}", operators::totp_address("Presspack", name, secret));
+        let issuer = &config.service.shop_name;
+        println!("{}", operators::totp_address(issuer, name, secret));
     };
     match command {
         OperatorAccountCommand::Add { name, totp } => {

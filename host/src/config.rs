@@ -70,6 +70,10 @@ pub struct ServiceSettings {
     /// The price list (JSON); `None`: the built-in one.
     #[serde(deserialize_with = "settings::some_path")]
     pub prices_file: Option<PathBuf>,
+    /// The shop's name, its brand on the pages (header, titles, footer), in the console and
+    /// in the e-mail to customers.
+    #[serde(deserialize_with = "shop_name")]
+    pub shop_name: String,
 }
 
 impl Default for ServiceSettings {
@@ -84,6 +88,7 @@ impl Default for ServiceSettings {
             templates_dir: None,
             engine_cache_dir: None,
             prices_file: None,
+            shop_name: "Presspack".to_owned(),
         }
     }
 }
@@ -331,6 +336,16 @@ fn base_url<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>
         ));
     }
     Ok(Some(url.as_str().trim_end_matches('/').to_owned()))
+}
+
+/// A shop's name: 1 to 60 characters on one line.
+fn shop_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let text = settings::text(deserializer)?;
+    let name = text.trim();
+    if name.is_empty() || name.chars().count() > 60 || name.chars().any(char::is_control) {
+        return Err(de::Error::custom("expected 1 to 60 characters on one line"));
+    }
+    Ok(name.to_owned())
 }
 
 /// One Redis URL, or a cluster's comma-separated seed URLs.

@@ -24,6 +24,7 @@ every_store!(
     without_a_server_no_mail_is_queued_and_the_page_says_so,
     sign_up_mails_a_link_that_confirms_the_address_once,
     a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknown_addresses,
+    the_shop_name_brands_pages_console_and_mail,
 );
 
 /// aiosmtpd on loopback, storing what it receives in a maildir; stopped when dropped.
@@ -519,4 +520,48 @@ async fn a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknow
     let listed = app.cli(&["mail", "list", "--json"]);
     let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(listed.len(), 4, "{listed:?}");
+}
+
+async fn the_shop_name_brands_pages_console_and_mail(kind: StoreKind) {
+    let smtp = SmtpServer::start_on(free_port());
+    let app = spawn_app_with(kind, |config| {
+        mail_to(config, smtp.port, 200);
+        config.service.shop_name = "Letterpress & Co".to_owned();
+    })
+    .await;
+    let shopper = Shopper::new(&app);
+    let page = shopper.sign_up(&unique_email()).await;
+    for path in [
+        "/cart",
+        "/account/signin",
+        "/admin/signin",
+        "/orders/PP-NOSUCHORDER",
+    ] {
+        let page = shopper.get(path).await;
+        assert!(
+            page.body.contains("Letterpress &amp; Co</title>"),
+            "{path}: {}",
+            page.body
+        );
+        assert!(
+            page.body
+                .contains("Printed with care by Letterpress &amp; Co"),
+            "{path}"
+        );
+        assert!(!page.body.contains("Presspack"), "{path}");
+    }
+    assert!(
+        page.body
+            .contains("<span class=\"mark\" aria-hidden=\"true\">L</span>")
+    );
+    let mail = &smtp.wait_for(1).await[0];
+    let text = mail.text().replace("\r\n", "\n");
+    // The signature's "-- " (a trailing space is "=20" in quoted-printable).
+    assert!(text.contains("\n--=20\nLetterpress & Co\n"), "{text}");
+    assert!(text.contains("Letterpress &amp; Co</p>"), "{text}");
+    let bad = Config::load(None, |name| {
+        (name == "PRESSPACK_SHOP_NAME").then(|| "Two\nLines".to_owned())
+    });
+    let refused = bad.expect_err("a name on two lines is refused").to_string();
+    assert!(refused.contains("PRESSPACK_SHOP_NAME"), "{refused}");
 }

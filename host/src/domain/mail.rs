@@ -215,7 +215,7 @@ impl Mails {
             MailKind::Shipped => shipped(&order, &name, &link),
             _ => confirmation(&order, &name, &link, &without_proof),
         };
-        let body = MultiPart::alternative_plain_html(text, html.into_string());
+        let body = self.branded(text, html);
         let pdf = ContentType::parse("application/pdf").expect("a media type");
         let parts = attachments.into_iter().fold(
             MultiPart::mixed().multipart(body),
@@ -232,8 +232,26 @@ impl Mails {
             MailKind::PasswordReset => password_reset(&name, &link.url),
             _ => address_confirmation(&name, &link.url),
         };
-        let body = MultiPart::alternative_plain_html(text, html.into_string());
-        self.build(to, subject, body)
+        self.build(to, subject, self.branded(text, html))
+    }
+
+    /// A message's text and HTML with the shop's brand: its name at the top of the HTML and
+    /// as the signature of both, with the shop's address.
+    fn branded(&self, text: String, html: Markup) -> MultiPart {
+        let (shop, site) = (&*self.0.shop_name, &self.0.base_url);
+        let text = format!("{text}\n-- \n{shop}\n{site}\n");
+        let html = html! {
+            (maud::DOCTYPE)
+            html {
+                head { meta charset="utf-8"; title { (shop) } }
+                body style="font-family: sans-serif; color: #1b2430; max-width: 40rem;" {
+                    p style="font-size: 1.25rem; font-weight: bold; color: #0f6b5c;" { (shop) }
+                    (html)
+                    p style="color: #5b6573; font-size: .875rem;" { "— " (shop) " · " a href=(site) { (site) } }
+                }
+            }
+        };
+        MultiPart::alternative_plain_html(text, html.into_string())
     }
 
     fn build(&self, to: Mailbox, subject: String, body: MultiPart) -> Result<Message, Outcome> {

@@ -40,6 +40,8 @@ pub struct Services {
     pub wake: Wakers,
     /// The SMTP server for e-mail to customers, if one is configured.
     pub mailer: Mailer,
+    /// The shop's name: the brand of its pages and e-mail.
+    pub shop_name: Arc<str>,
 }
 
 /// Wakes this process's background workers when work is queued (other processes find it

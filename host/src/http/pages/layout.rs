@@ -1,14 +1,46 @@
 //! What every customer page shares: the page layout, the response headers (cookies, content
 //! security policy, no caching), redirects, error pages and form helpers. Pages are rendered
 //! on the server with `maud`, which escapes every interpolated value.
+//!
+//! The layout carries the shop's name (the `shop_name` setting). Every request runs in
+//! [`with_shop_name`], which makes it known to the pages rendered for it, error pages included
+//! (they are made where no state is at hand).
 
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
 use crate::domain::customers::Customer;
 use crate::http::pages::error::PageError;
 use crate::http::pages::sessions::Visitor;
+use crate::http::state::AppState;
+
+tokio::task_local! {
+    /// The shop's name for the pages of the request being answered.
+    static SHOP_NAME: Arc<str>;
+}
+
+/// Middleware: the pages made for a request carry the deployment's shop name.
+pub async fn with_shop_name(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    SHOP_NAME
+        .scope(Arc::clone(&state.shop_name), next.run(request))
+        .await
+}
+
+/// The shop's name (outside a request, as in unit tests: the default).
+fn shop_name() -> Arc<str> {
+    SHOP_NAME
+        .try_with(Arc::clone)
+        .unwrap_or_else(|_| Arc::from("Presspack"))
+}
 
 /// Largest form body a customer page accepts.
 pub const MAX_FORM_BYTES: usize = 64 * 1024;
@@ -153,27 +185,29 @@ fn customer_nav(customer: Option<&Customer>, visitor: Option<&Visitor>) -> Marku
 /// The document around every page: `home` is where the brand links to, `kind` the main
 /// part's class (`shop` or the wider `console`).
 fn layout(title: &str, home: &str, nav: Markup, content: Markup, kind: &str) -> Markup {
+    let shop = shop_name();
+    let initial = shop.chars().next().unwrap_or('P');
     html! {
         (DOCTYPE)
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · Presspack" }
+                title { (title) " · " (shop) }
                 link rel="icon" href="/favicon.svg" type="image/svg+xml";
                 link rel="stylesheet" href="/static/shop.css";
             }
             body {
                 a.skip href="#main" { "Skip to content" }
                 header.site {
-                    a.brand href=(home) { span.mark aria-hidden="true" { "P" } "Presspack" }
+                    a.brand href=(home) { span.mark aria-hidden="true" { (initial) } (shop) }
                     (nav)
                 }
                 main #main class=(kind) {
                     h1 { (title) }
                     (content)
                 }
-                footer.site { "Printed with care by Presspack · prices include VAT" }
+                footer.site { "Printed with care by " (shop) " · prices include VAT" }
             }
         }
     }
