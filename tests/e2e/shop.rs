@@ -9,6 +9,9 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
+use presspack::domain::keys;
+use presspack::domain::webhooks::signature;
+
 use crate::customers::{add_to_cart, local};
 use crate::helpers::TestApp;
 
@@ -291,6 +294,29 @@ impl Receiver {
     }
 
     /// Waits (up to `seconds`) until `path` has had `count` requests.
+    /// The events of the first `count` webhooks to reach `/webhook` (within a minute), each
+    /// checked against the webhook secret of `app`'s test key.
+    pub async fn signed_webhooks(&self, app: &TestApp, count: usize) -> Vec<Value> {
+        let sent = self.wait_for("/webhook", count, 60).await;
+        let secret = keys::find(app.store.as_ref(), &app.key.consumer_key)
+            .await
+            .unwrap()
+            .unwrap()
+            .webhook_secret
+            .unwrap();
+        sent.iter()
+            .map(|message| {
+                let timestamp: i64 = message.header("webhook-timestamp").parse().unwrap();
+                let id = message.header("webhook-id");
+                assert_eq!(
+                    message.header("webhook-signature"),
+                    signature(&secret, id, timestamp, &message.body).unwrap()
+                );
+                message.json()
+            })
+            .collect()
+    }
+
     pub async fn wait_for(&self, path: &str, count: usize, seconds: u64) -> Vec<Received> {
         for _ in 0..seconds * 10 {
             let got = self.received(path);

@@ -9,7 +9,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha1::Sha1;
 
-use crate::domain::customers::{MAX_PASSWORD, MIN_PASSWORD, PasswordHashing};
+use crate::domain::customers::{self, AccountError, MAX_PASSWORD, PasswordHashing};
 use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
 
 /// Record kind: operator accounts, by name.
@@ -88,15 +88,12 @@ pub fn normalise_name(raw: &str) -> Result<String, OperatorError> {
     Ok(name)
 }
 
+/// A password an operator may have: as a customer's.
 fn check_password(password: &str) -> Result<(), OperatorError> {
-    let length = password.chars().count();
-    if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&length) {
-        return Err(invalid(
-            "password",
-            format!("use {MIN_PASSWORD} to {MAX_PASSWORD} characters"),
-        ));
-    }
-    Ok(())
+    customers::check_password(password).map_err(|error| match error {
+        AccountError::Invalid { field, problem } => invalid(field, problem),
+        other => invalid("password", other.to_string()),
+    })
 }
 
 fn now() -> u64 {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Form, Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use time::{Date, Month, OffsetDateTime};
@@ -575,17 +575,10 @@ pub async fn side_image(
         .map_err(|e| {
             PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
         })?;
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, max-age=3600"),
-            ),
-        ],
+    Ok(crate::http::pages::layout::png(
         png,
-    )
-        .into_response())
+        "private, max-age=3600",
+    ))
 }
 
 /// `GET /admin/mail`: every message not sent yet or given up, oldest first.

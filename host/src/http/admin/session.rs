@@ -20,7 +20,7 @@ use subtle::ConstantTimeEq;
 use crate::domain::operators::{self, Operator};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, local_path};
-use crate::http::pages::sessions::{random_token, read_cookie, session_key};
+use crate::http::pages::sessions::{read_cookie, session_key, start_session};
 use crate::http::state::AppState;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{Kind, StoreError};
@@ -113,21 +113,13 @@ impl Staff {
         operator: Operator,
     ) -> Result<(), StoreError> {
         self.end_session(state).await?;
-        let token = random_token();
-        state
-            .store
-            .put_blob(
-                CONSOLE_SESSIONS,
-                &session_key(&token),
-                operator.name.as_bytes(),
-                Some(CONSOLE_SESSION_TTL),
-            )
-            .await?;
-        self.set_cookies.push(state.cookies.cookie(
-            CONSOLE_COOKIE,
-            &token,
-            Some(CONSOLE_SESSION_TTL),
-        ));
+        let token = start_session(
+            state,
+            (CONSOLE_SESSIONS, CONSOLE_COOKIE, CONSOLE_SESSION_TTL),
+            operator.name.as_bytes(),
+            &mut self.set_cookies,
+        )
+        .await?;
         self.csrf_token = csrf_token(&self.key, &token);
         self.session_token = Some(token);
         self.operator = Some(operator);

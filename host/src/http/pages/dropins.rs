@@ -6,7 +6,7 @@
 //! pages.
 
 use axum::extract::{Form, Path, Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{PhysicalSpecInput, Product};
@@ -453,15 +453,5 @@ pub async fn side_image(
     .map_err(|e| {
         PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
     })?;
-    Ok((
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, no-store"),
-            ),
-        ],
-        png,
-    )
-        .into_response())
+    Ok(layout::png(png, "private, no-store"))
 }

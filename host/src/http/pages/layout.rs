@@ -285,6 +285,21 @@ pub async fn confirmation_script() -> Response {
     static_asset("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT)
 }
 
+/// A PNG made for this request (a side's preview), kept by the browser as `cache_control` says.
+pub fn png(png: Vec<u8>, cache_control: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(cache_control),
+            ),
+        ],
+        png,
+    )
+        .into_response()
+}
+
 pub fn static_asset(content_type: &'static str, body: &'static str) -> Response {
     (
         [

@@ -49,7 +49,7 @@ const DEVICE_COOKIE: &str = "pp_device";
 /// How long a device cookie lasts.
 const DEVICE_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
-pub(crate) fn random_token() -> String {
+fn random_token() -> String {
     let mut bytes = [0u8; 32];
     rand::fill(&mut bytes[..]);
     hex::encode(bytes)
@@ -137,21 +137,14 @@ impl Visitor {
         customer: Customer,
     ) -> Result<(), StoreError> {
         self.end_session(state).await?;
-        let token = random_token();
-        state
-            .store
-            .put_blob(
-                SESSIONS,
-                &session_key(&token),
-                format!("{}:{}", customer.id, customer.session_generation).as_bytes(),
-                Some(SESSION_TTL),
-            )
-            .await?;
-        self.set_cookies.push(
-            state
-                .cookies
-                .cookie(SESSION_COOKIE, &token, Some(SESSION_TTL)),
-        );
+        let value = format!("{}:{}", customer.id, customer.session_generation);
+        let token = start_session(
+            state,
+            (SESSIONS, SESSION_COOKIE, SESSION_TTL),
+            value.as_bytes(),
+            &mut self.set_cookies,
+        )
+        .await?;
         self.set_cookies.push(state.cookies.cookie(
             DEVICE_COOKIE,
             &device_token(&self.key, &customer.email),
@@ -200,6 +193,24 @@ impl Visitor {
             bool::from(device.as_bytes().ct_eq(expected.as_bytes()))
         })
     }
+}
+
+/// Starts a session of a kind (customers' or the console's: its record kind, cookie name and
+/// lifetime) holding `value`: a fresh random token, whose SHA-256 is stored for the lifetime,
+/// set as the cookie; the token.
+pub(crate) async fn start_session(
+    state: &AppState,
+    (kind, cookie, ttl): (Kind, &str, Duration),
+    value: &[u8],
+    set_cookies: &mut Vec<HeaderValue>,
+) -> Result<String, StoreError> {
+    let token = random_token();
+    state
+        .store
+        .put_blob(kind, &session_key(&token), value, Some(ttl))
+        .await?;
+    set_cookies.push(state.cookies.cookie(cookie, &token, Some(ttl)));
+    Ok(token)
 }
 
 /// The CSRF token of forms bound to `binding` (a session token or a visitor id).
