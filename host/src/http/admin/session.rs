@@ -20,7 +20,7 @@ use subtle::ConstantTimeEq;
 use crate::domain::operators::{self, Operator};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, local_path};
-use crate::http::pages::sessions::{read_cookie, session_key, start_session};
+use crate::http::pages::sessions::{SessionKind, read_cookie, session_key};
 use crate::http::state::AppState;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{Kind, StoreError};
@@ -32,6 +32,12 @@ pub const CONSOLE_SESSIONS: Kind = Kind::new("console-session");
 pub const CONSOLE_SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
 
 const CONSOLE_COOKIE: &str = "pp_console";
+
+const CONSOLE: SessionKind = SessionKind {
+    kind: CONSOLE_SESSIONS,
+    cookie: CONSOLE_COOKIE,
+    ttl: CONSOLE_SESSION_TTL,
+};
 
 /// Why a console page cannot be shown.
 #[derive(Debug)]
@@ -112,14 +118,10 @@ impl Staff {
         state: &AppState,
         operator: Operator,
     ) -> Result<(), StoreError> {
-        self.end_session(state).await?;
-        let token = start_session(
-            state,
-            (CONSOLE_SESSIONS, CONSOLE_COOKIE, CONSOLE_SESSION_TTL),
-            operator.name.as_bytes(),
-            &mut self.set_cookies,
-        )
-        .await?;
+        CONSOLE.forget(state, self.session_token.take()).await?;
+        let token = CONSOLE
+            .start(state, operator.name.as_bytes(), &mut self.set_cookies)
+            .await?;
         self.csrf_token = csrf_token(&self.key, &token);
         self.session_token = Some(token);
         self.operator = Some(operator);
@@ -127,23 +129,9 @@ impl Staff {
     }
 
     pub async fn sign_out(&mut self, state: &AppState) -> Result<(), StoreError> {
-        self.end_session(state).await?;
-        self.set_cookies.push(
-            state
-                .cookies
-                .cookie(CONSOLE_COOKIE, "", Some(Duration::ZERO)),
-        );
+        let token = self.session_token.take();
+        CONSOLE.end(state, token, &mut self.set_cookies).await?;
         self.operator = None;
-        Ok(())
-    }
-
-    async fn end_session(&mut self, state: &AppState) -> Result<(), StoreError> {
-        if let Some(token) = self.session_token.take() {
-            state
-                .store
-                .delete(CONSOLE_SESSIONS, &session_key(&token))
-                .await?;
-        }
         Ok(())
     }
 }

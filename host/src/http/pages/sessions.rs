@@ -41,6 +41,13 @@ pub const SESSION_TTL: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// Cookie names; behind https they get the `__Host-` prefix.
 const SESSION_COOKIE: &str = "pp_session";
+
+/// Customers' sessions.
+const CUSTOMER_SESSIONS: SessionKind = SessionKind {
+    kind: SESSIONS,
+    cookie: SESSION_COOKIE,
+    ttl: SESSION_TTL,
+};
 /// A random id of a visitor who is not signed in, which their CSRF tokens are bound to.
 const VISITOR_COOKIE: &str = "pp_csrf";
 /// Set at a successful sign-in: this browser has signed in to this address before (see
@@ -136,15 +143,13 @@ impl Visitor {
         state: &AppState,
         customer: Customer,
     ) -> Result<(), StoreError> {
-        self.end_session(state).await?;
+        CUSTOMER_SESSIONS
+            .forget(state, self.session_token.take())
+            .await?;
         let value = format!("{}:{}", customer.id, customer.session_generation);
-        let token = start_session(
-            state,
-            (SESSIONS, SESSION_COOKIE, SESSION_TTL),
-            value.as_bytes(),
-            &mut self.set_cookies,
-        )
-        .await?;
+        let token = CUSTOMER_SESSIONS
+            .start(state, value.as_bytes(), &mut self.set_cookies)
+            .await?;
         self.set_cookies.push(state.cookies.cookie(
             DEVICE_COOKIE,
             &device_token(&self.key, &customer.email),
@@ -159,21 +164,12 @@ impl Visitor {
     }
 
     pub async fn sign_out(&mut self, state: &AppState) -> Result<(), StoreError> {
-        self.end_session(state).await?;
-        self.set_cookies.push(
-            state
-                .cookies
-                .cookie(SESSION_COOKIE, "", Some(Duration::ZERO)),
-        );
+        let token = self.session_token.take();
+        CUSTOMER_SESSIONS
+            .end(state, token, &mut self.set_cookies)
+            .await?;
         self.new_visitor_id(state);
         self.customer = None;
-        Ok(())
-    }
-
-    async fn end_session(&mut self, state: &AppState) -> Result<(), StoreError> {
-        if let Some(token) = self.session_token.take() {
-            state.store.delete(SESSIONS, &session_key(&token)).await?;
-        }
         Ok(())
     }
 
@@ -195,22 +191,54 @@ impl Visitor {
     }
 }
 
-/// Starts a session of a kind (customers' or the console's: its record kind, cookie name and
-/// lifetime) holding `value`: a fresh random token, whose SHA-256 is stored for the lifetime,
-/// set as the cookie; the token.
-pub(crate) async fn start_session(
-    state: &AppState,
-    (kind, cookie, ttl): (Kind, &str, Duration),
-    value: &[u8],
-    set_cookies: &mut Vec<HeaderValue>,
-) -> Result<String, StoreError> {
-    let token = random_token();
-    state
-        .store
-        .put_blob(kind, &session_key(&token), value, Some(ttl))
-        .await?;
-    set_cookies.push(state.cookies.cookie(cookie, &token, Some(ttl)));
-    Ok(token)
+/// A kind of session (customers' or the console's): its record kind, cookie and lifetime.
+pub(crate) struct SessionKind {
+    pub kind: Kind,
+    pub cookie: &'static str,
+    pub ttl: Duration,
+}
+
+impl SessionKind {
+    /// Starts a session holding `value`: a fresh random token, whose SHA-256 is stored for
+    /// the lifetime, set as the cookie; the token.
+    pub(crate) async fn start(
+        &self,
+        state: &AppState,
+        value: &[u8],
+        set_cookies: &mut Vec<HeaderValue>,
+    ) -> Result<String, StoreError> {
+        let token = random_token();
+        state
+            .store
+            .put_blob(self.kind, &session_key(&token), value, Some(self.ttl))
+            .await?;
+        set_cookies.push(state.cookies.cookie(self.cookie, &token, Some(self.ttl)));
+        Ok(token)
+    }
+
+    /// Ends session `token` (if any) in the store (a sign-in replacing it sets a new cookie).
+    pub(crate) async fn forget(
+        &self,
+        state: &AppState,
+        token: Option<String>,
+    ) -> Result<(), StoreError> {
+        if let Some(token) = token {
+            state.store.delete(self.kind, &session_key(&token)).await?;
+        }
+        Ok(())
+    }
+
+    /// Ends session `token` (if any) and clears its cookie: signing out.
+    pub(crate) async fn end(
+        &self,
+        state: &AppState,
+        token: Option<String>,
+        set_cookies: &mut Vec<HeaderValue>,
+    ) -> Result<(), StoreError> {
+        self.forget(state, token).await?;
+        set_cookies.push(state.cookies.cookie(self.cookie, "", Some(Duration::ZERO)));
+        Ok(())
+    }
 }
 
 /// The CSRF token of forms bound to `binding` (a session token or a visitor id).
