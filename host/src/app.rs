@@ -16,6 +16,7 @@ use tower::ServiceBuilder;
 use tower_http::ServiceBuilderExt;
 
 use crate::config::Config;
+use crate::domain::brand::Brand;
 use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
 use crate::domain::mail::Mails;
@@ -84,6 +85,8 @@ pub enum StartupError {
     Webhooks(String),
     #[error("mail: {0}")]
     Mail(String),
+    #[error("brand: {0}")]
+    Brand(String),
     #[error("cannot listen on {address} (PRESSPACK_LISTEN): {source}")]
     Listen {
         address: SocketAddr,
@@ -159,7 +162,7 @@ impl Application {
             press_file_link: config.webhooks.press_file_link,
             wake: Wakers::default(),
             mailer: Mailer::new(&config.mail).map_err(StartupError::Mail)?,
-            shop_name: Arc::from(config.service.shop_name.as_str()),
+            brand: Arc::new(Brand::load(&config.brand).map_err(StartupError::Brand)?),
             engine: engine.engine,
             templates: engine.templates,
         });
@@ -213,7 +216,7 @@ impl Application {
                     ))
                     .layer(axum::middleware::from_fn_with_state(
                         Arc::clone(&state),
-                        crate::http::pages::layout::with_shop_name,
+                        crate::http::pages::layout::with_brand,
                     )),
             )
             .with_state(Arc::clone(&state));
@@ -357,6 +360,8 @@ fn customer_pages() -> Router<Arc<AppState>> {
             get(orders::press_file_download),
         )
         .route("/static/shop.css", get(layout::stylesheet))
+        .route("/static/brand.css", get(layout::brand_stylesheet))
+        .route("/static/logo", get(layout::logo))
         .route("/static/confirmation.js", get(layout::confirmation_script))
         .layer(DefaultBodyLimit::max(layout::MAX_FORM_BYTES))
 }

@@ -797,7 +797,7 @@ async fn operator_account_command(
     let hashing = crate::domain::customers::PasswordHashing::new(1);
     let print_totp = |name: &str, secret: &str| {
         println!("authenticator secret: {secret}");
-        let issuer = &config.service.shop_name;
+        let issuer = &config.brand.shop_name;
         println!("{}", operators::totp_address(issuer, name, secret));
     };
     match command {

@@ -16,6 +16,7 @@ use figment::{Figment, Metadata, Profile, Provider, Source};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 
+pub use crate::domain::brand::BrandSettings;
 pub use crate::domain::images::service::ImageSettings;
 pub use crate::domain::webhooks::WebhookSettings;
 pub use crate::http::client::{TrustedProxies, UnsignedLimits};
@@ -37,6 +38,7 @@ pub struct Config {
     pub edge: EdgeSettings,
     pub unsigned_limits: UnsignedLimits,
     pub server: ServerLimits,
+    pub brand: BrandSettings,
 }
 
 /// Where the service listens and what it is called, its files and its log.
@@ -70,10 +72,6 @@ pub struct ServiceSettings {
     /// The price list (JSON); `None`: the built-in one.
     #[serde(deserialize_with = "settings::some_path")]
     pub prices_file: Option<PathBuf>,
-    /// The shop's name, its brand on the pages (header, titles, footer), in the console and
-    /// in the e-mail to customers.
-    #[serde(deserialize_with = "shop_name")]
-    pub shop_name: String,
 }
 
 impl Default for ServiceSettings {
@@ -88,7 +86,6 @@ impl Default for ServiceSettings {
             templates_dir: None,
             engine_cache_dir: None,
             prices_file: None,
-            shop_name: "Presspack".to_owned(),
         }
     }
 }
@@ -157,6 +154,7 @@ impl Config {
             edge: section(&figment)?,
             unsigned_limits: section(&figment)?,
             server: section(&figment)?,
+            brand: section(&figment)?,
         };
         if let Some(urls) = &config.store.redis_url
             && urls.contains(',')
@@ -199,6 +197,7 @@ pub fn setting_names() -> Vec<&'static str> {
         field_names::<EdgeSettings>(),
         field_names::<UnsignedLimits>(),
         field_names::<ServerLimits>(),
+        field_names::<BrandSettings>(),
     ]
     .concat();
     names.sort_unstable();
@@ -336,16 +335,6 @@ fn base_url<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>
         ));
     }
     Ok(Some(url.as_str().trim_end_matches('/').to_owned()))
-}
-
-/// A shop's name: 1 to 60 characters on one line.
-fn shop_name<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
-    let text = settings::text(deserializer)?;
-    let name = text.trim();
-    if name.is_empty() || name.chars().count() > 60 || name.chars().any(char::is_control) {
-        return Err(de::Error::custom("expected 1 to 60 characters on one line"));
-    }
-    Ok(name.to_owned())
 }
 
 /// One Redis URL, or a cluster's comma-separated seed URLs.

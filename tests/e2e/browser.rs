@@ -208,7 +208,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     assert_eq!(path(&browser).await, "/cart");
     let cart = text(&browser).await;
     assert!(cart.contains("Ann's launch cards"), "{cart}");
-    assert!(cart.contains("green paper, rounded corners"), "{cart}");
+    assert!(cart.contains("Green paper, rounded corners"), "{cart}");
     assert!(cart.contains("£89.98"), "{cart}");
     screenshot(&browser, &format!("{store}-3-cart")).await;
     click(&browser, "a[href='/checkout']").await;

@@ -526,7 +526,7 @@ async fn the_shop_name_brands_pages_console_and_mail(kind: StoreKind) {
     let smtp = SmtpServer::start_on(free_port());
     let app = spawn_app_with(kind, |config| {
         mail_to(config, smtp.port, 200);
-        config.service.shop_name = "Letterpress & Co".to_owned();
+        config.brand.shop_name = "Letterpress & Co".to_owned();
     })
     .await;
     let shopper = Shopper::new(&app);

@@ -5,6 +5,7 @@ mod helpers;
 mod attacks;
 mod auth;
 mod bounds;
+mod brand;
 mod browser;
 mod canvas;
 mod chromium;

@@ -119,15 +119,68 @@ pub fn total(lines: &[PricedLine]) -> u64 {
 /// Describes a physical specification for people: "classic paper, rounded corners, matte
 /// laminate, 50 cards".
 pub fn describe_spec(spec: &PhysicalSpec) -> String {
-    let words = |code: &str| code.replace('_', " ");
-    let laminate = match spec.paper_laminate.as_str() {
-        "nolam" => "no laminate".to_owned(),
-        other => format!("{} laminate", words(other)),
-    };
     format!(
-        "{} paper, {}, {laminate}, {} per pack",
-        words(&spec.paper_class),
-        words(&spec.finishing_option),
+        "{} paper, {}, {}, {} per pack",
+        option_name(&spec.paper_class),
+        option_name(&spec.finishing_option).to_lowercase(),
+        option_name(&spec.paper_laminate).to_lowercase(),
         spec.pack_size
     )
+}
+
+/// Names and descriptions of the catalogue's paper classes, finishing options and laminates,
+/// for customers (the codes are the API's).
+const OPTIONS: [(&str, &str, &str); 12] = [
+    (
+        "classic",
+        "Classic",
+        "Smooth uncoated 350 gsm card, the everyday choice",
+    ),
+    ("green", "Green", "100% recycled 350 gsm card, natural feel"),
+    (
+        "quadplex_black",
+        "Luxe black core",
+        "Four layers, 600 gsm, a black line round the edge",
+    ),
+    (
+        "quadplex_red",
+        "Luxe red core",
+        "Four layers, 600 gsm, a red line round the edge",
+    ),
+    (
+        "quadplex_blue",
+        "Luxe blue core",
+        "Four layers, 600 gsm, a blue line round the edge",
+    ),
+    (
+        "quadplex_white",
+        "Luxe white core",
+        "Four layers, 600 gsm, all white",
+    ),
+    ("square_corners", "Square corners", "Cut straight"),
+    (
+        "rounded_corners",
+        "Rounded corners",
+        "Corners rounded to a 3 mm radius",
+    ),
+    ("standard", "Standard", "Cut straight"),
+    ("nolam", "No laminate", "Natural finish, easy to write on"),
+    ("matte", "Matte laminate", "Soft touch, no glare"),
+    ("gloss", "Gloss laminate", "Shiny, deep colours"),
+];
+
+/// A paper option's name for customers; an option not in the table is named by its code.
+pub fn option_name(code: &str) -> String {
+    OPTIONS
+        .iter()
+        .find(|(known, _, _)| *known == code)
+        .map_or_else(|| code.replace('_', " "), |(_, name, _)| (*name).to_owned())
+}
+
+/// A paper option's description for customers, if it has one.
+pub fn option_description(code: &str) -> Option<&'static str> {
+    OPTIONS
+        .iter()
+        .find(|(known, _, _)| *known == code)
+        .map(|(_, _, description)| *description)
 }

@@ -238,14 +238,15 @@ impl Mails {
     /// A message's text and HTML with the shop's brand: its name at the top of the HTML and
     /// as the signature of both, with the shop's address.
     fn branded(&self, text: String, html: Markup) -> MultiPart {
-        let (shop, site) = (&*self.0.shop_name, &self.0.base_url);
+        let (brand, site) = (&self.0.brand, &self.0.base_url);
+        let shop = &brand.name;
         let text = format!("{text}\n-- \n{shop}\n{site}\n");
         let html = html! {
             (maud::DOCTYPE)
             html {
                 head { meta charset="utf-8"; title { (shop) } }
                 body style="font-family: sans-serif; color: #1b2430; max-width: 40rem;" {
-                    p style="font-size: 1.25rem; font-weight: bold; color: #0f6b5c;" { (shop) }
+                    p style=(format!("font-size: 1.25rem; font-weight: bold; color: {};", brand.colour)) { (shop) }
                     (html)
                     p style="color: #5b6573; font-size: .875rem;" { "— " (shop) " · " a href=(site) { (site) } }
                 }

@@ -5,6 +5,7 @@
 //! an API reply or a page.
 
 pub mod account_links;
+pub mod brand;
 pub mod cart;
 pub mod customers;
 pub mod designs;

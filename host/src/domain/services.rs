@@ -7,6 +7,7 @@ use tokio::sync::Notify;
 
 use presspack_engine::model::Catalogue;
 
+use crate::domain::brand::Brand;
 use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
 use crate::domain::orders::record::PaymentProvider;
@@ -40,8 +41,8 @@ pub struct Services {
     pub wake: Wakers,
     /// The SMTP server for e-mail to customers, if one is configured.
     pub mailer: Mailer,
-    /// The shop's name: the brand of its pages and e-mail.
-    pub shop_name: Arc<str>,
+    /// The shop's name, colour, logo and footer: the brand of its pages and e-mail.
+    pub brand: Arc<Brand>,
 }
 
 /// Wakes this process's background workers when work is queued (other processes find it

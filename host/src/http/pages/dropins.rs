@@ -12,7 +12,7 @@ use maud::{Markup, html};
 use presspack_engine::model::{PhysicalSpecInput, Product};
 use subtle::ConstantTimeEq;
 
-use crate::domain::cart::{self, describe_spec, parse_quantity};
+use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
 use crate::domain::error::ErrorCode;
 use crate::domain::packs::{self, PackRecord, StoredPack};
 use crate::domain::services::Services;
@@ -297,7 +297,6 @@ fn finish_page(
     finishings.dedup();
     finishings.sort();
     finishings.dedup();
-    let words = |code: &str| code.replace('_', " ");
     let price = |paper: &str, size: u32| {
         let mut priced = spec.clone();
         paper.clone_into(&mut priced.paper_class);
@@ -319,21 +318,19 @@ fn finish_page(
                 label for="paperClass" { "Paper" }
                 select #paperClass name="paperClass" {
                     @for paper in &options.paper_classes {
-                        option value=(paper.code) selected[paper.code == spec.paper_class] { (words(&paper.code)) }
+                        option value=(paper.code) selected[paper.code == spec.paper_class] { (option_name(&paper.code)) }
                     }
                 }
                 label for="finishingOption" { "Finishing" }
                 select #finishingOption name="finishingOption" {
                     @for finishing in &finishings {
-                        option value=(finishing) selected[**finishing == spec.finishing_option] { (words(finishing)) }
+                        option value=(finishing) selected[**finishing == spec.finishing_option] { (option_name(finishing)) }
                     }
                 }
                 label for="paperLaminate" { "Laminate" }
                 select #paperLaminate name="paperLaminate" {
                     @for laminate in &options.paper_laminates {
-                        option value=(laminate) selected[*laminate == spec.paper_laminate] {
-                            @if laminate == "nolam" { "none" } @else { (words(laminate)) }
-                        }
+                        option value=(laminate) selected[*laminate == spec.paper_laminate] { (option_name(laminate)) }
                     }
                 }
                 label for="packSize" { "Cards per pack" }
@@ -346,6 +343,16 @@ fn finish_page(
                 input #quantity type="number" name="quantity" min="1" max=(cart::MAX_QUANTITY)
                     value=(pack.cart_quantity.unwrap_or(1)) required;
                 button type="submit" { "Add to cart" }
+                details.options-help {
+                    summary { "About these options" }
+                    dl {
+                        @for code in options.paper_classes.iter().map(|p| &p.code).chain(finishings.iter().copied()).chain(&options.paper_laminates) {
+                            @if let Some(description) = option_description(code) {
+                                dt { (option_name(code)) } dd { (description) }
+                            }
+                        }
+                    }
+                }
             }
         }
         (actions(pack, pack_id, false))
@@ -354,7 +361,7 @@ fn finish_page(
             thead { tr { th scope="col" { "Paper" } @for size in &options.pack_sizes { th scope="col" { (size) " cards" } } } }
             tbody {
                 @for paper in &options.paper_classes {
-                    tr { th scope="row" { (words(&paper.code)) } @for size in &options.pack_sizes { td { (price(&paper.code, *size)) } } }
+                    tr { th scope="row" { (option_name(&paper.code)) } @for size in &options.pack_sizes { td { (price(&paper.code, *size)) } } }
                 }
             }
         }

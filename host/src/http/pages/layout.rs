@@ -2,9 +2,10 @@
 //! security policy, no caching), redirects, error pages and form helpers. Pages are rendered
 //! on the server with `maud`, which escapes every interpolated value.
 //!
-//! The layout carries the shop's name (the `shop_name` setting). Every request runs in
-//! [`with_shop_name`], which makes it known to the pages rendered for it, error pages included
-//! (they are made where no state is at hand).
+//! The layout wears the shop's brand (name, colour, logo, footer: [`Brand`]). Every request
+//! runs in [`with_brand`], which makes it known to the pages rendered for it, error pages
+//! included (they are made where no state is at hand); the colour comes in `/static/brand.css`
+//! after the stylesheet, the logo from `/static/logo`.
 
 use std::sync::Arc;
 
@@ -14,32 +15,33 @@ use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
 
+use crate::domain::brand::{Brand, BrandSettings};
 use crate::domain::customers::Customer;
 use crate::http::pages::error::PageError;
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::AppState;
 
 tokio::task_local! {
-    /// The shop's name for the pages of the request being answered.
-    static SHOP_NAME: Arc<str>;
+    /// The shop's brand for the pages of the request being answered.
+    static BRAND: Arc<Brand>;
 }
 
-/// Middleware: the pages made for a request carry the deployment's shop name.
-pub async fn with_shop_name(
+/// Middleware: the pages made for a request wear the deployment's brand.
+pub async fn with_brand(
     State(state): State<Arc<AppState>>,
     request: Request,
     next: Next,
 ) -> Response {
-    SHOP_NAME
-        .scope(Arc::clone(&state.shop_name), next.run(request))
+    BRAND
+        .scope(Arc::clone(&state.brand), next.run(request))
         .await
 }
 
-/// The shop's name (outside a request, as in unit tests: the default).
-fn shop_name() -> Arc<str> {
-    SHOP_NAME
-        .try_with(Arc::clone)
-        .unwrap_or_else(|_| Arc::from("Presspack"))
+/// The brand (outside a request, as in unit tests: the default).
+fn brand() -> Arc<Brand> {
+    BRAND.try_with(Arc::clone).unwrap_or_else(|_| {
+        Arc::new(Brand::load(&BrandSettings::default()).expect("the default brand loads"))
+    })
 }
 
 /// Largest form body a customer page accepts.
@@ -185,7 +187,8 @@ fn customer_nav(customer: Option<&Customer>, visitor: Option<&Visitor>) -> Marku
 /// The document around every page: `home` is where the brand links to, `kind` the main
 /// part's class (`shop` or the wider `console`).
 fn layout(title: &str, home: &str, nav: Markup, content: Markup, kind: &str) -> Markup {
-    let shop = shop_name();
+    let brand = brand();
+    let shop = &brand.name;
     let initial = shop.chars().next().unwrap_or('P');
     html! {
         (DOCTYPE)
@@ -196,18 +199,23 @@ fn layout(title: &str, home: &str, nav: Markup, content: Markup, kind: &str) -> 
                 title { (title) " · " (shop) }
                 link rel="icon" href="/favicon.svg" type="image/svg+xml";
                 link rel="stylesheet" href="/static/shop.css";
+                link rel="stylesheet" href="/static/brand.css";
             }
             body {
                 a.skip href="#main" { "Skip to content" }
                 header.site {
-                    a.brand href=(home) { span.mark aria-hidden="true" { (initial) } (shop) }
+                    a.brand href=(home) {
+                        @if brand.logo.is_some() { img.logo src="/static/logo" alt=""; }
+                        @else { span.mark aria-hidden="true" { (initial) } }
+                        (shop)
+                    }
                     (nav)
                 }
                 main #main class=(kind) {
                     h1 { (title) }
                     (content)
                 }
-                footer.site { "Printed with care by " (shop) " · prices include VAT" }
+                footer.site { (brand.footer) " · prices include VAT" }
             }
         }
     }
@@ -279,6 +287,55 @@ impl IntoResponse for PageError {
 
 pub async fn stylesheet() -> Response {
     static_asset("text/css; charset=utf-8", STYLESHEET)
+}
+
+/// `GET /static/brand.css`: the brand's colour over the stylesheet's.
+pub async fn brand_stylesheet(State(state): State<Arc<AppState>>) -> Response {
+    let css = format!(
+        ":root {{ --brand: {}; --brand-dark: {}; }}\n",
+        state.brand.colour,
+        state.brand.dark_colour()
+    );
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/css; charset=utf-8"),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=300"),
+            ),
+        ],
+        css,
+    )
+        .into_response()
+}
+
+/// `GET /static/logo`: the brand's logo (404 without one). An SVG opened on its own runs no
+/// script: the policy allows none.
+pub async fn logo(State(state): State<Arc<AppState>>) -> Response {
+    let Some(logo) = &state.brand.logo else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(logo.content_type),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=300"),
+            ),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
+            ),
+        ],
+        logo.bytes.clone(),
+    )
+        .into_response()
 }
 
 pub async fn confirmation_script() -> Response {

@@ -80,7 +80,7 @@ fn checkout_page(
                     h2 { "Your order" }
                     ul.lines {
                         @for line in lines {
-                            li.line { (line_summary(line, currency)) p.line-total { (line.quantity) " × = " (money(currency, line.line_total)) } }
+                            li.line { (line_summary(line, currency)) p.line-total { (line.quantity) " × " (money(currency, line.unit_price)) " = " (money(currency, line.line_total)) } }
                         }
                     }
                     p.total { "Total " strong { (money(currency, total)) } }
