@@ -29,6 +29,7 @@ use crate::domain::webhooks::Webhooks;
 use crate::http::auth::oauth::SignatureCheck;
 use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
+use crate::http::pages::static_files::StaticFiles;
 use crate::http::state::AppState;
 use crate::http::{observe, rpc, serve};
 use crate::infra::engine::{EngineCallError, EngineClient, EngineHost, EngineSetup, engine_wasm};
@@ -175,6 +176,7 @@ impl Application {
             signature_check,
             fonts: engine.fonts,
             metrics: Metrics::default(),
+            static_files: StaticFiles::default(),
         });
         let service = get(rpc::service).post(rpc::service);
         let metrics_route = Router::new().route("/metrics", get(observe::metrics));

@@ -479,3 +479,49 @@ async fn type_and_time(app: &TestApp, browser: &Client, max_side: u64, case: &st
         median / server_median
     );
 }
+
+/// What the page loaded, as the browser's resource timing counts it: for each file (the page
+/// itself first) its URL, the bytes that came over the network (headers included; a few
+/// hundred for a `304`), the body's bytes as sent (compressed) and as used.
+const TRANSFERRED: &str = "
+    const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
+    return entries.map(e => [e.name, e.transferSize, e.encodedBodySize, e.decodedBodySize]);";
+
+/// The page weight benchmark (bench/page-weight.sh): the bytes a first open of the standalone
+/// canvas downloads in a fresh browser, and a repeat open (the same address opened again),
+/// by kind of file, with what the files are uncompressed. It asserts nothing about size.
+#[tokio::test]
+#[ignore = "a benchmark: run bench/page-weight.sh"]
+async fn canvas_page_weight_benchmark() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let (browser, _driver) = browser().await;
+    for open in ["first open", "repeat open"] {
+        open_demo(&app, &browser).await;
+        let entries: Vec<(String, u64, u64, u64)> =
+            serde_json::from_value(browser.execute(TRANSFERRED, vec![]).await.unwrap()).unwrap();
+        let kind = |url: &str| {
+            let path = url.split('?').next().unwrap_or(url);
+            match path.rsplit('.').next().unwrap_or_default() {
+                "wasm" => "wasm",
+                "ttf" | "otf" => "fonts",
+                "js" => "scripts",
+                "css" => "styles",
+                "xml" => "templates",
+                _ => "page, data, images",
+            }
+        };
+        let mut totals: std::collections::BTreeMap<&str, (usize, u64, u64)> = Default::default();
+        for (url, transferred, _, decoded) in &entries {
+            let total = totals.entry(kind(url)).or_default();
+            *total = (total.0 + 1, total.1 + transferred, total.2 + decoded);
+        }
+        println!("{open}: files, bytes over the network, bytes uncompressed");
+        for (kind, (files, transferred, decoded)) in &totals {
+            println!("  {kind:<20} {files:>3} {transferred:>10} {decoded:>10}");
+        }
+        let (files, transferred, decoded) = totals.values().fold((0, 0, 0), |all, one| {
+            (all.0 + one.0, all.1 + one.1, all.2 + one.2)
+        });
+        println!("  {:<20} {files:>3} {transferred:>10} {decoded:>10}", "all");
+    }
+}

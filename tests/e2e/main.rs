@@ -27,6 +27,7 @@ mod render;
 #[path = "../../engine/tests/support/scenes.rs"]
 mod scenes;
 mod shop;
+mod static_files;
 mod store;
 mod transport;
 mod warnings;

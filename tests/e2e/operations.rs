@@ -92,7 +92,7 @@ async fn the_canvas_engine_is_sent_gzipped_to_clients_that_accept_it() {
         gzipped.len(),
         plain.len()
     );
-    assert_eq!(presspack::infra::gzip::gunzip(&gzipped), plain);
+    assert_eq!(presspack::infra::compress::gunzip(&gzipped), plain);
     let (encoding, _) = fetch("gzip;q=0, *").await;
     assert_eq!(encoding, None, "gzip refused by name");
     // A repeated header is one list: gzip in the second counts.

@@ -12,6 +12,7 @@ use crate::http::auth::oauth::SignatureCheck;
 use crate::http::client::{TrustedProxies, UnsignedLimits};
 use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
+use crate::http::pages::static_files::StaticFiles;
 use crate::infra::fonts::Fonts;
 use crate::infra::settings;
 
@@ -26,6 +27,8 @@ pub struct AppState {
     pub cookies: CookiePolicy,
     pub sign_in_limits: SignInLimits,
     pub metrics: Metrics,
+    /// The pages' and the canvas's static files, compressed and tagged once.
+    pub static_files: StaticFiles,
 }
 
 /// The API edge's settings: request size, signing window, per-key rate, proxies.

@@ -2,10 +2,10 @@
 //! templates, the deployment's secret key and outbound fetches. Nothing here knows a pack
 //! from a customer beyond the record kinds it stores.
 
+pub mod compress;
 pub mod engine;
 pub mod fetch;
 pub mod fonts;
-pub mod gzip;
 pub mod mail;
 pub mod process;
 pub mod queue;

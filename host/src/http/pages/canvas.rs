@@ -22,8 +22,9 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::PackRecord;
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
+use crate::http::pages::static_files::Source;
 use crate::http::state::AppState;
-use crate::infra::gzip::{accepts_gzip, gunzip};
+use crate::infra::compress::gunzip;
 
 const CANVAS_SCRIPT: &str = include_str!("../../../../web-demo/canvas.js");
 const CANVAS_STYLE: &str = include_str!("../../../../web-demo/canvas.css");
@@ -34,7 +35,7 @@ const SAMPLE_PRODUCT: &str = "businesscard";
 const ENGINE_INDEX: &str = include_str!("../../../../npm/index.js");
 const ENGINE_GLUE: &str = presspack_engine_wasm::WEB_GLUE;
 /// The browser build's wasm is embedded gzipped: sent as it is to browsers that accept gzip
-/// (all of them), inflated once for a client that does not.
+/// but not brotli, inflated once for the rest.
 const ENGINE_WASM_GZIP: &[u8] = presspack_engine_wasm::WEB_WASM_GZIP;
 static ENGINE_WASM: LazyLock<Bytes> = LazyLock::new(|| gunzip(ENGINE_WASM_GZIP).into());
 
@@ -228,12 +229,26 @@ pub async fn image(
 }
 
 /// `GET /web-demo/{file}`: the canvas's script and style.
-pub async fn asset(Path(file): Path<String>) -> Response {
-    match file.as_str() {
-        "canvas.js" => asset_response("text/javascript; charset=utf-8", CANVAS_SCRIPT.into()),
-        "canvas.css" => asset_response("text/css; charset=utf-8", CANVAS_STYLE.into()),
-        _ => json_error(StatusCode::NOT_FOUND, "There is no such file."),
-    }
+pub async fn asset(
+    State(state): State<Arc<AppState>>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let content_type = match file.as_str() {
+        "canvas.js" => "text/javascript; charset=utf-8",
+        "canvas.css" => "text/css; charset=utf-8",
+        _ => return json_error(StatusCode::NOT_FOUND, "There is no such file."),
+    };
+    let content = if file == "canvas.js" {
+        CANVAS_SCRIPT
+    } else {
+        CANVAS_STYLE
+    };
+    let name = format!("web-demo/{file}");
+    state
+        .static_files
+        .respond(&headers, &name, move || Source::new(content_type, content))
+        .await
 }
 
 /// `GET /web-demo/engine/{*path}`: the engine's browser build as the npm package lays it out,
@@ -244,86 +259,60 @@ pub async fn engine_file(
     Path(path): Path<String>,
     headers: HeaderMap,
 ) -> Response {
+    let Some(source) = engine_source(&state, &path) else {
+        return json_error(StatusCode::NOT_FOUND, "There is no such file.");
+    };
+    let name = format!("web-demo/engine/{path}");
+    state.static_files.respond(&headers, &name, source).await
+}
+
+/// How to make the engine's file `path`, if there is one (made only the first time it is
+/// asked for: see [`StaticFiles`](crate::http::pages::static_files::StaticFiles)).
+fn engine_source(state: &Arc<AppState>, path: &str) -> Option<Box<dyn FnOnce() -> Source + Send>> {
     let javascript = "text/javascript; charset=utf-8";
-    match path.as_str() {
-        "index.js" => asset_response(javascript, ENGINE_INDEX.into()),
-        "presspack_engine.js" => asset_response(javascript, ENGINE_GLUE.into()),
-        "presspack_engine_bg.wasm" => engine_wasm_response(&headers),
-        "assets.js" => {
+    let state = Arc::clone(state);
+    Some(match path {
+        "index.js" => Box::new(move || Source::new(javascript, ENGINE_INDEX)),
+        "presspack_engine.js" => Box::new(move || Source::new(javascript, ENGINE_GLUE)),
+        "presspack_engine_bg.wasm" => Box::new(|| Source {
+            content_type: "application/wasm",
+            bytes: ENGINE_WASM.clone(),
+            gzipped: Some(Bytes::from_static(ENGINE_WASM_GZIP)),
+        }),
+        "assets.js" => Box::new(move || {
             let faces = state.fonts.faces.iter().map(|(name, _)| name.as_str());
-            let assets = assets_module(faces, state.templates.codes());
-            asset_response(javascript, assets.into_bytes().into())
-        }
-        "fonts/catalogue.json" => asset_response(
-            "application/json",
-            catalogue_json(&state.fonts.catalogue).into(),
-        ),
+            Source::new(javascript, assets_module(faces, state.templates.codes()))
+        }),
+        "fonts/catalogue.json" => Box::new(move || {
+            Source::new("application/json", catalogue_json(&state.fonts.catalogue))
+        }),
         _ => {
-            if let Some(file) = path.strip_prefix("fonts/")
-                && let Some((_, bytes)) = state
+            if let Some(file) = path.strip_prefix("fonts/") {
+                let face = state
                     .fonts
                     .faces
                     .iter()
-                    .find(|(name, _)| face_file(name) == file)
-            {
-                return asset_response("font/ttf", Bytes::copy_from_slice(bytes));
+                    .position(|(name, _)| face_file(name) == file)?;
+                return Some(Box::new(move || {
+                    Source::new(
+                        "font/ttf",
+                        Bytes::copy_from_slice(&state.fonts.faces[face].1),
+                    )
+                }));
             }
-            if let Some(code) = path
-                .strip_prefix("templates/")
-                .and_then(|f| f.strip_suffix(".xml"))
-                && let Some(entry) = state.templates.get(code)
-            {
-                return asset_response("application/xml", entry.xml.clone().into());
-            }
-            json_error(StatusCode::NOT_FOUND, "There is no such file.")
+            let code = path.strip_prefix("templates/")?.strip_suffix(".xml")?;
+            state.templates.get(code)?;
+            let code = code.to_owned();
+            Box::new(move || {
+                let xml = state.templates.get(&code).map(|entry| entry.xml.clone());
+                Source::new("application/xml", xml.unwrap_or_default())
+            })
         }
-    }
-}
-
-/// The browser build's wasm, gzip-encoded when the client accepts it. Caches keep the two
-/// encodings apart (`Vary`).
-fn engine_wasm_response(request: &HeaderMap) -> Response {
-    // A repeated header is one list (RFC 9110 section 5.3).
-    let accept_encoding: Vec<&str> = request
-        .get_all(header::ACCEPT_ENCODING)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .collect();
-    let gzip = accepts_gzip(&accept_encoding.join(","));
-    let body = if gzip {
-        Bytes::from_static(ENGINE_WASM_GZIP)
-    } else {
-        ENGINE_WASM.clone()
-    };
-    let mut response = asset_response("application/wasm", body);
-    let headers = response.headers_mut();
-    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    if gzip {
-        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-    }
-    response
+    })
 }
 
 fn catalogue_json(catalogue: &FontCatalogue) -> Vec<u8> {
     serde_json::to_vec(catalogue).expect("the font catalogue serialises")
-}
-
-fn asset_response(content_type: &'static str, body: Bytes) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=3600"),
-            ),
-            (
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            ),
-        ],
-        body,
-    )
-        .into_response()
 }
 
 fn json_response(value: &impl Serialize) -> Response {

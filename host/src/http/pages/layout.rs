@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
@@ -19,6 +19,7 @@ use crate::domain::brand::{Brand, BrandSettings};
 use crate::domain::customers::Customer;
 use crate::http::pages::error::PageError;
 use crate::http::pages::sessions::Visitor;
+use crate::http::pages::static_files::Source;
 use crate::http::state::AppState;
 
 tokio::task_local! {
@@ -285,31 +286,29 @@ impl IntoResponse for PageError {
     }
 }
 
-pub async fn stylesheet() -> Response {
-    static_asset("text/css; charset=utf-8", STYLESHEET)
+const CSS: &str = "text/css; charset=utf-8";
+
+/// `GET /static/shop.css`
+pub async fn stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let source = || Source::new(CSS, STYLESHEET);
+    state
+        .static_files
+        .respond(&headers, "shop.css", source)
+        .await
 }
 
 /// `GET /static/brand.css`: the brand's colour over the stylesheet's.
-pub async fn brand_stylesheet(State(state): State<Arc<AppState>>) -> Response {
+pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     let css = format!(
         ":root {{ --brand: {}; --brand-dark: {}; }}\n",
         state.brand.colour,
         state.brand.dark_colour()
     );
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/css; charset=utf-8"),
-            ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=300"),
-            ),
-        ],
-        css,
-    )
-        .into_response()
+    let source = move || Source::new(CSS, css);
+    state
+        .static_files
+        .respond(&headers, "brand.css", source)
+        .await
 }
 
 /// `GET /static/logo`: the brand's logo (404 without one). An SVG opened on its own runs no
@@ -338,8 +337,16 @@ pub async fn logo(State(state): State<Arc<AppState>>) -> Response {
         .into_response()
 }
 
-pub async fn confirmation_script() -> Response {
-    static_asset("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT)
+/// `GET /static/confirmation.js`
+pub async fn confirmation_script(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+) -> Response {
+    let source = || Source::new("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT);
+    state
+        .static_files
+        .respond(&headers, "confirmation.js", source)
+        .await
 }
 
 /// A PNG made for this request (a side's preview), kept by the browser as `cache_control` says.

@@ -11,3 +11,4 @@ pub mod layout;
 pub mod orders;
 pub mod sessions;
 pub mod settings;
+pub mod static_files;

@@ -48,6 +48,7 @@ const CUSTOMER_SESSIONS: SessionKind = SessionKind {
     cookie: SESSION_COOKIE,
     ttl: SESSION_TTL,
 };
+
 /// A random id of a visitor who is not signed in, which their CSRF tokens are bound to.
 const VISITOR_COOKIE: &str = "pp_csrf";
 /// Set at a successful sign-in: this browser has signed in to this address before (see

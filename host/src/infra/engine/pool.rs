@@ -25,7 +25,7 @@ use crate::infra::settings;
 
 /// The engine's wasm module (`presspack-engine-wasm`'s guest build, inflated; about 7 MB).
 pub fn engine_wasm() -> Vec<u8> {
-    crate::infra::gzip::gunzip(presspack_engine_wasm::GUEST_WASM_GZIP)
+    crate::infra::compress::gunzip(presspack_engine_wasm::GUEST_WASM_GZIP)
 }
 
 /// How often the epoch advances; call time limits are whole multiples of it.

@@ -1,0 +1,163 @@
+//! Static files of the pages and the design canvas (scripts, styles, the engine's wasm, fonts,
+//! templates), answered so that a first open downloads little and a repeat open almost
+//! nothing:
+//!
+//! - compressed with brotli or gzip when the browser accepts it (each file compressed once,
+//!   the first time it is asked for, off the async threads), as it is when that saves little;
+//! - with a strong ETag per encoding (a SHA-256 of the file), so a browser that has the file
+//!   gets `304 Not Modified`;
+//! - `Cache-Control: no-cache`: revalidated on each use. The names are not content-hashed, so
+//!   a long lifetime would keep a stale script beside a new wasm module after an upgrade; a
+//!   revalidation costs a few hundred bytes.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use tokio::sync::OnceCell;
+
+use crate::infra::compress;
+
+/// Files smaller than this are sent as they are: compressing saves too little.
+const MIN_COMPRESSED_BYTES: usize = 1024;
+/// brotli's quality for static files: near its best size at a fraction of level 11's time.
+const BROTLI_QUALITY: i32 = 9;
+
+/// A file as it may be sent.
+struct Prepared {
+    content_type: &'static str,
+    /// The first 128 bits of its SHA-256, hex: the ETag's base.
+    tag: String,
+    identity: Bytes,
+    gzip: Option<Bytes>,
+    brotli: Option<Bytes>,
+}
+
+/// A file's content, as its handler has it: the bytes, and gzipped if it already is (the
+/// engine's wasm is embedded so).
+pub struct Source {
+    pub content_type: &'static str,
+    pub bytes: Bytes,
+    pub gzipped: Option<Bytes>,
+}
+
+impl Source {
+    pub fn new(content_type: &'static str, bytes: impl Into<Bytes>) -> Source {
+        Source {
+            content_type,
+            bytes: bytes.into(),
+            gzipped: None,
+        }
+    }
+}
+
+/// The files prepared so far, by name.
+#[derive(Default)]
+pub struct StaticFiles {
+    prepared: Mutex<HashMap<String, Arc<OnceCell<Arc<Prepared>>>>>,
+}
+
+impl StaticFiles {
+    /// The file `name` (its content from `source` the first time) as the answer to a request
+    /// with `request` headers. A name must always give the same content in one process.
+    pub async fn respond(
+        &self,
+        request: &HeaderMap,
+        name: &str,
+        source: impl FnOnce() -> Source + Send + 'static,
+    ) -> Response {
+        let cell = {
+            let mut prepared = self.prepared.lock().unwrap_or_else(|e| e.into_inner());
+            Arc::clone(prepared.entry(name.to_owned()).or_default())
+        };
+        let prepared = cell
+            .get_or_init(|| async {
+                let made = tokio::task::spawn_blocking(move || prepare(source())).await;
+                Arc::new(made.expect("preparing a static file does not panic"))
+            })
+            .await;
+        answer(prepared, request)
+    }
+}
+
+fn prepare(source: Source) -> Prepared {
+    let tag = hex::encode(&Sha256::digest(&source.bytes)[..16]);
+    let worth = |compressed: Vec<u8>| {
+        (compressed.len() + MIN_COMPRESSED_BYTES / 4 < source.bytes.len())
+            .then(|| Bytes::from(compressed))
+    };
+    let small = source.bytes.len() < MIN_COMPRESSED_BYTES;
+    let gzip = match source.gzipped {
+        Some(gzipped) => Some(gzipped),
+        None if small => None,
+        None => worth(compress::gzip(&source.bytes)),
+    };
+    let brotli = if small {
+        None
+    } else {
+        worth(compress::brotli(&source.bytes, BROTLI_QUALITY))
+    };
+    Prepared {
+        content_type: source.content_type,
+        tag,
+        identity: source.bytes,
+        gzip,
+        brotli,
+    }
+}
+
+/// The representation the request accepts (brotli, then gzip, then as it is), or a 304 when
+/// the request names its ETag.
+fn answer(file: &Prepared, request: &HeaderMap) -> Response {
+    // A repeated header is one list (RFC 9110 section 5.3).
+    let list = |name: header::HeaderName| {
+        request
+            .get_all(name)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let accepted = list(header::ACCEPT_ENCODING);
+    let (encoding, body) = match (&file.brotli, &file.gzip) {
+        (Some(brotli), _) if compress::accepts(&accepted, "br") => (Some("br"), brotli),
+        (_, Some(gzip)) if compress::accepts(&accepted, "gzip") => (Some("gzip"), gzip),
+        _ => (None, &file.identity),
+    };
+    let etag = match encoding {
+        Some(coding) => format!("\"{}-{coding}\"", file.tag),
+        None => format!("\"{}\"", file.tag),
+    };
+    let cached = list(header::IF_NONE_MATCH).split(',').any(|candidate| {
+        let candidate = candidate.trim();
+        // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110 section 13.1.2).
+        candidate == "*" || candidate.trim_start_matches("W/") == etag
+    });
+    let mut response = if cached {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut response = body.clone().into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(file.content_type),
+        );
+        if let Some(coding) = encoding {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+        }
+        response
+    };
+    let headers = response.headers_mut();
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
+        headers.insert(header::ETAG, etag);
+    }
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, no-cache"),
+    );
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    response
+}

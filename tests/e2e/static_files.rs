@@ -1,0 +1,119 @@
+//! The pages' and the canvas's static files: brotli or gzip as the browser accepts, the same
+//! bytes once inflated, a strong ETag per encoding and `304 Not Modified` for a browser that
+//! has the file, revalidated on each use.
+
+use crate::helpers::{StoreKind, TestApp, spawn_app};
+
+struct Fetched {
+    status: u16,
+    encoding: String,
+    etag: String,
+    cache_control: String,
+    body: Vec<u8>,
+}
+
+async fn fetch(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Fetched {
+    let mut request = crate::helpers::http_client().get(format!("{}{path}", app.address));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    Fetched {
+        status: response.status().as_u16(),
+        encoding: header("content-encoding"),
+        etag: header("etag"),
+        cache_control: header("cache-control"),
+        body: response.bytes().await.unwrap().to_vec(),
+    }
+}
+
+fn inflate(encoding: &str, body: &[u8]) -> Vec<u8> {
+    match encoding {
+        "br" => {
+            let mut out = Vec::new();
+            brotli::BrotliDecompress(&mut &body[..], &mut out).unwrap();
+            out
+        }
+        "gzip" => presspack::infra::compress::gunzip(body),
+        "" => body.to_vec(),
+        other => panic!("unexpected encoding {other}"),
+    }
+}
+
+#[tokio::test]
+async fn static_files_are_compressed_tagged_and_revalidated() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let font = {
+        let catalogue = fetch(&app, "/web-demo/engine/assets.js", &[]).await;
+        let text = String::from_utf8(catalogue.body).unwrap();
+        let end = text.find(".ttf\"").expect("assets.js names the fonts") + ".ttf".len();
+        let start = text[..end].rfind("fonts/").unwrap();
+        format!("/web-demo/engine/{}", &text[start..end])
+    };
+    for path in [
+        "/web-demo/engine/presspack_engine_bg.wasm",
+        "/web-demo/engine/index.js",
+        "/web-demo/canvas.js",
+        "/static/shop.css",
+        font.as_str(),
+    ] {
+        let plain = fetch(&app, path, &[("accept-encoding", "identity")]).await;
+        assert_eq!((plain.status, plain.encoding.as_str()), (200, ""), "{path}");
+        assert_eq!(plain.cache_control, "public, no-cache", "{path}");
+        let mut tags = vec![plain.etag.clone()];
+        for (accepted, expected) in [("gzip, deflate, br", "br"), ("gzip", "gzip")] {
+            let packed = fetch(&app, path, &[("accept-encoding", accepted)]).await;
+            assert_eq!(packed.encoding, expected, "{path}");
+            assert!(packed.body.len() < plain.body.len(), "{path}");
+            assert_eq!(
+                inflate(&packed.encoding, &packed.body),
+                plain.body,
+                "{path}"
+            );
+            tags.push(packed.etag.clone());
+            // A browser that has it gets 304, however it names the tag.
+            for named in [
+                packed.etag.clone(),
+                format!("W/{}", packed.etag),
+                "*".into(),
+            ] {
+                let again = fetch(
+                    &app,
+                    path,
+                    &[("accept-encoding", accepted), ("if-none-match", &named)],
+                )
+                .await;
+                assert_eq!((again.status, again.body.len()), (304, 0), "{path} {named}");
+                assert_eq!(again.etag, packed.etag);
+            }
+        }
+        // A tag per encoding, each strong.
+        tags.sort();
+        tags.dedup();
+        assert_eq!(tags.len(), 3, "{path}: {tags:?}");
+        assert!(tags.iter().all(|t| t.starts_with('"')), "{tags:?}");
+        let other = fetch(&app, path, &[("if-none-match", "\"0123\"")]).await;
+        assert_eq!(other.status, 200);
+    }
+    // A small file goes as it is.
+    let small = fetch(
+        &app,
+        "/static/brand.css",
+        &[("accept-encoding", "br, gzip")],
+    )
+    .await;
+    assert_eq!((small.status, small.encoding.as_str()), (200, ""));
+    assert_eq!(
+        fetch(&app, "/web-demo/engine/fonts/nothing.ttf", &[])
+            .await
+            .status,
+        404
+    );
+}
