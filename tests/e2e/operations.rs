@@ -57,56 +57,6 @@ async fn the_root_links_the_canvas_the_reference_and_the_probes() {
     );
 }
 
-/// The canvas's engine (the browser build's wasm) goes gzipped to a client that accepts gzip
-/// and plain to one that does not, the same module either way.
-#[tokio::test]
-async fn the_canvas_engine_is_sent_gzipped_to_clients_that_accept_it() {
-    let app = spawn_app(StoreKind::Embedded).await;
-    let url = format!("{}/web-demo/engine/presspack_engine_bg.wasm", app.address);
-    let fetch = |accept: &'static str| {
-        let request = app.client.get(&url);
-        async move {
-            let response = request
-                .header("accept-encoding", accept)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), 200);
-            assert_eq!(response.headers()["content-type"], "application/wasm");
-            assert_eq!(response.headers()["vary"], "accept-encoding");
-            let encoding = response
-                .headers()
-                .get("content-encoding")
-                .map(|value| value.to_str().unwrap().to_owned());
-            (encoding, response.bytes().await.unwrap())
-        }
-    };
-    let (encoding, plain) = fetch("identity").await;
-    assert_eq!(encoding, None);
-    assert!(plain.starts_with(b"\0asm"), "a wasm module");
-    let (encoding, gzipped) = fetch("br, gzip;q=0.8").await;
-    assert_eq!(encoding.as_deref(), Some("gzip"));
-    assert!(
-        gzipped.len() * 2 < plain.len(),
-        "{} of {}",
-        gzipped.len(),
-        plain.len()
-    );
-    assert_eq!(presspack::infra::compress::gunzip(&gzipped), plain);
-    let (encoding, _) = fetch("gzip;q=0, *").await;
-    assert_eq!(encoding, None, "gzip refused by name");
-    // A repeated header is one list: gzip in the second counts.
-    let repeated = app
-        .client
-        .get(&url)
-        .header("accept-encoding", "br")
-        .header("accept-encoding", "gzip")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(repeated.headers()["content-encoding"], "gzip");
-}
-
 async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let get = |path: &str| app.client.get(format!("{}{path}", app.address)).send();

@@ -102,6 +102,25 @@ async fn static_files_are_compressed_tagged_and_revalidated() {
         let other = fetch(&app, path, &[("if-none-match", "\"0123\"")]).await;
         assert_eq!(other.status, 200);
     }
+    // Qualities decide, a refusal by name holds against `*`, and a repeated header is one list.
+    let wasm = "/web-demo/engine/presspack_engine_bg.wasm";
+    for (accepted, expected) in [
+        ("br;q=0.5, gzip", "gzip"),
+        ("gzip;q=0, br;q=0", ""),
+        ("gzip;q=0, *", "br"),
+        ("br;q=0, *", "gzip"),
+        ("identity", ""),
+    ] {
+        let got = fetch(&app, wasm, &[("accept-encoding", accepted)]).await;
+        assert_eq!(got.encoding, expected, "{accepted}");
+    }
+    let repeated = fetch(
+        &app,
+        wasm,
+        &[("accept-encoding", "deflate"), ("accept-encoding", "gzip")],
+    )
+    .await;
+    assert_eq!(repeated.encoding, "gzip");
     // A small file goes as it is.
     let small = fetch(
         &app,

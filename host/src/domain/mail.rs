@@ -96,7 +96,32 @@ pub async fn enqueue(
         change: change.map(str::to_owned),
         account_link: None,
     };
-    enqueue_message(store, message).await
+    let id = order_mail_id(&order.number, change);
+    queue::enqueue::<Mails>(store, &id, message).await?;
+    Ok(id)
+}
+
+/// The id of the message telling order `number`'s confirmation, or its change `change`: what
+/// [`of_order`] finds it by.
+fn order_mail_id(number: &str, change: Option<&str>) -> String {
+    match change {
+        Some(change) => format!("mail_{number}_{change}"),
+        None => format!("mail_{number}_confirmed"),
+    }
+}
+
+/// The messages about `order` that were queued: its confirmation and those of its changes.
+pub async fn of_order(
+    store: &dyn Store,
+    order: &Order,
+) -> Result<Vec<Job<MailMessage>>, StoreError> {
+    let changes = order.history.iter().map(|change| Some(change.id.as_str()));
+    let mut found = Vec::new();
+    for change in std::iter::once(None).chain(changes) {
+        let id = order_mail_id(&order.number, change);
+        found.extend(queue::find::<Mails>(store, &id).await?);
+    }
+    Ok(found)
 }
 
 /// Queues an account link (`kind` [`MailKind::ConfirmAddress`] or [`MailKind::PasswordReset`])
@@ -114,10 +139,6 @@ pub async fn enqueue_account_link(
         change: None,
         account_link: Some(link),
     };
-    enqueue_message(store, message).await
-}
-
-async fn enqueue_message(store: &dyn Store, message: MailMessage) -> Result<String, StoreError> {
     let id = format!("mail_{:032x}", rand::random::<u128>());
     queue::enqueue::<Mails>(store, &id, message).await?;
     Ok(id)

@@ -33,9 +33,9 @@ pub fn brotli(bytes: &[u8], quality: i32) -> Vec<u8> {
     out
 }
 
-/// Whether an `Accept-Encoding` header value accepts `coding` (`gzip`, `br`): by name, or else
-/// `*`, with a quality above zero (RFC 9110 section 12.5.3).
-pub fn accepts(accept_encoding: &str, coding: &str) -> bool {
+/// The quality an `Accept-Encoding` header value gives `coding` (`gzip`, `br`): its own, or
+/// else that of `*`, else 0; 0 refuses it (RFC 9110 section 12.5.3).
+pub fn quality(accept_encoding: &str, coding: &str) -> f32 {
     let quality_of = |wanted: &str| {
         accept_encoding.split(',').find_map(|coding| {
             let mut parts = coding.split(';').map(str::trim);
@@ -50,7 +50,7 @@ pub fn accepts(accept_encoding: &str, coding: &str) -> bool {
     };
     quality_of(coding)
         .or_else(|| quality_of("*"))
-        .is_some_and(|q| q > 0.0)
+        .unwrap_or(0.0)
 }
 
 #[cfg(test)]
@@ -58,9 +58,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gzip_is_accepted_only_when_named_or_wildcarded_with_quality() {
+    fn a_coding_has_its_quality_or_the_wildcards() {
         for yes in ["gzip", "br, gzip;q=0.5", "GZIP", "*", "deflate, * ;q=1"] {
-            assert!(accepts(yes, "gzip"), "{yes}");
+            assert!(quality(yes, "gzip") > 0.0, "{yes}");
         }
         for no in [
             "",
@@ -71,10 +71,10 @@ mod tests {
             "x-gzip2",
             "gzip;q=0, *",
         ] {
-            assert!(!accepts(no, "gzip"), "{no}");
+            assert_eq!(quality(no, "gzip"), 0.0, "{no}");
         }
-        assert!(accepts("gzip, deflate, br, zstd", "br"));
-        assert!(!accepts("gzip, br;q=0", "br"));
+        assert_eq!(quality("gzip, deflate, br, zstd", "br"), 1.0);
+        assert_eq!(quality("gzip, br;q=0.4", "br"), 0.4);
     }
 
     #[test]

@@ -74,6 +74,11 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
         "{shown}"
     );
     assert!(shown.contains("shipped by admin:ann.ops"), "{shown}");
+    // The order's mail: its confirmation (sent) and the shipping notice just queued.
+    assert!(
+        shown.contains("order confirmation") && shown.contains("shipping notice"),
+        "{shown}"
+    );
     screenshot(&browser, &format!("console-shipped-{store}")).await;
 
     // The list finds it by the customer's address.

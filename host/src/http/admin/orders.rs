@@ -297,11 +297,7 @@ async fn order_page(
         key: &services.secret_key,
         expires: now() + PRESS_LINK_SECONDS,
     };
-    let mail: Vec<_> = queue::list::<Mails>(store)
-        .await?
-        .into_iter()
-        .filter(|job| job.payload.order_number == order.number)
-        .collect();
+    let mail = crate::domain::mail::of_order(store, order).await?;
     let address = &order.delivery;
     let n = &order.number;
     let csrf = html! { input type="hidden" name="csrf" value=(staff.csrf_token); };

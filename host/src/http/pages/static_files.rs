@@ -109,8 +109,8 @@ fn prepare(source: Source) -> Prepared {
     }
 }
 
-/// The representation the request accepts (brotli, then gzip, then as it is), or a 304 when
-/// the request names its ETag.
+/// The representation the request accepts with the highest quality (brotli before gzip at the
+/// same, as it is when neither), or a 304 when the request names its ETag.
 fn answer(file: &Prepared, request: &HeaderMap) -> Response {
     // A repeated header is one list (RFC 9110 section 5.3).
     let list = |name: header::HeaderName| {
@@ -122,10 +122,17 @@ fn answer(file: &Prepared, request: &HeaderMap) -> Response {
             .join(",")
     };
     let accepted = list(header::ACCEPT_ENCODING);
-    let (encoding, body) = match (&file.brotli, &file.gzip) {
-        (Some(brotli), _) if compress::accepts(&accepted, "br") => (Some("br"), brotli),
-        (_, Some(gzip)) if compress::accepts(&accepted, "gzip") => (Some("gzip"), gzip),
-        _ => (None, &file.identity),
+    let offered = [("br", &file.brotli), ("gzip", &file.gzip)];
+    let best = offered
+        .into_iter()
+        .filter_map(|(coding, body)| Some((coding, body.as_ref()?)))
+        .map(|(coding, body)| (compress::quality(&accepted, coding), coding, body))
+        .filter(|(quality, _, _)| *quality > 0.0)
+        // The first of the highest: brotli wins a tie.
+        .reduce(|best, next| if next.0 > best.0 { next } else { best });
+    let (encoding, body) = match best {
+        Some((_, coding, body)) => (Some(coding), body),
+        None => (None, &file.identity),
     };
     let etag = match encoding {
         Some(coding) => format!("\"{}-{coding}\"", file.tag),
