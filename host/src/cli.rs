@@ -860,10 +860,7 @@ async fn move_order(
     requested: Move,
 ) -> Result<(), String> {
     let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
-    let mailing = match config.mail.smtp_host {
-        Some(_) => Mailing::Configured,
-        None => Mailing::Off,
-    };
+    let mailing = Mailing::when(config.mail.smtp_host.is_some());
     let order = status::change(store, number, requested, &format!("cli:{user}"), mailing)
         .await
         .map_err(|e| e.to_string())?;

@@ -129,6 +129,17 @@ pub enum Mailing {
     Off,
 }
 
+impl Mailing {
+    /// `Configured` when an SMTP server is.
+    pub fn when(configured: bool) -> Mailing {
+        if configured {
+            Mailing::Configured
+        } else {
+            Mailing::Off
+        }
+    }
+}
+
 /// Moves placed order `number` on, as `by`; the order as it is now. The partner's webhooks
 /// for the change are queued, and with `mail` the customer's shipping notice (the caller may
 /// wake their workers).

@@ -23,7 +23,7 @@ use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{Fields, field};
-use crate::http::pages::layout::{alert, money};
+use crate::http::pages::layout::{alert, money, redirect_setting};
 use crate::http::pages::orders::capitalised;
 use crate::http::rpc::render;
 use crate::http::state::AppState;
@@ -257,8 +257,12 @@ async fn placed_order(services: &Services, number: &str) -> Result<Order, Consol
     let store = services.store.as_ref();
     match orders::load(store, number).await? {
         Some(order) if orders::is_committed(store, &order).await? => Ok(order),
-        _ => Err(PageError::not_found(format!("There is no order {number}.")).into()),
+        _ => Err(no_order(number)),
     }
+}
+
+fn no_order(number: &str) -> ConsoleError {
+    PageError::not_found(format!("There is no order {number}.")).into()
 }
 
 /// The number of sides of a pack as ordered (its JSON's `sides`).
@@ -494,24 +498,16 @@ pub async fn move_order(
             .await;
         }
     };
-    let mailing = match state.mailer.is_configured() {
-        true => Mailing::Configured,
-        false => Mailing::Off,
-    };
+    let mailing = Mailing::when(state.mailer.is_configured());
     let store = state.store.as_ref();
     match status::change(store, &number, requested, &operator.signature(), mailing).await {
         Ok(_) => {
             state.wake.webhooks.notify_one();
             state.wake.mail.notify_one();
-            Ok(crate::http::pages::layout::redirect_setting(
-                &format!("/admin/orders/{number}"),
-                &[],
-            ))
+            Ok(redirect_setting(&format!("/admin/orders/{number}"), &[]))
         }
         Err(MoveError::Store(error)) => Err(error.into()),
-        Err(MoveError::NoSuchOrder(_)) => {
-            Err(PageError::not_found(format!("There is no order {number}.")).into())
-        }
+        Err(MoveError::NoSuchOrder(_)) => Err(no_order(&number)),
         Err(error) => {
             let status = match error {
                 MoveError::Illegal { .. } => StatusCode::CONFLICT,
@@ -540,14 +536,12 @@ pub async fn reprint(
     let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
     let key = field(&fields, "key");
     match reprint::reprint(&state, &number, key, &operator.signature()).await {
-        Ok(reprinted) => Ok(crate::http::pages::layout::redirect_setting(
+        Ok(reprinted) => Ok(redirect_setting(
             &format!("/admin/orders/{}", reprinted.number),
             &[],
         )),
         Err(ReprintError::Store(error)) => Err(error.into()),
-        Err(ReprintError::NoSuchOrder(_)) => {
-            Err(PageError::not_found(format!("There is no order {number}.")).into())
-        }
+        Err(ReprintError::NoSuchOrder(_)) => Err(no_order(&number)),
         Err(error @ ReprintError::InvalidKey) => {
             Err(PageError::bad_request(error.to_string()).into())
         }

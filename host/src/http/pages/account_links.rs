@@ -18,10 +18,10 @@ use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
 use crate::domain::customers::{self, AccountError, Customer, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, AccountLink, MailKind};
 use crate::domain::services::Services;
-use crate::http::client::{RATE_LIMITS, limit_key};
+use crate::http::client::RATE_LIMITS;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, alert, csrf_field, field};
-use crate::http::pages::sessions::Visitor;
+use crate::http::pages::sessions::{Visitor, address_key};
 use crate::http::state::AppState;
 use crate::infra::store::StoreError;
 
@@ -137,10 +137,7 @@ pub async fn request_reset(
         return Ok((StatusCode::SERVICE_UNAVAILABLE, page).into_response());
     }
     let store = state.store.as_ref();
-    let client = visitor
-        .client
-        .map_or_else(|| "unknown".to_owned(), limit_key);
-    let address = hex::encode(&<sha2::Sha256 as sha2::Digest>::digest(email.as_bytes())[..16]);
+    let (client, address) = (visitor.client_key(), address_key(&email));
     let mut over = false;
     for (id, limit) in [
         (format!("reset:{address}"), RESETS_PER_ADDRESS),

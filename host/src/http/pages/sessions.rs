@@ -183,6 +183,12 @@ impl Visitor {
             .push(state.cookies.cookie(VISITOR_COOKIE, &id, None));
     }
 
+    /// The visitor's network as limits count it (`unknown` without an address).
+    pub fn client_key(&self) -> String {
+        self.client
+            .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key)
+    }
+
     /// Whether this browser signed in to `email` before (its device cookie).
     pub fn is_known_device(&self, email: &str) -> bool {
         self.device.as_deref().is_some_and(|device| {
@@ -313,9 +319,7 @@ impl SignInLimits {
         email: &str,
     ) -> Result<Result<(), Duration>, StoreError> {
         let address = address_key(email);
-        let client = visitor
-            .client
-            .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key);
+        let client = visitor.client_key();
         let mut counts = vec![
             (
                 format!("signin:{address}:{client}"),
@@ -352,9 +356,7 @@ impl SignInLimits {
         visitor: &Visitor,
         email: &str,
     ) -> Result<(), StoreError> {
-        let client = visitor
-            .client
-            .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key);
+        let client = visitor.client_key();
         store
             .forget_window(
                 RATE_LIMITS,
@@ -365,6 +367,6 @@ impl SignInLimits {
 }
 
 /// An e-mail address as limits count it: hashed, so no address is written into store keys.
-fn address_key(email: &str) -> String {
+pub(crate) fn address_key(email: &str) -> String {
     hex::encode(&Sha256::digest(email.trim().to_lowercase().as_bytes())[..16])
 }
