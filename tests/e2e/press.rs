@@ -266,14 +266,18 @@ async fn ordered_cards(app: &TestApp, receiver: &Receiver) -> (String, String) {
     (number, photo_card)
 }
 
-/// The job that made `number`'s press files finished at its first attempt.
+/// The job that made `number`'s press files finished at its first attempt. Its done record is
+/// written after the files' record, so it is waited for (a minute at most).
 async fn assert_made_in_one_attempt(app: &TestApp, number: &str) {
-    let job = app
-        .store
-        .get(PRESS_JOBS_DONE, number)
-        .await
-        .unwrap()
-        .unwrap();
+    let mut done = None;
+    for _ in 0..600 {
+        done = app.store.get(PRESS_JOBS_DONE, number).await.unwrap();
+        if done.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let job = done.expect("the press-file job is recorded as done within a minute");
     let job: serde_json::Value = serde_json::from_slice(&job.value).unwrap();
     assert_eq!(
         (job["state"].as_str(), job["attempts"].as_u64()),
