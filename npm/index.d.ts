@@ -129,10 +129,26 @@ export interface TemplateOutline {
       pointSizeFixed: boolean;
       alignmentFixed: boolean;
     };
+    /** Filled box items: the colour a `boxData` datum replaces. */
+    colour?: Colour;
   }[];
 }
 
+/** A warning in a customer's words, with the editor's fix for it. */
+export interface ExplainedWarning {
+  element: string;
+  code: string;
+  blocksOrdering: boolean;
+  side: { type: "image" | "details"; sideNum: number } | null;
+  linkId: string | null;
+  /** The sentence a customer reads (names the slot and the uploaded file). */
+  text: string;
+  fix: "pack-size" | "card-split" | "number-sides" | "add-front" | "remove-image" | "place-image" | "choose-layout" | null;
+}
+
 export interface Engine {
+  /** Gives the bytes of a face the catalogue names (see `createEngine`'s `fonts: "on-demand"`). */
+  addFace(name: string, bytes: Uint8Array): void;
   /** Adds a template (XML); returns its code. */
   addTemplate(xml: string): string;
   render(request: RenderRequest, images: ImageInput[]): RenderResult;
@@ -146,6 +162,8 @@ export interface Engine {
   describeTemplate(code: string): TemplateOutline;
   /** The server's pack warnings for a pack of `product` (structure, basket, low resolution). */
   packWarnings(product: string, pack: Pack): Warning[];
+  /** packWarnings and `extra` (e.g. a side's overflow as `{element, code: "PVT001", message}`) in a customer's words. */
+  explainWarnings(product: string, pack: Pack, extra: Warning[]): ExplainedWarning[];
   /** A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb` it is drawn with. */
   displayColour(colour: Colour): string;
   free(): void;
@@ -165,6 +183,7 @@ export interface PresspackError extends Error {
     | "datum_mismatch"
     | "too_many_data"
     | "unknown_font"
+    | "font_not_loaded"
     | "invalid_text"
     | "missing_image"
     | "invalid_max_side"
@@ -180,6 +199,8 @@ export interface PresspackError extends Error {
     | "image_too_large_to_decode"
     | "unreadable_pdf"
     | "engine_error";
+  /** For `font_not_loaded`: the catalogue name of the face to add. */
+  face?: string;
 }
 
 export interface Fonts {
@@ -191,5 +212,8 @@ export function initEngine(): Promise<unknown>;
 export function loadFonts(): Promise<Fonts>;
 export function loadTemplates(codes?: string[]): Promise<Record<string, string>>;
 export const templateCodes: string[];
-export function createEngine(options?: { fonts?: Fonts; templates?: string[] }): Promise<Engine>;
+export function loadFace(name: string): Promise<{ name: string; bytes: Uint8Array }>;
+/** Runs `call`, loading and adding each face it needs; for engines made with `fonts: "on-demand"`. */
+export function withFaces<T>(engine: Engine, call: () => T): Promise<T>;
+export function createEngine(options?: { fonts?: Fonts | "on-demand"; templates?: string[] }): Promise<Engine>;
 export { WebEngine } from "./presspack_engine.js";

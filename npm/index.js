@@ -1,11 +1,9 @@
 // @presspack/engine: Presspack's render and text-measure engine in the browser and in Node.
 // The same wasm engine as the server's renderSide and text.measure: same pixels, same numbers.
 import init, { WebEngine } from "./presspack_engine.js";
-import { catalogueUrl, faceUrls, templateUrls } from "./assets.js";
+import { catalogueUrl, faceUrls, templateUrls, wasmUrl } from "./assets.js";
 
 export { WebEngine };
-
-const wasmUrl = new URL("./presspack_engine_bg.wasm", import.meta.url);
 
 /** The bytes at `url`: read from disk for file: URLs (Node), fetched otherwise. */
 async function load(url) {
@@ -37,6 +35,29 @@ export async function loadFonts() {
   return { catalogue, faces };
 }
 
+/** The bytes of one built-in face, by its catalogue name: `{name, bytes}`. */
+export async function loadFace(name) {
+  const url = faceUrls[name];
+  if (!url) throw new Error(`font face ${name}: not a built-in face`);
+  return { name, bytes: await load(url) };
+}
+
+/**
+ * Runs `call` (a render or measurement of `engine`), loading and adding each face it turns
+ * out to need: an engine made with `fonts: "on-demand"` holds no faces until a text needs one.
+ */
+export async function withFaces(engine, call) {
+  for (;;) {
+    try {
+      return call();
+    } catch (error) {
+      if (error?.code !== "font_not_loaded") throw error;
+      const { name, bytes } = await loadFace(error.face);
+      engine.addFace(name, bytes);
+    }
+  }
+}
+
 /** The built-in templates' XML, by template code (all, or those of `codes`). */
 export async function loadTemplates(codes = Object.keys(templateUrls)) {
   const entries = await Promise.all(
@@ -54,11 +75,16 @@ export const templateCodes = Object.keys(templateUrls);
 
 /**
  * An engine with the built-in fonts and templates, or with those given. Extra templates (XML
- * strings) may be added later with `engine.addTemplate(xml)`.
+ * strings) may be added later with `engine.addTemplate(xml)`. `fonts: "on-demand"` loads the
+ * catalogue alone: a call that needs a face throws `font_not_loaded` naming it (see
+ * `withFaces`), so a page downloads only the faces its sides use.
  */
 export async function createEngine({ fonts, templates } = {}) {
   await initEngine();
-  const { catalogue, faces } = fonts ?? (await loadFonts());
+  const { catalogue, faces } =
+    fonts === "on-demand"
+      ? { catalogue: JSON.parse(await text(catalogueUrl)), faces: [] }
+      : (fonts ?? (await loadFonts()));
   const engine = new WebEngine(catalogue, faces);
   for (const xml of templates ?? Object.values(await loadTemplates())) {
     engine.addTemplate(xml);

@@ -27,6 +27,9 @@ pub enum FailureCode {
     DatumMismatch,
     TooManyData,
     UnknownFont,
+    /// A text needs a face the browser build has not been given yet (`addFace` it, then
+    /// draw again); the server's engine has every face.
+    FontNotLoaded,
     InvalidText,
     MissingImage,
     InvalidMaxSide,

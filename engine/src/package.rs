@@ -12,23 +12,32 @@ pub fn face_file(name: &str) -> String {
     }
 }
 
-/// `assets.js`: the URLs of the font catalogue, of every face in `faces` and of every
-/// template in `template_codes`, as literal `new URL("./…", import.meta.url)` expressions,
-/// which bundlers such as Vite follow and copy.
+/// The engine's wasm module, beside `index.js`.
+pub const WASM_FILE: &str = "presspack_engine_bg.wasm";
+
+/// `assets.js`: the URLs of the engine's wasm, of the font catalogue, of every face in
+/// `faces` and of every template in `template_codes`, as literal `new URL("./…",
+/// import.meta.url)` expressions, which bundlers such as Vite follow and copy. `version`
+/// gives a suffix for each relative path (a server's `?v=` content hash, or nothing).
 pub fn assets_module<'a>(
     faces: impl IntoIterator<Item = &'a str>,
     template_codes: impl IntoIterator<Item = &'a str>,
+    version: impl Fn(&str) -> String,
 ) -> String {
     let url = |path: String| {
+        let versioned = format!("{path}{}", version(&path));
         format!(
             "new URL({}, import.meta.url)",
-            serde_json::Value::from(path)
+            serde_json::Value::from(versioned)
         )
     };
-    let mut module = String::from(
-        "// The package's fonts and templates as URLs a bundler can follow.\n\
-         export const catalogueUrl = new URL(\"./fonts/catalogue.json\", import.meta.url);\n\
-         export const faceUrls = {\n",
+    let mut module = format!(
+        "// The package's wasm, fonts and templates as URLs a bundler can follow.\n\
+         export const wasmUrl = {};\n\
+         export const catalogueUrl = {};\n\
+         export const faceUrls = {{\n",
+        url(format!("./{WASM_FILE}")),
+        url("./fonts/catalogue.json".to_owned())
     );
     for name in faces {
         let path = format!("./fonts/{}", face_file(name));
@@ -60,6 +69,7 @@ mod tests {
         let module = assets_module(
             ["dejavu:sans", "brand.otf"],
             ["businesscard_full_image_landscape"],
+            |_| String::new(),
         );
         assert!(module.contains(
             "  \"dejavu:sans\": new URL(\"./fonts/dejavu-sans.ttf\", import.meta.url),\n"
@@ -71,5 +81,10 @@ mod tests {
             "  \"businesscard_full_image_landscape\": \
              new URL(\"./templates/businesscard_full_image_landscape.xml\", import.meta.url),\n"
         ));
+        assert!(module.contains(
+            "export const wasmUrl = new URL(\"./presspack_engine_bg.wasm\", import.meta.url);\n"
+        ));
+        let versioned = assets_module(["dejavu:sans"], [], |path| format!("?v={}", path.len()));
+        assert!(versioned.contains("new URL(\"./fonts/dejavu-sans.ttf?v=23\", import.meta.url)"));
     }
 }

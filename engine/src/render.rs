@@ -132,6 +132,11 @@ impl EngineError {
             EngineError::Layout(LayoutError::Font { .. }) | EngineError::Font(_) => {
                 FailureCode::UnknownFont
             }
+            EngineError::Layout(LayoutError::Text {
+                error: TextError::FaceNotLoaded(_),
+                ..
+            })
+            | EngineError::Text(TextError::FaceNotLoaded(_)) => FailureCode::FontNotLoaded,
             EngineError::Layout(LayoutError::Text { .. }) | EngineError::Text(_) => {
                 FailureCode::InvalidText
             }
@@ -146,6 +151,20 @@ impl EngineError {
             EngineError::TooManyOverlays(_) => FailureCode::TooManyOverlays,
             EngineError::Ingest(refused) => refused.code(),
             EngineError::Request(_) => FailureCode::InvalidRequest,
+        }
+    }
+}
+
+impl EngineError {
+    /// The face to load before trying again, for [`FailureCode::FontNotLoaded`].
+    pub fn face_not_loaded(&self) -> Option<&str> {
+        match self {
+            EngineError::Layout(LayoutError::Text {
+                error: TextError::FaceNotLoaded(name),
+                ..
+            })
+            | EngineError::Text(TextError::FaceNotLoaded(name)) => Some(name),
+            _ => None,
         }
     }
 }
@@ -254,6 +273,11 @@ impl Engine {
 
     pub fn fonts(&self) -> &FontBook {
         &self.book
+    }
+
+    /// Supplies a face a partial font book lacks (see [`FontBook::partial`]).
+    pub fn add_face(&mut self, name: &str, data: std::sync::Arc<[u8]>) -> Result<(), EngineError> {
+        self.book.add_face(name, data).map_err(EngineError::Font)
     }
 
     /// Adds (or replaces) a template; returns its code.

@@ -27,8 +27,8 @@ use crate::failure::FailureCode;
 use crate::images::plan_images;
 use crate::layout::LayoutReport;
 use crate::model::{
-    Alignment, Catalogue, Colour, FromJson, ImageBasket, ItemKind, Pack, Side, Template,
-    pack_warnings, template_warnings,
+    Alignment, Catalogue, Colour, Explained, FromJson, ImageBasket, ItemKind, Pack, Product, Side,
+    Template, Warning, explain, pack_warnings, template_warnings,
 };
 use crate::raster::ViewArea;
 use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
@@ -128,6 +128,9 @@ struct ItemOutline<'t> {
     area: Area,
     #[serde(skip_serializing_if = "Option::is_none")]
     text: Option<TextOutline<'t>>,
+    /// A box item's colour (a `boxData` datum replaces it), when the box is filled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    colour: Option<Colour>,
 }
 
 #[derive(Serialize)]
@@ -171,6 +174,13 @@ impl<'t> TemplateOutline<'t> {
                     }),
                     _ => None,
                 },
+                colour: match item.kind {
+                    ItemKind::Box {
+                        colour,
+                        filled: true,
+                    } => Some(colour),
+                    _ => None,
+                },
             })
             .collect();
         TemplateOutline {
@@ -209,9 +219,15 @@ fn invalid(error: impl std::fmt::Display) -> JsValue {
     thrown(FailureCode::InvalidRequest, error)
 }
 
-/// The engine's refusal, with its own code.
+/// The engine's refusal, with its own code (and, for `font_not_loaded`, the `face` to add).
 fn refused(error: EngineError) -> JsValue {
-    thrown(error.code(), error)
+    let face = error.face_not_loaded().map(str::to_owned);
+    let thrown = thrown(error.code(), error);
+    if let Some(face) = face {
+        // Setting a property of a fresh Error object cannot fail.
+        let _ = js_sys::Reflect::set(&thrown, &"face".into(), &face.into());
+    }
+    thrown
 }
 
 #[wasm_bindgen]
@@ -222,7 +238,9 @@ pub struct WebEngine {
 #[wasm_bindgen]
 impl WebEngine {
     /// An engine with a font catalogue (the format of `fonts/catalogue.json`) and the bytes
-    /// of every face it names.
+    /// of some or all of the faces it names (`[{name, bytes}]`). A render or measurement
+    /// that needs a face not given throws an error with code `font_not_loaded` and the
+    /// face's name in `face`: give it with `addFace` and call again.
     #[wasm_bindgen(constructor)]
     pub fn new(catalogue: JsValue, faces: JsValue) -> Result<WebEngine, JsValue> {
         let catalogue: FontCatalogue =
@@ -231,11 +249,19 @@ impl WebEngine {
         let faces = faces
             .into_iter()
             .map(|f| (f.name, Arc::<[u8]>::from(f.bytes.into_vec())));
-        let book =
-            FontBook::new(&catalogue, faces).map_err(|e| thrown(FailureCode::UnknownFont, e))?;
+        let book = FontBook::partial(&catalogue, faces)
+            .map_err(|e| thrown(FailureCode::UnknownFont, e))?;
         Ok(WebEngine {
             engine: Engine::new(book),
         })
+    }
+
+    /// Supplies the bytes of a face the catalogue names (a face already there is kept).
+    #[wasm_bindgen(js_name = addFace)]
+    pub fn add_face(&mut self, name: &str, bytes: Vec<u8>) -> Result<(), JsValue> {
+        self.engine
+            .add_face(name, Arc::from(bytes))
+            .map_err(|e| thrown(FailureCode::UnknownFont, e))
     }
 
     /// Adds a template (XML); returns its code.
@@ -320,6 +346,34 @@ impl WebEngine {
     /// code, message}]`. Text overflow and fallback fonts come from [`WebEngine::report`].
     #[wasm_bindgen(js_name = packWarnings)]
     pub fn pack_warnings(&self, product: &str, pack: JsValue) -> Result<JsValue, JsValue> {
+        to_js(&self.warnings_of(product, pack)?.2)
+    }
+
+    /// `packWarnings` and `extra` (warnings the page found itself, such as a side's text
+    /// overflow: `[{element, code, message}]`) in a customer's words, as the server's pages
+    /// show them: `[{element, code, blocksOrdering, side, linkId, text, fix}]`.
+    #[wasm_bindgen(js_name = explainWarnings)]
+    pub fn explain_warnings(
+        &self,
+        product: &str,
+        pack: JsValue,
+        extra: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let extra: Vec<Warning> = serde_wasm_bindgen::from_value(extra).map_err(invalid)?;
+        let (pack, product, mut warnings) = self.warnings_of(product, pack)?;
+        warnings.extend(extra);
+        let explained: Vec<Explained> = warnings
+            .iter()
+            .map(|warning| explain(warning, &pack, product))
+            .collect();
+        to_js(&explained)
+    }
+
+    fn warnings_of(
+        &self,
+        product: &str,
+        pack: JsValue,
+    ) -> Result<(Pack, &'static Product, Vec<Warning>), JsValue> {
         let product = Catalogue::builtin()
             .product(product)
             .ok_or_else(|| invalid(format!("product: {product:?} is not a product")))?;
@@ -329,7 +383,7 @@ impl WebEngine {
         warnings.extend(template_warnings(&pack, product, &|code| {
             self.engine.template(code).ok()
         }));
-        to_js(&warnings)
+        Ok((pack, product, warnings))
     }
 
     /// A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb`

@@ -168,7 +168,10 @@ impl Application {
             templates: engine.templates,
         });
         let state = Arc::new(AppState {
-            cookies: CookiePolicy::for_base_url(&services.base_url),
+            cookies: CookiePolicy::for_base_url(
+                &services.base_url,
+                !services.brand.edit_frame_ancestors.is_empty(),
+            ),
             services,
             sign_in_limits: SignInLimits::default(),
             edge: config.edge.clone(),
@@ -379,6 +382,7 @@ fn canvas_routes() -> Router<Arc<AppState>> {
         .route("/web-demo/", get(canvas::demo_page))
         .route("/web-demo/sample.json", get(canvas::sample))
         .route("/web-demo/{file}", get(canvas::asset))
+        .route("/web-demo/editor/{file}", get(canvas::editor_module))
         .route("/web-demo/engine/{*path}", get(canvas::engine_file))
         .route("/images/{id}/{rendition}", get(canvas::image))
         .route(

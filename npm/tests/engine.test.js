@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
 
-import { createEngine, loadTemplates, templateCodes } from "../../pkg/index.js";
+import { createEngine, loadTemplates, templateCodes, withFaces } from "../../pkg/index.js";
 import { decodePng } from "./png.js";
 
 const scenes = new URL("../../engine/tests/scenes/", import.meta.url);
@@ -135,4 +135,33 @@ test("report gives text overflow and fallback fonts; packWarnings the pack warni
   assert.match(low[0].message, /900x900/);
   assert.deepEqual(codes({ numCards: 7, sides: [front(25.4), side], imageBasket: basket }), ["PV001"]);
   assert.throws(() => engine.packWarnings("nosuchproduct", {}), /nosuchproduct/);
+});
+
+// A page loads only the faces its sides use: an on-demand engine names each face it needs
+// (font_not_loaded, with `face`), and once given them draws the full engine's pixels.
+test("an on-demand engine asks for the faces a side needs and then draws the same", async () => {
+  const lazy = await createEngine({ fonts: "on-demand" });
+  const side = {
+    type: "details", sideNum: 1, templateCode: "businesscard_full_text_landscape",
+    data: [{ type: "textData", linkId: "back_line_1", text: "Ada Lovelace",
+      font: { fontFamily: "georgia", bold: true, italic: false } }],
+  };
+  const request = { side, boxType: "bleed", maxSide: 300 };
+  assert.throws(() => lazy.renderPixels(request, []), (error) => {
+    assert.equal(error.code, "font_not_loaded");
+    assert.match(error.face, /^dejavu:/);
+    return true;
+  });
+  const asked = [];
+  const drawn = await withFaces(lazy, () => {
+    try {
+      return lazy.renderPixels(request, []);
+    } catch (error) {
+      if (error.face) asked.push(error.face);
+      throw error;
+    }
+  });
+  assert.ok(asked.includes("dejavu:serif-bold"), asked.join());
+  assert.ok(asked.length < 12, `${asked.length} faces for one side`);
+  assert.deepEqual(drawn.pixels, engine.renderPixels(request, []).pixels);
 });

@@ -76,3 +76,8 @@ console.log(JSON.stringify(measured));`,
   const caught = await runModule(`${setup}${errors}`);
   assert.match(caught.stdout, /caught invalid_max_side: maxSide must be from 16 to 4096/);
 });
+
+test("the README's on-demand fonts example runs as written", async () => {
+  const { stdout } = await runModule(example('fonts: "on-demand"'));
+  assert.equal(stdout.trim(), "300");
+});

@@ -152,3 +152,111 @@ async fn paper_options_have_names_and_the_checkout_shows_unit_prices() {
     assert!(unit.starts_with('£') && total.starts_with('£'), "{line}");
     assert_eq!(pounds(unit) * 2, pounds(total), "{line}");
 }
+
+/// The headers that decide framing, and the cookies a page sets, for `path`.
+async fn framing_of(
+    app: &crate::helpers::TestApp,
+    path: &str,
+) -> (String, Option<String>, Vec<String>) {
+    let response = reqwest::Client::new()
+        .get(format!("{}{path}", app.address))
+        .send()
+        .await
+        .unwrap();
+    let headers = response.headers();
+    let policy = headers["content-security-policy"].to_str().unwrap();
+    let ancestors = policy
+        .split(';')
+        .map(str::trim)
+        .find(|d| d.starts_with("frame-ancestors"))
+        .unwrap()
+        .to_owned();
+    let deny = headers
+        .get("x-frame-options")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let cookies = headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    (ancestors, deny, cookies)
+}
+
+/// Nobody frames a page by default. A partner origin in `edit_frame_ancestors` may frame the
+/// customer pages (the edit drop-in and the sign-in, cart and checkout it leads to), never
+/// the console; behind https the cookies then go `SameSite=None; Partitioned` so the framed
+/// editor keeps its sign-in. A malformed origin is refused naming the setting.
+#[tokio::test]
+async fn partner_origins_may_frame_the_customer_pages_and_nobody_the_console() {
+    let plain = spawn_app(StoreKind::Embedded).await;
+    for path in ["/web-demo/", "/account/signin", "/admin/signin"] {
+        let (ancestors, deny, _) = framing_of(&plain, path).await;
+        assert_eq!(ancestors, "frame-ancestors 'none'", "{path}");
+        assert_eq!(deny.as_deref(), Some("DENY"), "{path}");
+    }
+
+    let framed = spawn_app_with(StoreKind::Embedded, |config| {
+        config.service.base_url = Some("https://print.example".into());
+        config.brand.edit_frame_ancestors = vec![
+            "https://shop.example".into(),
+            "https://app.shop.example:8443".into(),
+        ];
+    })
+    .await;
+    for path in ["/web-demo/", "/account/signin", "/orders/PP-NOSUCHORDER"] {
+        let (ancestors, deny, _) = framing_of(&framed, path).await;
+        assert_eq!(
+            ancestors, "frame-ancestors 'self' https://shop.example https://app.shop.example:8443",
+            "{path}"
+        );
+        assert_eq!(deny, None, "{path}");
+    }
+    let (ancestors, deny, _) = framing_of(&framed, "/admin/signin").await;
+    assert_eq!(ancestors, "frame-ancestors 'none'");
+    assert_eq!(deny.as_deref(), Some("DENY"));
+    let (_, _, cookies) = framing_of(&framed, "/account/signin").await;
+    assert!(
+        !cookies.is_empty(),
+        "the sign-in page sets its visitor cookie"
+    );
+    for cookie in &cookies {
+        assert!(
+            cookie.contains("SameSite=None")
+                && cookie.contains("Secure")
+                && cookie.contains("Partitioned"),
+            "{cookie}"
+        );
+    }
+    let (_, _, cookies) = framing_of(&plain, "/account/signin").await;
+    assert!(
+        cookies
+            .iter()
+            .all(|c| c.contains("SameSite=Lax") && !c.contains("Partitioned"))
+    );
+
+    for bad in [
+        "https://shop.example/editor",
+        "shop.example",
+        "javascript:alert(1)",
+    ] {
+        let refused = Config::load(None, |asked| {
+            (asked == "PRESSPACK_EDIT_FRAME_ANCESTORS")
+                .then(|| format!("https://ok.example, {bad}"))
+        })
+        .expect_err(bad)
+        .to_string();
+        assert!(
+            refused.contains("PRESSPACK_EDIT_FRAME_ANCESTORS") && refused.contains("origins"),
+            "{refused}"
+        );
+    }
+    let read = Config::load(None, |asked| {
+        (asked == "PRESSPACK_EDIT_FRAME_ANCESTORS")
+            .then(|| "HTTPS://Shop.Example/, https://b.example".to_owned())
+    })
+    .unwrap();
+    assert_eq!(
+        read.brand.edit_frame_ancestors,
+        ["https://shop.example", "https://b.example"]
+    );
+}

@@ -16,12 +16,13 @@ use crate::shop::Receiver;
 
 mod account;
 mod console;
+mod editor;
 
 every_store!(the_customer_journey_in_a_real_browser);
 
 /// What an accessibility check of the page finds missing: a form control without a label, an
 /// image without alternative text, a button without a name, a page without a language or a
-/// main heading.
+/// main heading; and a page wider than the window (it would scroll sideways).
 const ACCESSIBILITY_PROBLEMS: &str = r#"
     const problems = [];
     for (const el of document.querySelectorAll("input:not([type=hidden]), select, textarea")) {
@@ -33,6 +34,12 @@ const ACCESSIBILITY_PROBLEMS: &str = r#"
     }
     if (!document.documentElement.lang) problems.push("no lang");
     if (document.querySelectorAll("h1").length !== 1) problems.push("not one h1");
+    if (document.documentElement.scrollWidth > window.innerWidth) {
+        const wide = [...document.querySelectorAll("body *")]
+            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .slice(0, 3).map(e => e.outerHTML.slice(0, 120));
+        problems.push(`scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${window.innerWidth}: ${wide}`);
+    }
     return problems;
 "#;
 

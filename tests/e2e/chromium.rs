@@ -29,7 +29,26 @@ fn program(variable: &str, default: &str) -> String {
     std::env::var(variable).unwrap_or_else(|_| default.to_owned())
 }
 
+/// Headless Chromium with a desktop window (1280 x 1100).
 pub async fn browser() -> (Client, Driver) {
+    start(json!({"args": ["--window-size=1280,1100"]})).await
+}
+
+/// Headless Chromium as a phone: a 390 x 844 viewport at 3x, touch events, a phone's user
+/// agent (Chrome's device emulation).
+pub async fn phone() -> (Client, Driver) {
+    start(json!({
+        "args": ["--window-size=390,844"],
+        "mobileEmulation": {
+            "deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0, "touch": true},
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Mobile Safari/537.36"
+        }
+    }))
+    .await
+}
+
+/// Starts chromedriver and a browser with `options` added to the shared Chrome options.
+async fn start(options: serde_json::Value) -> (Client, Driver) {
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -49,17 +68,24 @@ pub async fn browser() -> (Client, Driver) {
         url: format!("http://127.0.0.1:{port}"),
         _profile: tempfile::tempdir().unwrap(),
     };
-    let capabilities = json!({
-        "goog:chromeOptions": {
-            "binary": program("PRESSPACK_TEST_CHROMIUM", "/usr/bin/chromium"),
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                "--window-size=1280,1100",
-                format!("--user-data-dir={}", driver._profile.path().display()),
-            ]
-        }
+    let mut chrome = json!({
+        "binary": program("PRESSPACK_TEST_CHROMIUM", "/usr/bin/chromium"),
+        "args": [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--disable-background-networking", "--disable-component-update", "--no-first-run",
+            format!("--user-data-dir={}", driver._profile.path().display()),
+        ]
     });
+    for (name, value) in options.as_object().unwrap() {
+        match (name.as_str(), value) {
+            ("args", serde_json::Value::Array(extra)) => chrome["args"]
+                .as_array_mut()
+                .unwrap()
+                .extend(extra.iter().cloned()),
+            _ => chrome[name] = value.clone(),
+        }
+    }
+    let capabilities = json!({ "goog:chromeOptions": chrome });
     let capabilities = capabilities.as_object().unwrap().clone();
     for _ in 0..100 {
         let client = ClientBuilder::new(HttpConnector::new())

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Datum, ImageBasket, Pack, Product, Template};
+use super::{BoundingBox, Datum, ImageBasket, Pack, Product, Template};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
@@ -209,8 +209,7 @@ pub fn template_warnings<'t>(
                 && let Some((width, height)) = largest_rendition(&pack.image_basket, uri)
             {
                 let inches = |mm: f64| mm / 25.4;
-                let dpi = (f64::from(width) / inches(placed.width))
-                    .min(f64::from(height) / inches(placed.height));
+                let dpi = print_dpi(&pack.image_basket, uri, &placed).unwrap_or(GOOD_DPI);
                 if dpi < GOOD_DPI {
                     let (code, quality) = if dpi < POOR_DPI {
                         (WarningCode::PoorResolution, "poor quality")
@@ -239,6 +238,14 @@ pub fn template_warnings<'t>(
 }
 
 /// Pixel size of the largest rendition of the basket item an image URI names.
+/// The resolution an image prints at in its placed box: the pixels of its largest rendition
+/// over the box's inches, the lesser of the two directions.
+pub(crate) fn print_dpi(basket: &ImageBasket, uri: &str, placed: &BoundingBox) -> Option<f64> {
+    let (width, height) = largest_rendition(basket, uri)?;
+    let inches = |mm: f64| mm / 25.4;
+    Some((f64::from(width) / inches(placed.width)).min(f64::from(height) / inches(placed.height)))
+}
+
 fn largest_rendition(basket: &ImageBasket, uri: &str) -> Option<(u32, u32)> {
     let item = basket.item(uri)?;
     item.image_items

@@ -263,10 +263,18 @@ impl Face {
     }
 }
 
+/// A face of the catalogue: its metrics, or (in a browser that loads faces as a side needs
+/// them) only its name until its bytes are added.
+#[derive(Debug)]
+enum FaceSlot {
+    Loaded(Box<Face>),
+    NotLoaded(String),
+}
+
 /// The faces and families the engine lays out and draws with.
 #[derive(Debug)]
 pub struct FontBook {
-    faces: Vec<Face>,
+    faces: Vec<FaceSlot>,
     /// Family name -> face of each [`Style`] (regular stands in for a missing style).
     families: HashMap<String, [FaceId; 4]>,
     aliases: HashMap<String, String>,
@@ -280,6 +288,24 @@ impl FontBook {
         catalogue: &FontCatalogue,
         faces: impl IntoIterator<Item = (String, Arc<[u8]>)>,
     ) -> Result<FontBook, FontError> {
+        Self::build(catalogue, faces, false)
+    }
+
+    /// Like [`FontBook::new`], but faces not given are known by name only: laying out text
+    /// that needs one fails with [`TextError::FaceNotLoaded`](super::TextError) until
+    /// [`FontBook::add_face`] supplies it. A browser loads only the faces a side uses.
+    pub fn partial(
+        catalogue: &FontCatalogue,
+        faces: impl IntoIterator<Item = (String, Arc<[u8]>)>,
+    ) -> Result<FontBook, FontError> {
+        Self::build(catalogue, faces, true)
+    }
+
+    fn build(
+        catalogue: &FontCatalogue,
+        faces: impl IntoIterator<Item = (String, Arc<[u8]>)>,
+        partial: bool,
+    ) -> Result<FontBook, FontError> {
         let mut by_name: HashMap<String, Arc<[u8]>> = faces.into_iter().collect();
         let mut book = FontBook {
             faces: Vec::new(),
@@ -289,16 +315,20 @@ impl FontBook {
         };
         let mut face_ids: HashMap<String, FaceId> = HashMap::new();
         for name in catalogue.face_names() {
-            let data = by_name.remove(&name).ok_or_else(|| {
-                FontError(format!(
-                    "font face {name:?} is named in the catalogue but not supplied"
-                ))
-            })?;
+            let slot = match by_name.remove(&name) {
+                Some(data) => FaceSlot::Loaded(Box::new(Face::parse(&name, data)?)),
+                None if partial => FaceSlot::NotLoaded(name.clone()),
+                None => {
+                    return Err(FontError(format!(
+                        "font face {name:?} is named in the catalogue but not supplied"
+                    )));
+                }
+            };
             let id = FaceId(
                 u16::try_from(book.faces.len())
                     .map_err(|_| FontError("more than 65535 font faces".into()))?,
             );
-            book.faces.push(Face::parse(&name, data)?);
+            book.faces.push(slot);
             face_ids.insert(name, id);
         }
         for (family, faces) in &catalogue.families {
@@ -344,8 +374,38 @@ impl FontBook {
         FontBook::new(&FontCatalogue::builtin(), faces).expect("the built-in fonts load")
     }
 
+    /// A face that text was laid out in (layout fails on a face not loaded, so every face
+    /// of a layout's glyphs is loaded).
     pub fn face(&self, id: FaceId) -> &Face {
-        &self.faces[usize::from(id.0)]
+        match &self.faces[usize::from(id.0)] {
+            FaceSlot::Loaded(face) => face,
+            FaceSlot::NotLoaded(name) => panic!("font face {name:?} is used before it is loaded"),
+        }
+    }
+
+    /// The face, or the name of the face to load first.
+    pub fn loaded(&self, id: FaceId) -> Result<&Face, String> {
+        match &self.faces[usize::from(id.0)] {
+            FaceSlot::Loaded(face) => Ok(face),
+            FaceSlot::NotLoaded(name) => Err(name.clone()),
+        }
+    }
+
+    /// Supplies the bytes of a face the catalogue names (see [`FontBook::partial`]); a face
+    /// already loaded is kept as it is.
+    pub fn add_face(&mut self, name: &str, data: Arc<[u8]>) -> Result<(), FontError> {
+        let slot = self
+            .faces
+            .iter_mut()
+            .find(|slot| match slot {
+                FaceSlot::Loaded(face) => face.name == name,
+                FaceSlot::NotLoaded(missing) => missing == name,
+            })
+            .ok_or_else(|| FontError(format!("font face {name:?} is not in the catalogue")))?;
+        if matches!(slot, FaceSlot::NotLoaded(_)) {
+            *slot = FaceSlot::Loaded(Box::new(Face::parse(name, data)?));
+        }
+        Ok(())
     }
 
     /// The face for a client's family name (case-insensitive, aliases resolved) and style.
@@ -480,5 +540,54 @@ mod tests {
         let catalogue = FontCatalogue::builtin();
         let err = FontBook::new(&catalogue, []).unwrap_err();
         assert!(err.0.contains("not supplied"), "{err}");
+    }
+
+    /// The browser loads faces as a side needs them: a partial book names each face the text
+    /// needs, one at a time (a fallback face only when a character is missing), and once
+    /// given them lays the text out exactly as the full book does.
+    #[test]
+    fn a_partial_book_asks_for_the_faces_a_text_needs_and_then_agrees_with_the_full_book() {
+        use crate::model::FontSubstitution;
+        use crate::text::{TextError, TextRequest, layout_text};
+        let full = FontBook::builtin();
+        let mut partial = FontBook::partial(&FontCatalogue::builtin(), []).unwrap();
+        for substitution in [
+            FontSubstitution::LineByLine,
+            FontSubstitution::AllLinesIfAnyNeeded,
+        ] {
+            let request = |book: &FontBook| TextRequest {
+                text: "Ada Lovelace \u{5d0}",
+                face: book.resolve("georgia", false, false).unwrap(),
+                size: 4.0,
+                wrap_width: Some(30.0),
+                substitution,
+            };
+            let mut asked = Vec::new();
+            let layout = loop {
+                match layout_text(&partial, &request(&partial)) {
+                    Ok(layout) => break layout,
+                    Err(TextError::FaceNotLoaded(name)) => {
+                        assert!(!asked.contains(&name), "{name} asked for twice");
+                        let (_, bytes) = builtin_face_bytes()
+                            .into_iter()
+                            .find(|(n, _)| *n == name)
+                            .unwrap();
+                        partial.add_face(&name, Arc::from(bytes)).unwrap();
+                        asked.push(name);
+                    }
+                    Err(other) => panic!("{other}"),
+                }
+            };
+            assert_eq!(layout, layout_text(&full, &request(&full)).unwrap());
+            assert!(layout.font_substituted);
+            assert!(asked.len() <= 2, "{asked:?}");
+        }
+        let unused = partial.resolve("mono", true, true).unwrap();
+        assert_eq!(
+            partial.loaded(unused).unwrap_err(),
+            "dejavu:mono-bold-oblique"
+        );
+        let err = partial.add_face("nope", Arc::from(&b""[..])).unwrap_err();
+        assert!(err.0.contains("not in the catalogue"), "{err}");
     }
 }

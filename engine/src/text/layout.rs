@@ -69,8 +69,12 @@ impl TextLayout {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TextError {
-    TooLong { chars: usize },
+    TooLong {
+        chars: usize,
+    },
     BadSize(String),
+    /// The text needs a face whose bytes a partial [`FontBook`] has not been given yet.
+    FaceNotLoaded(String),
 }
 
 impl fmt::Display for TextError {
@@ -80,6 +84,9 @@ impl fmt::Display for TextError {
                 write!(f, "text has {chars} characters, more than {MAX_TEXT_CHARS}")
             }
             TextError::BadSize(why) => f.write_str(why),
+            TextError::FaceNotLoaded(name) => {
+                write!(f, "font face {name:?} is needed and not loaded yet")
+            }
         }
     }
 }
@@ -117,7 +124,7 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
             "wrapping width must be a positive number of millimetres, got {width}"
         )));
     }
-    let primary = book.face(request.face);
+    let primary = loaded(book, request.face)?;
     let scale = request.size / primary.units_per_em;
     let mut layout = TextLayout {
         lines: Vec::new(),
@@ -133,15 +140,17 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
     let paragraphs: Vec<&str> = request.text.split('\n').collect();
     let whole_text_face = match request.substitution {
         FontSubstitution::AllLinesIfAnyNeeded => {
-            Some(unit_face(book, request.face, &fallbacks, request.text))
+            Some(unit_face(book, request.face, &fallbacks, request.text)?)
         }
         FontSubstitution::LineByLine => None,
     };
     for paragraph in paragraphs {
         let paragraph = paragraph.strip_suffix('\r').unwrap_or(paragraph);
-        let face =
-            whole_text_face.unwrap_or_else(|| unit_face(book, request.face, &fallbacks, paragraph));
-        let (shaped, substituted) = shape(book, face, &fallbacks, paragraph, request.size);
+        let face = match whole_text_face {
+            Some(face) => face,
+            None => unit_face(book, request.face, &fallbacks, paragraph)?,
+        };
+        let (shaped, substituted) = shape(book, face, &fallbacks, paragraph, request.size)?;
         layout.font_substituted |= substituted || face != request.face;
         match request.wrap_width {
             None => layout.lines.push(make_line(&shaped)),
@@ -149,6 +158,12 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
         }
     }
     Ok(layout)
+}
+
+/// A face of the layout; a fallback face is asked for only when a character needs it, so a
+/// browser loads only the faces a text uses.
+fn loaded(book: &FontBook, face: FaceId) -> Result<&super::fonts::Face, TextError> {
+    book.loaded(face).map_err(TextError::FaceNotLoaded)
 }
 
 /// Characters that need a glyph (white space and controls are drawn as space or not at all).
@@ -159,21 +174,28 @@ fn needs_glyph(c: char) -> bool {
 /// The face a unit of text is set in: the requested one if it has every character, else the
 /// first fallback face that has them all, else the requested one (characters then fall back
 /// one by one).
-fn unit_face(book: &FontBook, primary: FaceId, fallbacks: &[FaceId], text: &str) -> FaceId {
-    let covers = |face: FaceId| {
-        let face = book.face(face);
-        text.chars()
+fn unit_face(
+    book: &FontBook,
+    primary: FaceId,
+    fallbacks: &[FaceId],
+    text: &str,
+) -> Result<FaceId, TextError> {
+    let covers = |face: FaceId| -> Result<bool, TextError> {
+        let face = loaded(book, face)?;
+        Ok(text
+            .chars()
             .filter(|&c| needs_glyph(c))
-            .all(|c| face.glyph(c).is_some())
+            .all(|c| face.glyph(c).is_some()))
     };
-    if covers(primary) {
-        return primary;
+    if covers(primary)? {
+        return Ok(primary);
     }
-    fallbacks
-        .iter()
-        .copied()
-        .find(|&f| covers(f))
-        .unwrap_or(primary)
+    for &fallback in fallbacks {
+        if covers(fallback)? {
+            return Ok(fallback);
+        }
+    }
+    Ok(primary)
 }
 
 /// Maps a paragraph's characters to glyphs with their advances; reports whether any
@@ -184,21 +206,25 @@ fn shape(
     fallbacks: &[FaceId],
     text: &str,
     size: f64,
-) -> (Vec<Shaped>, bool) {
+) -> Result<(Vec<Shaped>, bool), TextError> {
     let mut substituted = false;
     let mut shaped: Vec<Shaped> = Vec::with_capacity(text.len());
     for c in text.chars() {
         let white_space = !needs_glyph(c);
         let c = if white_space && c != '\u{a0}' { ' ' } else { c };
-        let (face, glyph) = match book.face(face).glyph(c) {
+        let (face, glyph) = match loaded(book, face)?.glyph(c) {
             Some(glyph) => (face, glyph),
             None => {
                 substituted |= !white_space;
-                fallbacks
-                    .iter()
-                    .find_map(|&f| book.face(f).glyph(c).map(|g| (f, g)))
-                    // No face has it: the requested face's "missing glyph" box.
-                    .unwrap_or((face, 0))
+                // No face has it: the requested face's "missing glyph" box.
+                let mut found = (face, 0);
+                for &fallback in fallbacks {
+                    if let Some(glyph) = loaded(book, fallback)?.glyph(c) {
+                        found = (fallback, glyph);
+                        break;
+                    }
+                }
+                found
             }
         };
         let font = book.face(face);
@@ -217,7 +243,7 @@ fn shape(
             white_space,
         });
     }
-    (shaped, substituted)
+    Ok((shaped, substituted))
 }
 
 /// Places a run of characters as one line, dropping trailing white space.

@@ -26,6 +26,11 @@ pub struct BrandSettings {
     /// The pages' footer line; empty: "Printed with care by <shop_name>".
     #[serde(deserialize_with = "one_line::<_, 200>")]
     pub footer_text: String,
+    /// Origins (`https://shop.example`) allowed to show the `edit` drop-in in a frame; none
+    /// by default. Behind https the customer's cookies then go `SameSite=None; Partitioned`,
+    /// so a framed editor keeps its sign-in.
+    #[serde(deserialize_with = "settings::origins")]
+    pub edit_frame_ancestors: Vec<String>,
 }
 
 impl Default for BrandSettings {
@@ -35,6 +40,7 @@ impl Default for BrandSettings {
             brand_colour: "#0f6b5c".to_owned(),
             brand_logo: None,
             footer_text: String::new(),
+            edit_frame_ancestors: Vec::new(),
         }
     }
 }
@@ -83,6 +89,8 @@ pub struct Brand {
     pub colour: String,
     pub logo: Option<Logo>,
     pub footer: String,
+    /// The origins that may frame the `edit` drop-in.
+    pub edit_frame_ancestors: Vec<String>,
 }
 
 impl Brand {
@@ -104,6 +112,7 @@ impl Brand {
             colour: settings.brand_colour.clone(),
             logo,
             footer,
+            edit_frame_ancestors: settings.edit_frame_ancestors.clone(),
         })
     }
 

@@ -185,6 +185,25 @@ pub fn hosts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, 
     )
 }
 
+/// Comma-separated web origins, `https://host[:port]` (or `http://`): scheme and host in
+/// lower case, no path.
+pub fn origins<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    list(
+        deserializer,
+        |origin| {
+            let url = url::Url::parse(origin).ok()?;
+            let origin = url.origin();
+            let plain = matches!(url.scheme(), "https" | "http")
+                && url.path() == "/"
+                && url.query().is_none()
+                && url.fragment().is_none()
+                && url.username().is_empty();
+            plain.then(|| origin.ascii_serialization())
+        },
+        "comma-separated origins such as https://shop.example",
+    )
+}
+
 /// Comma-separated `host=address` entries (like curl's `--resolve`).
 pub fn host_addresses<'de, D: Deserializer<'de>>(
     deserializer: D,

@@ -59,7 +59,9 @@ fn run() -> Result<(), String> {
         write(&templates.join(file), xml.as_bytes())?;
         codes.extend(file.strip_suffix(".xml"));
     }
-    let assets = assets_module(faces.iter().map(|(name, _)| *name), codes);
+    let assets = assets_module(faces.iter().map(|(name, _)| *name), codes, |_| {
+        String::new()
+    });
     write(&out.join("assets.js"), assets.as_bytes())?;
     write(
         &out.join("model.d.ts"),

@@ -8,12 +8,12 @@ use std::sync::{Arc, LazyLock};
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{Product, Warning};
-use presspack_engine::package::{assets_module, face_file};
+use presspack_engine::package::{WASM_FILE, assets_module, face_file};
 use presspack_engine::text::FontCatalogue;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -26,8 +26,42 @@ use crate::http::pages::static_files::Source;
 use crate::http::state::AppState;
 use crate::infra::compress::gunzip;
 
-const CANVAS_SCRIPT: &str = include_str!("../../../../web-demo/canvas.js");
-const CANVAS_STYLE: &str = include_str!("../../../../web-demo/canvas.css");
+/// The editor's scripts and style, by their path under `/web-demo/`.
+const EDITOR_FILES: [(&str, &str); 9] = [
+    ("canvas.js", include_str!("../../../../web-demo/canvas.js")),
+    (
+        "canvas.css",
+        include_str!("../../../../web-demo/canvas.css"),
+    ),
+    (
+        "editor/designer.js",
+        include_str!("../../../../web-demo/editor/designer.js"),
+    ),
+    (
+        "editor/dom.js",
+        include_str!("../../../../web-demo/editor/dom.js"),
+    ),
+    (
+        "editor/fixes.js",
+        include_str!("../../../../web-demo/editor/fixes.js"),
+    ),
+    (
+        "editor/geometry.js",
+        include_str!("../../../../web-demo/editor/geometry.js"),
+    ),
+    (
+        "editor/history.js",
+        include_str!("../../../../web-demo/editor/history.js"),
+    ),
+    (
+        "editor/images.js",
+        include_str!("../../../../web-demo/editor/images.js"),
+    ),
+    (
+        "editor/stage.js",
+        include_str!("../../../../web-demo/editor/stage.js"),
+    ),
+];
 const SAMPLE_PACK: &str = presspack_assets::SAMPLE_PACK;
 const SAMPLE_PRODUCT: &str = "businesscard";
 /// The npm package's entry module; `assets.js` beside it is written per host (its fonts and
@@ -47,6 +81,8 @@ pub const MAX_DESIGN_BYTES: usize = 512 * 1024;
 #[serde(rename_all = "camelCase")]
 struct Design<'a> {
     product: &'a str,
+    /// The product's cards per pack (the editor's fix for a pack of another size).
+    num_cards: u32,
     name: String,
     pack: &'a RawValue,
     /// The templates a side of this product may use.
@@ -56,34 +92,127 @@ struct Design<'a> {
     warnings: &'a [Warning],
 }
 
-/// The canvas, mounted in a page: it loads its design from `source`.
-fn canvas_markup(source: &str, csrf: &str) -> Markup {
-    html! {
-        div #designer.designer data-source=(source) data-csrf=(csrf) {
-            p.notice role="status" { "Loading the design canvas…" }
-            noscript { p.notice { "The design canvas needs JavaScript." } }
+/// The editor's files as its pages name them, content-hashed (`?v=`) so that browsers keep
+/// them for a year and an upgrade changes every name whose file changed.
+struct EditorHead {
+    /// The import map: `@presspack/engine` and every module the editor imports, by plain
+    /// path, mapped to its versioned name.
+    import_map: String,
+    script: String,
+    stylesheet: String,
+}
+
+impl EditorHead {
+    fn of(state: &Arc<AppState>) -> EditorHead {
+        let mut imports = serde_json::Map::new();
+        for (path, _) in EDITOR_FILES
+            .iter()
+            .filter(|(path, _)| path.starts_with("editor/"))
+        {
+            imports.insert(format!("/web-demo/{path}"), versioned(state, path).into());
         }
-        script type="module" src="/web-demo/canvas.js" {}
+        for file in ["index.js", "presspack_engine.js", "assets.js"] {
+            let url = versioned(state, &format!("engine/{file}"));
+            if file == "index.js" {
+                imports.insert("@presspack/engine".to_owned(), url.clone().into());
+            }
+            imports.insert(format!("/web-demo/engine/{file}"), url.into());
+        }
+        EditorHead {
+            import_map: serde_json::json!({ "imports": imports }).to_string(),
+            script: versioned(state, "canvas.js"),
+            stylesheet: versioned(state, "canvas.css"),
+        }
+    }
+
+    /// The policy's source for the import map, an inline script: its SHA-256.
+    fn import_map_source(&self) -> String {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(self.import_map.as_bytes());
+        format!(
+            "'sha256-{}'",
+            base64::engine::general_purpose::STANDARD.encode(digest)
+        )
+    }
+
+    /// The editor, mounted in a page: it loads its design from `source`.
+    fn page(
+        &self,
+        visitor: &Visitor,
+        title: &str,
+        before: Markup,
+        source: &str,
+        after: Markup,
+    ) -> Response {
+        let content = html! {
+            (before)
+            div #designer.designer data-source=(source) data-csrf=(visitor.csrf_token)
+                data-stylesheet=(self.stylesheet) {
+                p.notice role="status" { "Loading the design editor…" }
+                noscript { p.notice { "The design editor needs JavaScript." } }
+            }
+            script type="importmap" { (maud::PreEscaped(&self.import_map)) }
+            script type="module" src=(self.script) {}
+            (after)
+        };
+        layout::canvas_page(visitor, title, content, &self.import_map_source())
+    }
+}
+
+/// `/web-demo/{path}?v=<version>`: the name of one of the editor's files (or the engine's,
+/// under `engine/`) that browsers may keep.
+fn versioned(state: &Arc<AppState>, path: &str) -> String {
+    let source = match path.strip_prefix("engine/") {
+        Some(file) => engine_source(state, file),
+        None => editor_source(path),
+    };
+    match source {
+        Some(source) => {
+            let version = state
+                .static_files
+                .version(&format!("web-demo/{path}"), source);
+            format!("/web-demo/{path}?v={version}")
+        }
+        None => format!("/web-demo/{path}"),
     }
 }
 
 /// `GET /web-demo/`: the canvas with a sample pack (nothing is saved).
-pub async fn demo_page(visitor: Visitor) -> Response {
-    let content = html! {
+pub async fn demo_page(State(state): State<Arc<AppState>>, visitor: Visitor) -> Response {
+    let before = html! {
         p.lead { "Try the design canvas on a sample business card. Changes stay in this page." }
-        (canvas_markup("/web-demo/sample.json", &visitor.csrf_token))
     };
-    layout::canvas_page(&visitor, "Design canvas", content)
+    EditorHead::of(&state).page(
+        &visitor,
+        "Design canvas",
+        before,
+        "/web-demo/sample.json",
+        html! {},
+    )
 }
 
 /// The `edit` drop-in for the pack's owner.
-pub fn edit_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord, finish: &str) -> Response {
-    let content = html! {
+pub fn edit_page(
+    state: &Arc<AppState>,
+    visitor: &Visitor,
+    pack_id: &str,
+    pack: &PackRecord,
+    finish: &str,
+) -> Response {
+    let before = html! {
         p.lead { strong { (pack.display_name()) } " · your changes are saved to your account when you press Save." }
-        (canvas_markup(&format!("/packs/{pack_id}/design"), &visitor.csrf_token))
+    };
+    let after = html! {
         p.actions { a.secondary href=(finish) { "Choose paper and order" } }
     };
-    layout::canvas_page(visitor, "Edit your design", content)
+    EditorHead::of(state).page(
+        visitor,
+        "Edit your design",
+        before,
+        &format!("/packs/{pack_id}/design"),
+        after,
+    )
 }
 
 fn templates_of<'a>(state: &'a AppState, product: &Product) -> Vec<&'a str> {
@@ -109,6 +238,7 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         serde_json::from_str(SAMPLE_PACK).expect("assets/samples/sample-pack.json is JSON");
     json_response(&Design {
         product: SAMPLE_PRODUCT,
+        num_cards: product.num_cards,
         name: "Sample business card".into(),
         pack,
         templates: templates_of(&state, product),
@@ -133,6 +263,7 @@ pub async fn design(
     };
     json_response(&Design {
         product: &record.product,
+        num_cards: product.num_cards,
         name: record.display_name(),
         pack: &record.pack,
         templates: templates_of(&state, product),
@@ -228,27 +359,62 @@ pub async fn image(
     }
 }
 
-/// `GET /web-demo/{file}`: the canvas's script and style.
+/// The `v` of a request's query (a versioned name's), if any.
+fn asked_version(query: Option<&str>) -> Option<&str> {
+    query?.split('&').find_map(|pair| pair.strip_prefix("v="))
+}
+
+/// `GET /web-demo/{file}`: the editor's entry script and style.
 pub async fn asset(
     State(state): State<Arc<AppState>>,
     Path(file): Path<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let content_type = match file.as_str() {
-        "canvas.js" => "text/javascript; charset=utf-8",
-        "canvas.css" => "text/css; charset=utf-8",
-        _ => return json_error(StatusCode::NOT_FOUND, "There is no such file."),
+    editor_file(&state, &file, query.as_deref(), &headers).await
+}
+
+/// `GET /web-demo/editor/{file}`: the editor's modules.
+pub async fn editor_module(
+    State(state): State<Arc<AppState>>,
+    Path(file): Path<String>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+) -> Response {
+    editor_file(
+        &state,
+        &format!("editor/{file}"),
+        query.as_deref(),
+        &headers,
+    )
+    .await
+}
+
+async fn editor_file(
+    state: &AppState,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
+    let Some(source) = editor_source(path) else {
+        return json_error(StatusCode::NOT_FOUND, "There is no such file.");
     };
-    let content = if file == "canvas.js" {
-        CANVAS_SCRIPT
-    } else {
-        CANVAS_STYLE
-    };
-    let name = format!("web-demo/{file}");
+    let name = format!("web-demo/{path}");
     state
         .static_files
-        .respond(&headers, &name, move || Source::new(content_type, content))
+        .respond(headers, &name, asked_version(query), source)
         .await
+}
+
+/// How to make the editor's file `path` (under `/web-demo/`), if there is one.
+fn editor_source(path: &str) -> Option<Box<dyn FnOnce() -> Source + Send>> {
+    let &(_, content) = EDITOR_FILES.iter().find(|(name, _)| *name == path)?;
+    let content_type = if path.ends_with(".css") {
+        "text/css; charset=utf-8"
+    } else {
+        "text/javascript; charset=utf-8"
+    };
+    Some(Box::new(move || Source::new(content_type, content)))
 }
 
 /// `GET /web-demo/engine/{*path}`: the engine's browser build as the npm package lays it out,
@@ -257,13 +423,17 @@ pub async fn asset(
 pub async fn engine_file(
     State(state): State<Arc<AppState>>,
     Path(path): Path<String>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
     let Some(source) = engine_source(&state, &path) else {
         return json_error(StatusCode::NOT_FOUND, "There is no such file.");
     };
     let name = format!("web-demo/engine/{path}");
-    state.static_files.respond(&headers, &name, source).await
+    state
+        .static_files
+        .respond(&headers, &name, asked_version(query.as_deref()), source)
+        .await
 }
 
 /// How to make the engine's file `path`, if there is one (made only the first time it is
@@ -274,14 +444,24 @@ fn engine_source(state: &Arc<AppState>, path: &str) -> Option<Box<dyn FnOnce() -
     Some(match path {
         "index.js" => Box::new(move || Source::new(javascript, ENGINE_INDEX)),
         "presspack_engine.js" => Box::new(move || Source::new(javascript, ENGINE_GLUE)),
-        "presspack_engine_bg.wasm" => Box::new(|| Source {
+        WASM_FILE => Box::new(|| Source {
             content_type: "application/wasm",
             bytes: ENGINE_WASM.clone(),
             gzipped: Some(Bytes::from_static(ENGINE_WASM_GZIP)),
         }),
         "assets.js" => Box::new(move || {
             let faces = state.fonts.faces.iter().map(|(name, _)| name.as_str());
-            Source::new(javascript, assets_module(faces, state.templates.codes()))
+            // Each URL versioned, as the import map versions the modules.
+            let version = |relative: &str| {
+                let path = relative.trim_start_matches("./");
+                versioned(&state, &format!("engine/{path}"))
+                    .split_once('?')
+                    .map_or_else(String::new, |(_, query)| format!("?{query}"))
+            };
+            Source::new(
+                javascript,
+                assets_module(faces, state.templates.codes(), version),
+            )
         }),
         "fonts/catalogue.json" => Box::new(move || {
             Source::new("application/json", catalogue_json(&state.fonts.catalogue))

@@ -5,11 +5,13 @@
 //! that created the pack can no longer read or update it, and only the owner can open its
 //! pages.
 
+use std::sync::Arc;
+
 use axum::extract::{Form, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use presspack_engine::model::{PhysicalSpecInput, Product};
+use presspack_engine::model::{Pack, PhysicalSpecInput, Product, explain};
 use subtle::ConstantTimeEq;
 
 use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
@@ -21,7 +23,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
-use crate::http::state::ServicesState;
+use crate::http::state::{AppState, ServicesState};
 
 /// Preview images: default and largest longest side in pixels.
 const PREVIEW_SIDE: u32 = 600;
@@ -90,11 +92,12 @@ fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
 /// `GET /dropins/{packId}/{name}?token=...`: the drop-in's page for the pack's owner; anyone
 /// else is asked to sign in, or to continue with the pack (see [`continue_with`]).
 pub async fn open(
-    State(ServicesState(services)): State<ServicesState>,
+    State(state): State<Arc<AppState>>,
     visitor: Visitor,
     Path((pack_id, name)): Path<(String, String)>,
     Query(query): Query<Fields>,
 ) -> Result<Response, PageError> {
+    let services = Arc::clone(&state.services);
     let Some(allows_blocking) = crate::domain::dropins::allows_blocking_warnings(&name) else {
         return Err(invalid_link());
     };
@@ -121,7 +124,7 @@ pub async fn open(
         Some(_) => {}
     }
     if !allows_blocking && !pack.is_orderable() {
-        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+        return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
     }
     match name.as_str() {
         "finish" => {
@@ -131,12 +134,13 @@ pub async fn open(
             ))
         }
         "edit" => Ok(crate::http::pages::canvas::edit_page(
+            &state,
             &visitor,
             &pack_id,
             &pack,
             &drop_in_path(&pack_id, "finish", &pack.drop_in_token),
         )),
-        _ => Ok(preview_page(&visitor, &pack_id, &pack)),
+        _ => Ok(preview_page(&services, &visitor, &pack_id, &pack)),
     }
 }
 
@@ -183,7 +187,7 @@ pub async fn continue_with(
         pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;
     let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !allows_blocking && !pack.is_orderable() {
-        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+        return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
     }
     match name.as_str() {
         "cart" | "checkout" => {
@@ -244,32 +248,70 @@ fn actions(pack: &PackRecord, pack_id: &str, orderable: bool) -> Markup {
     }
 }
 
-fn preview_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord) -> Response {
+fn preview_page(
+    services: &Services,
+    visitor: &Visitor,
+    pack_id: &str,
+    pack: &PackRecord,
+) -> Response {
     let content = html! {
         p.lead { strong { (pack.display_name()) } " · " (describe_spec(&pack.physical_spec)) }
         (side_images(pack_id, pack, PREVIEW_SIDE))
-        (warning_list(pack))
+        (warning_list(services, pack_id, pack))
         (actions(pack, pack_id, pack.is_orderable()))
     };
     layout::page(visitor, "Your design", content)
 }
 
-fn warning_list(pack: &PackRecord) -> Markup {
+/// The pack's warnings in the customer's words (the engine's [`explain`]); each that blocks
+/// ordering with a button to the editor, where it can be fixed.
+fn warning_list(services: &Services, pack_id: &str, pack: &PackRecord) -> Markup {
+    let product = services.catalogue.product(&pack.product);
+    let typed = product.and_then(|product| {
+        let value = serde_json::from_str(pack.pack.get()).ok()?;
+        Some((Pack::read(value, "pack", product).ok()?, product))
+    });
+    // A stored pack always reads back; its partner's message stands in if it ever does not.
+    let explained: Vec<(String, bool)> = pack
+        .warnings
+        .iter()
+        .map(|warning| match &typed {
+            Some((typed, product)) => {
+                let explained = explain(warning, typed, product);
+                (explained.text, explained.blocks_ordering)
+            }
+            None => (warning.message.clone(), warning.code.blocks_ordering()),
+        })
+        .collect();
+    let editor = drop_in_path(pack_id, "edit", &pack.drop_in_token);
     html! {
-        @if !pack.warnings.is_empty() {
+        @if !explained.is_empty() {
             section.warnings aria-label="Things to check" {
                 h2 { "Things to check" }
-                ul { @for warning in &pack.warnings { li { (warning.message) } } }
+                ul {
+                    @for (text, blocks) in &explained {
+                        li {
+                            @if *blocks { strong { "Needed before ordering: " } }
+                            (text)
+                            @if *blocks { " " a.button href=(editor) { "Fix it in the editor" } }
+                        }
+                    }
+                }
             }
         }
     }
 }
 
-fn not_orderable_page(visitor: &Visitor, pack_id: &str, pack: &PackRecord) -> Response {
+fn not_orderable_page(
+    services: &Services,
+    visitor: &Visitor,
+    pack_id: &str,
+    pack: &PackRecord,
+) -> Response {
     let content = html! {
-        p.notice role="alert" { "This pack cannot be ordered yet: the shop needs to fix the problems below first." }
+        p.notice role="alert" { "This pack cannot be ordered yet. Each problem below has a button to fix it in the editor." }
         (side_images(pack_id, pack, PREVIEW_SIDE))
-        (warning_list(pack))
+        (warning_list(services, pack_id, pack))
         (actions(pack, pack_id, false))
     };
     (
@@ -383,7 +425,7 @@ pub async fn finish(
         pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;
     let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !pack.is_orderable() {
-        return Ok(not_orderable_page(&visitor, &pack_id, &pack));
+        return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
     }
     let product = product_of(&services, &stored.record)?;
     let text = |name: &str| fields.get(name).map(|v| v.trim().to_owned());

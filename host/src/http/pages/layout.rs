@@ -51,37 +51,76 @@ pub const MAX_FORM_BYTES: usize = 64 * 1024;
 const STYLESHEET: &str = include_str!("../../../static/shop.css");
 const CONFIRMATION_SCRIPT: &str = include_str!("../../../static/confirmation.js");
 
+/// Who may show a page in a frame.
+#[derive(Clone, Copy, PartialEq)]
+enum Framing {
+    /// Nobody: the console.
+    Never,
+    /// The partner origins of `edit_frame_ancestors` (nobody by default): the customer
+    /// pages, from the `edit` drop-in to the sign-in, cart and checkout it leads to.
+    Partners,
+}
+
+impl Framing {
+    /// The `frame-ancestors` sources; empty: none.
+    fn ancestors(self) -> Vec<String> {
+        let brand = brand();
+        if self == Framing::Never || brand.edit_frame_ancestors.is_empty() {
+            return Vec::new();
+        }
+        std::iter::once("'self'".to_owned())
+            .chain(brand.edit_frame_ancestors.iter().cloned())
+            .collect()
+    }
+}
+
 /// The policy of every page: only this server's styles, images and scripts, forms posted
-/// only here, never framed. `connect_src` adds the origins a page's script may call.
-/// `wasm` lets the page's scripts compile WebAssembly (the design canvas's engine).
-fn content_security_policy(connect_src: &[String], wasm: bool) -> HeaderValue {
-    let connect = if connect_src.is_empty() {
-        "'none'".to_owned()
-    } else {
-        connect_src.join(" ")
+/// only here, framed only as `framing` allows. `connect_src` adds the origins a page's
+/// script may call. `wasm_page` lets the page's scripts compile WebAssembly and run the
+/// inline script of that hash source (the design editor's import map).
+fn content_security_policy(
+    connect_src: &[String],
+    wasm_page: Option<&str>,
+    framing: Framing,
+) -> HeaderValue {
+    let frame_ancestors = framing.ancestors();
+    let list = |sources: &[String], none: &str| {
+        if sources.is_empty() {
+            none.to_owned()
+        } else {
+            sources.join(" ")
+        }
     };
-    let script = if wasm {
-        "'self' 'wasm-unsafe-eval'"
-    } else {
-        "'self'"
+    let connect = list(connect_src, "'none'");
+    let framers = list(&frame_ancestors, "'none'");
+    let script = match wasm_page {
+        Some(inline_script) => format!("'self' 'wasm-unsafe-eval' {inline_script}"),
+        None => "'self'".to_owned(),
     };
     let policy = format!(
         "default-src 'none'; style-src 'self'; img-src 'self'; script-src {script}; \
-         connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+         connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors {framers}"
     );
     HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("default-src 'none'"))
 }
 
-/// Headers of every customer response: no caching (pages show a customer's data), no
-/// referrer (drop-in URLs carry tokens), no framing, no type sniffing.
-fn with_page_headers(mut response: Response, set_cookies: &[HeaderValue]) -> Response {
+/// Headers of every page response: no caching (pages show a customer's data), no referrer
+/// (drop-in URLs carry tokens), framed only as `framing` allows, no type sniffing.
+fn with_page_headers(
+    mut response: Response,
+    set_cookies: &[HeaderValue],
+    framing: Framing,
+) -> Response {
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    // X-Frame-Options cannot name origins: the policy's frame-ancestors does, when any may.
+    if framing.ancestors().is_empty() {
+        headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -89,7 +128,7 @@ fn with_page_headers(mut response: Response, set_cookies: &[HeaderValue]) -> Res
     if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
         headers.insert(
             header::CONTENT_SECURITY_POLICY,
-            content_security_policy(&[], false),
+            content_security_policy(&[], None, framing),
         );
     }
     for cookie in set_cookies {
@@ -114,14 +153,24 @@ pub fn page_with(
         visitor,
         title,
         content,
-        content_security_policy(connect_src, false),
+        content_security_policy(connect_src, None, Framing::Partners),
     )
 }
 
 /// A page running the design canvas: its script compiles the engine's WebAssembly and calls
-/// this server (designs, images, uploads).
-pub fn canvas_page(visitor: &Visitor, title: &str, content: Markup) -> Response {
-    let policy = content_security_policy(&["'self'".to_owned()], true);
+/// this server (designs, images, uploads); `inline_script` is the hash source of its one
+/// inline script (the import map).
+pub fn canvas_page(
+    visitor: &Visitor,
+    title: &str,
+    content: Markup,
+    inline_script: &str,
+) -> Response {
+    let policy = content_security_policy(
+        &["'self'".to_owned()],
+        Some(inline_script),
+        Framing::Partners,
+    );
     page_with_policy(visitor, title, content, policy)
 }
 
@@ -137,7 +186,7 @@ fn page_with_policy(
     response
         .headers_mut()
         .insert(header::CONTENT_SECURITY_POLICY, policy);
-    with_page_headers(response, &visitor.set_cookies)
+    with_page_headers(response, &visitor.set_cookies, Framing::Partners)
 }
 
 /// A page of the shop's console: the shop's document with the console's navigation, its
@@ -149,7 +198,11 @@ pub fn console_page(
     set_cookies: &[HeaderValue],
 ) -> Response {
     let markup = layout(title, "/admin/", nav, content, "console");
-    with_page_headers(Html(markup.into_string()).into_response(), set_cookies)
+    with_page_headers(
+        Html(markup.into_string()).into_response(),
+        set_cookies,
+        Framing::Never,
+    )
 }
 
 /// `303 See Other` to a path on this server (after a form is posted).
@@ -161,7 +214,7 @@ pub fn redirect(visitor: &Visitor, to: &str) -> Response {
 pub fn redirect_setting(to: &str, set_cookies: &[HeaderValue]) -> Response {
     let location = HeaderValue::from_str(to).unwrap_or(HeaderValue::from_static("/"));
     let response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
-    with_page_headers(response, set_cookies)
+    with_page_headers(response, set_cookies, Framing::Partners)
 }
 
 /// The customer's navigation: their cart, orders and sign-out, or sign-in and sign-up.
@@ -282,7 +335,7 @@ impl IntoResponse for PageError {
             .into_string(),
         );
         let response = (self.status, page).into_response();
-        with_page_headers(response, &[])
+        with_page_headers(response, &[], Framing::Partners)
     }
 }
 
@@ -293,7 +346,7 @@ pub async fn stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) 
     let source = || Source::new(CSS, STYLESHEET);
     state
         .static_files
-        .respond(&headers, "shop.css", source)
+        .respond(&headers, "shop.css", None, source)
         .await
 }
 
@@ -307,7 +360,7 @@ pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: Heade
     let source = move || Source::new(CSS, css);
     state
         .static_files
-        .respond(&headers, "brand.css", source)
+        .respond(&headers, "brand.css", None, source)
         .await
 }
 
@@ -345,7 +398,7 @@ pub async fn confirmation_script(
     let source = || Source::new("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT);
     state
         .static_files
-        .respond(&headers, "confirmation.js", source)
+        .respond(&headers, "confirmation.js", None, source)
         .await
 }
 

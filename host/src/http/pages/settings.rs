@@ -7,16 +7,23 @@ use axum::http::HeaderValue;
 use cookie::{Cookie, SameSite};
 
 /// Cookie attributes for this deployment: `Secure` and `__Host-` when the public base URL
-/// is https.
+/// is https; `SameSite=None; Partitioned` too when partners may frame the editor (a framed
+/// page is another site's: a `Lax` cookie would not reach it, and a partitioned one is kept
+/// for that partner's site alone). Forms carry CSRF tokens either way.
 #[derive(Debug, Clone)]
 pub struct CookiePolicy {
     secure: bool,
+    framed: bool,
 }
 
 impl CookiePolicy {
-    pub fn for_base_url(base_url: &str) -> CookiePolicy {
+    /// `framed`: some origin may frame the `edit` drop-in (`edit_frame_ancestors`).
+    pub fn for_base_url(base_url: &str, framed: bool) -> CookiePolicy {
+        let secure = base_url.starts_with("https://");
         CookiePolicy {
-            secure: base_url.starts_with("https://"),
+            secure,
+            // Browsers refuse SameSite=None without Secure: over http, framing keeps Lax.
+            framed: framed && secure,
         }
     }
 
@@ -32,7 +39,12 @@ impl CookiePolicy {
         let mut cookie = Cookie::build((self.name(base), value))
             .path("/")
             .http_only(true)
-            .same_site(SameSite::Lax)
+            .same_site(if self.framed {
+                SameSite::None
+            } else {
+                SameSite::Lax
+            })
+            .partitioned(self.framed)
             .secure(self.secure);
         if let Some(age) = max_age {
             cookie = cookie.max_age(cookie::time::Duration::seconds(

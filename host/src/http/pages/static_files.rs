@@ -6,9 +6,11 @@
 //!   the first time it is asked for, off the async threads), as it is when that saves little;
 //! - with a strong ETag per encoding (a SHA-256 of the file), so a browser that has the file
 //!   gets `304 Not Modified`;
-//! - `Cache-Control: no-cache`: revalidated on each use. The names are not content-hashed, so
-//!   a long lifetime would keep a stale script beside a new wasm module after an upgrade; a
-//!   revalidation costs a few hundred bytes.
+//! - asked for by a content-hashed name (`?v=` and the file's [`version`](StaticFiles::version),
+//!   the pages name the design editor's files so): `Cache-Control: public, max-age=31536000,
+//!   immutable`, never asked again; by its plain name (or an old version):
+//!   `Cache-Control: no-cache`, revalidated on each use, so a stale script never meets a new
+//!   wasm module after an upgrade; a revalidation costs a few hundred bytes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -54,19 +56,39 @@ impl Source {
     }
 }
 
-/// The files prepared so far, by name.
+/// The files prepared so far, by name, and the versions named so far.
 #[derive(Default)]
 pub struct StaticFiles {
     prepared: Mutex<HashMap<String, Arc<OnceCell<Arc<Prepared>>>>>,
+    versions: Mutex<HashMap<String, String>>,
+}
+
+/// A file's version: the first 128 bits of its SHA-256, hex (also its ETag's base).
+fn version_of(bytes: &[u8]) -> String {
+    hex::encode(&Sha256::digest(bytes)[..16])
 }
 
 impl StaticFiles {
+    /// The version of the file `name` (its content from `source` the first time it is
+    /// named): a page that asks for `name?v=<version>` gets it cached for a year.
+    pub fn version(&self, name: &str, source: impl FnOnce() -> Source) -> String {
+        let versions = || self.versions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(version) = versions().get(name) {
+            return version.clone();
+        }
+        // Made without the lock: a source may name other files' versions (assets.js does).
+        let version = version_of(&source().bytes);
+        versions().entry(name.to_owned()).or_insert(version).clone()
+    }
+
     /// The file `name` (its content from `source` the first time) as the answer to a request
-    /// with `request` headers. A name must always give the same content in one process.
+    /// with `request` headers, asked for as version `asked` (`?v=`, if any). A name must
+    /// always give the same content in one process.
     pub async fn respond(
         &self,
         request: &HeaderMap,
         name: &str,
+        asked: Option<&str>,
         source: impl FnOnce() -> Source + Send + 'static,
     ) -> Response {
         let cell = {
@@ -79,12 +101,12 @@ impl StaticFiles {
                 Arc::new(made.expect("preparing a static file does not panic"))
             })
             .await;
-        answer(prepared, request)
+        answer(prepared, request, asked == Some(prepared.tag.as_str()))
     }
 }
 
 fn prepare(source: Source) -> Prepared {
-    let tag = hex::encode(&Sha256::digest(&source.bytes)[..16]);
+    let tag = version_of(&source.bytes);
     let worth = |compressed: Vec<u8>| {
         (compressed.len() + MIN_COMPRESSED_BYTES / 4 < source.bytes.len())
             .then(|| Bytes::from(compressed))
@@ -110,8 +132,9 @@ fn prepare(source: Source) -> Prepared {
 }
 
 /// The representation the request accepts with the highest quality (brotli before gzip at the
-/// same, as it is when neither), or a 304 when the request names its ETag.
-fn answer(file: &Prepared, request: &HeaderMap) -> Response {
+/// same, as it is when neither), or a 304 when the request names its ETag; cached for a year
+/// when asked for by its `versioned` name.
+fn answer(file: &Prepared, request: &HeaderMap, versioned: bool) -> Response {
     // A repeated header is one list (RFC 9110 section 5.3).
     let list = |name: header::HeaderName| {
         request
@@ -163,7 +186,11 @@ fn answer(file: &Prepared, request: &HeaderMap) -> Response {
     }
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("public, no-cache"),
+        HeaderValue::from_static(if versioned {
+            "public, max-age=31536000, immutable"
+        } else {
+            "public, no-cache"
+        }),
     );
     headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     response

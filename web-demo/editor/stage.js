@@ -1,0 +1,334 @@
+// The card on the stage: the engine's preview, the cut and safe guides, and a button over
+// each slot (the template's boxes, from describeTemplate) that opens its editor in place.
+// Tab moves between the slots; on a picture, dragging moves it, the wheel or a pinch zooms,
+// arrow keys nudge and + and - zoom; Esc leaves.
+
+import { h, slotLabel } from "./dom.js";
+import { pictureSize, printDpi, slotPlace } from "./geometry.js";
+
+const MAX_PREVIEW_SIDE = 2048;
+const GOOD_DPI = 300;
+const DRAG_THRESHOLD_PX = 3;
+
+export class Stage {
+  constructor(designer) {
+    this.designer = designer;
+    this.preview = h("canvas", { class: "designer-preview", role: "img" });
+    this.guides = h("canvas", { class: "designer-guides", "aria-hidden": "true" });
+    this.slots = h("div", { class: "designer-slots", role: "group", "aria-label": "Parts of the card" });
+    this.popover = h("div", { class: "designer-inplace", hidden: true, role: "dialog", "aria-label": "Edit" });
+    this.element = h("div", { class: "designer-stage" }, this.preview, this.guides, this.slots, this.popover);
+    this.slotsOf = null; // the template and side the slot buttons are for
+    this.editing = null; // linkId whose editor is open
+    this.pointers = new Map(); // pointerId -> {x, y}: two of them pinch
+    this.element.addEventListener("pointerdown", (e) => this.#trackPointer(e), { capture: true });
+    this.element.addEventListener("pointermove", (e) => this.#pinch(e));
+    for (const end of ["pointerup", "pointercancel"]) this.element.addEventListener(end, (e) => this.pointers.delete(e.pointerId));
+    document.addEventListener("pointerdown", (e) => {
+      if (this.editing && !this.popover.contains(e.target) && !this.slots.contains(e.target)) this.closeEditor(false);
+    });
+    // Esc leaves the slot's editor wherever the focus is (a button that hid itself drops it).
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && this.editing) {
+        e.preventDefault();
+        this.closeEditor(true);
+      }
+    });
+  }
+
+  get outline() {
+    return this.designer.outline;
+  }
+
+  clear() {
+    this.slots.replaceChildren();
+    this.slotsOf = null;
+    this.preview.width = 0;
+  }
+
+  /** Draws the side as large as the column allows with the whole card on the screen. */
+  render(started) {
+    const d = this.designer;
+    const outline = this.outline;
+    const aspect = outline.bleed.width / outline.bleed.height;
+    const cssWidth = Math.floor(Math.min(d.column.clientWidth, Math.max(240, window.innerHeight * 0.7) * aspect));
+    if (!cssWidth) return null;
+    this.preview.style.width = `${cssWidth}px`;
+    const ratio = window.devicePixelRatio || 1;
+    const longest = Math.max(outline.bleed.width, outline.bleed.height);
+    const maxSide = Math.round(Math.min(MAX_PREVIEW_SIDE, Math.max(16, (cssWidth * ratio * longest) / outline.bleed.width)));
+    const drawn = d.draw(d.side, maxSide);
+    if (!drawn) {
+      d.announce("Loading pictures and fonts…");
+      return null;
+    }
+    const { pixels, width, height } = drawn;
+    if (this.preview.width !== width || this.preview.height !== height) {
+      this.preview.width = width;
+      this.preview.height = height;
+    }
+    const context = this.preview.getContext("2d");
+    context.putImageData(new ImageData(new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength), width), 0, 0);
+    this.preview.dataset.maxSide = String(maxSide);
+    this.preview.setAttribute("aria-label", `Preview of the ${d.side.type === "details" ? "back" : "front"}`);
+    this.#buildSlots();
+    this.drawGuides();
+    this.#placePopover();
+    return drawn;
+  }
+
+  // ----- slots -----
+
+  #buildSlots() {
+    const d = this.designer;
+    const key = `${d.sideIndex}:${d.side.templateCode}`;
+    if (this.slotsOf === key) return;
+    this.slotsOf = key;
+    const outline = this.outline;
+    // Pictures under texts: a line over a full-bleed photo is clicked, not the photo.
+    const items = [...outline.items.filter((i) => i.kind === "Image"), ...outline.items.filter((i) => i.text)];
+    this.slots.replaceChildren(
+      ...items.map((item) => {
+        const picture = item.kind === "Image";
+        const slot = h(
+          "button",
+          {
+            type: "button",
+            class: `designer-slot ${picture ? "picture" : "text"}`,
+            "data-slot": item.linkId,
+            "aria-label": picture ? `Picture: ${slotLabel(item.linkId)}` : `Text: ${slotLabel(item.linkId)}`,
+            onclick: () => (picture ? null : this.openEditor(item)),
+            onkeydown: (e) => this.#slotKey(e, item),
+            onpointerdown: picture ? (e) => this.#pictureDown(e, item, slot) : undefined,
+            onwheel: picture ? (e) => this.#wheel(e, item) : undefined,
+          },
+          h("span", { class: "designer-badge", hidden: true }),
+        );
+        Object.assign(slot.style, slotPlace(outline.bleed, item.area));
+        return slot;
+      }),
+    );
+  }
+
+  slot(linkId) {
+    return this.slots.querySelector(`[data-slot="${CSS.escape(linkId)}"]`);
+  }
+
+  /** Marks each slot with its warnings: overflowing text outlined, a low resolution badged
+   * with the dpi it prints at, the warning's words as the slot's description. */
+  markSlots(warnings) {
+    const d = this.designer;
+    if (!d.side) return;
+    for (const slot of this.slots.children) {
+      const linkId = slot.dataset.slot;
+      const mine = warnings.filter((w) => w.linkId === linkId && w.side?.type === d.side.type && w.side?.sideNum === d.side.sideNum);
+      slot.classList.toggle("overflow", mine.some((w) => w.code === "PVT001"));
+      slot.classList.toggle("warned", mine.length > 0);
+      const label = slot.getAttribute("aria-label").split(". ")[0];
+      slot.setAttribute("aria-label", [label, ...mine.map((w) => w.text)].join(". "));
+      slot.title = mine.map((w) => w.text).join("\n");
+      const badge = slot.querySelector(".designer-badge");
+      const datum = d.side.data?.find((x) => x.linkId === linkId);
+      const dpi = datum?.resourceUri ? printDpi(pictureSize(d.pack.imageBasket, datum.resourceUri), datum.imageBox) : null;
+      // The resolution a picture prints at when it is low; "!" by any other warning.
+      const low = dpi !== null && dpi < GOOD_DPI;
+      badge.hidden = !low && mine.length === 0;
+      badge.textContent = low ? `${Math.round(dpi)} dpi` : badge.hidden ? "" : "!";
+      badge.classList.toggle("poor", low && dpi < GOOD_DPI / 2);
+    }
+    if (this.editing) this.#showShrink();
+  }
+
+  // ----- the editor in place -----
+
+  openEditor(item) {
+    const d = this.designer;
+    this.closeEditor(false);
+    this.editing = item.linkId;
+    const picture = item.kind === "Image";
+    if (picture) d.selected = item.linkId;
+    const controls = picture ? d.imageControls(item, "inplace") : d.textControls(item, "inplace");
+    this.shrink = picture ? null : h("button", { type: "button", class: "secondary", hidden: true, onclick: () => d.shrinkToFit(item) }, "Shrink to fit");
+    const remove = picture && d.datum(item).resourceUri
+      ? h("button", { type: "button", class: "secondary", onclick: () => { d.placeImage(item, ""); this.closeEditor(true); } }, "Remove picture")
+      : null;
+    this.popover.replaceChildren(
+      h("p", { class: "designer-inplace-title" }, slotLabel(item.linkId)),
+      ...controls,
+      h("div", { class: "designer-row" }, this.shrink, remove, h("button", { type: "button", onclick: () => this.closeEditor(true) }, "Done")),
+    );
+    this.popover.setAttribute("aria-label", `Edit ${slotLabel(item.linkId)}`);
+    this.popover.hidden = false;
+    this.popover.onkeydown = (e) => {
+      if (e.key === "Enter" && e.target.matches("input:not([type])")) {
+        e.preventDefault();
+        this.closeEditor(true);
+      }
+    };
+    this.#placePopover();
+    this.#showShrink();
+    this.slot(item.linkId)?.classList.add("editing");
+    this.drawGuides();
+    (this.popover.querySelector(`#inplace-${CSS.escape(item.linkId)}-text`) ?? this.popover.querySelector("input, select, button"))?.focus();
+  }
+
+  closeEditor(refocus) {
+    if (!this.editing) return;
+    const linkId = this.editing;
+    this.editing = null;
+    this.popover.hidden = true;
+    this.popover.replaceChildren();
+    const slot = this.slot(linkId);
+    slot?.classList.remove("editing");
+    // The panel's fields show what was typed on the card.
+    this.designer.buildFields();
+    if (refocus) slot?.focus();
+  }
+
+  #showShrink() {
+    if (!this.shrink) return;
+    const hidden = !this.slot(this.editing)?.classList.contains("overflow");
+    if (hidden && document.activeElement === this.shrink) {
+      this.popover.querySelector(`#inplace-${CSS.escape(this.editing)}-text`)?.focus();
+    }
+    this.shrink.hidden = hidden;
+  }
+
+  /** Below its slot (above when the slot is low on the card), inside the stage's width. */
+  #placePopover() {
+    if (!this.editing || this.popover.hidden) return;
+    const slot = this.slot(this.editing);
+    if (!slot) return this.closeEditor(false);
+    const stage = this.element.getBoundingClientRect();
+    const box = slot.getBoundingClientRect();
+    const width = Math.min(stage.width, Math.max(box.width, 288));
+    this.popover.style.width = `${width}px`;
+    this.popover.style.left = `${Math.max(0, Math.min(box.left - stage.left, stage.width - width))}px`;
+    this.popover.style.top = `${box.bottom - stage.top + 6}px`;
+  }
+
+  // ----- pictures: select, drag, zoom, keys -----
+
+  select(linkId, focus) {
+    this.designer.selected = linkId;
+    if (focus) this.slot(linkId)?.focus();
+    this.drawGuides();
+    this.designer.announce(`${slotLabel(linkId)} selected: arrow keys move it, + and - zoom, R turns it.`);
+  }
+
+  #slotKey(event, item) {
+    const d = this.designer;
+    if (item.kind !== "Image") return;
+    const step = event.shiftKey ? 5 : 0.5;
+    const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    if (event.key === "Enter" || event.key === " ") {
+      this.openEditor(item);
+    } else if (event.key === "Escape") {
+      d.selected = null;
+      this.drawGuides();
+    } else if (!d.datum(item).imageBox) {
+      return;
+    } else if (moves[event.key]) {
+      d.selected = item.linkId;
+      const [dx, dy] = moves[event.key];
+      d.adjustImage(item, { dx, dy }, `${item.linkId}.move`, event.timeStamp);
+    } else if (event.key === "+" || event.key === "=" || event.key === "-") {
+      d.selected = item.linkId;
+      d.adjustImage(item, { zoomBy: event.key === "-" ? 1 / 1.1 : 1.1 }, `${item.linkId}.zoom`, event.timeStamp);
+    } else if (event.key === "r" || event.key === "R") {
+      d.turnImage(item);
+    } else return;
+    event.preventDefault();
+  }
+
+  #pictureDown(event, item, slot) {
+    const d = this.designer;
+    if (event.button !== 0) return;
+    event.preventDefault();
+    slot.focus();
+    if (!d.datum(item).imageBox) {
+      this.openEditor(item); // an empty slot: its editor offers an upload
+      return;
+    }
+    d.selected = item.linkId;
+    this.drawGuides();
+    slot.setPointerCapture(event.pointerId);
+    const mm = this.outline.bleed.width / this.preview.getBoundingClientRect().width;
+    const start = { x: event.clientX, y: event.clientY };
+    let last = start;
+    let dragging = false;
+    const move = (e) => {
+      if (this.pointers.size > 1) {
+        dragging = true; // a pinch (see #pinch), not a tap
+        return;
+      }
+      if (!dragging && Math.hypot(e.clientX - start.x, e.clientY - start.y) < DRAG_THRESHOLD_PX) return;
+      dragging = true;
+      d.adjustImage(item, { dx: (e.clientX - last.x) * mm, dy: (e.clientY - last.y) * mm }, `${item.linkId}.drag.${event.pointerId}`, e.timeStamp);
+      last = { x: e.clientX, y: e.clientY };
+    };
+    const up = () => {
+      slot.removeEventListener("pointermove", move);
+      slot.removeEventListener("pointerup", up);
+      slot.removeEventListener("pointercancel", up);
+      if (!dragging) this.openEditor(item);
+    };
+    slot.addEventListener("pointermove", move);
+    slot.addEventListener("pointerup", up);
+    slot.addEventListener("pointercancel", up);
+  }
+
+  #wheel(event, item) {
+    if (!this.designer.datum(item).imageBox) return;
+    event.preventDefault();
+    this.designer.selected = item.linkId;
+    this.designer.adjustImage(item, { zoomBy: Math.exp(-event.deltaY / 500) }, `${item.linkId}.wheel`, event.timeStamp);
+  }
+
+  #trackPointer(event) {
+    this.pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (this.pointers.size === 2) this.pinchFrom = this.#spread();
+  }
+
+  #spread() {
+    const [a, b] = [...this.pointers.values()];
+    return Math.hypot(a.x - b.x, a.y - b.y);
+  }
+
+  /** Two fingers on the card zoom the selected picture by how far they spread. */
+  #pinch(event) {
+    if (!this.pointers.has(event.pointerId)) return;
+    this.pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    const d = this.designer;
+    const item = this.outline?.items.find((i) => i.linkId === d.selected);
+    if (this.pointers.size !== 2 || !item || !this.pinchFrom) return;
+    const spread = this.#spread();
+    d.adjustImage(item, { zoomBy: spread / this.pinchFrom }, `${item.linkId}.pinch`, event.timeStamp);
+    this.pinchFrom = spread;
+  }
+
+  // ----- guides -----
+
+  drawGuides() {
+    const d = this.designer;
+    const outline = this.outline;
+    if (!outline) return;
+    const { width, height } = this.preview;
+    this.guides.width = width;
+    this.guides.height = height;
+    const context = this.guides.getContext("2d");
+    context.clearRect(0, 0, width, height);
+    const scale = width / outline.bleed.width;
+    const rect = (a) => [(a.left - outline.bleed.left) * scale, (a.top - outline.bleed.top) * scale, a.width * scale, a.height * scale];
+    context.lineWidth = Math.max(1, width / 600);
+    if (d.guidesToggle.checked) {
+      context.setLineDash([]);
+      context.strokeStyle = "rgba(200, 30, 40, 0.9)";
+      context.strokeRect(...rect(outline.cut));
+      context.setLineDash([6 * context.lineWidth, 4 * context.lineWidth]);
+      context.strokeStyle = "rgba(20, 140, 80, 0.9)";
+      context.strokeRect(...rect(outline.safe));
+    }
+    for (const slot of this.slots.children) slot.classList.toggle("selected", slot.dataset.slot === d.selected);
+  }
+}
