@@ -4,7 +4,9 @@
 // arrow keys nudge and + and - zoom; Esc leaves.
 
 import { h, slotLabel } from "./dom.js";
+import { imageControls, textControls } from "./fields.js";
 import { pictureSize, printDpi, slotPlace } from "./geometry.js";
+import { shrinkToFit } from "./warnings.js";
 
 const MAX_PREVIEW_SIDE = 2048;
 const GOOD_DPI = 300;
@@ -20,6 +22,7 @@ export class Stage {
     this.element = h("div", { class: "designer-stage" }, this.preview, this.guides, this.slots, this.popover);
     this.slotsOf = null; // the template and side the slot buttons are for
     this.editing = null; // linkId whose editor is open
+    this.warningsOf = new Map(); // linkId -> the customer's words of its warnings
     this.pointers = new Map(); // pointerId -> {x, y}: two of them pinch
     this.element.addEventListener("pointerdown", (e) => this.#trackPointer(e), { capture: true });
     this.element.addEventListener("pointermove", (e) => this.#pinch(e));
@@ -127,6 +130,7 @@ export class Stage {
       const label = slot.getAttribute("aria-label").split(". ")[0];
       slot.setAttribute("aria-label", [label, ...mine.map((w) => w.text)].join(". "));
       slot.title = mine.map((w) => w.text).join("\n");
+      this.warningsOf.set(linkId, mine.map((w) => w.text));
       const badge = slot.querySelector(".designer-badge");
       const datum = d.side.data?.find((x) => x.linkId === linkId);
       const dpi = datum?.resourceUri ? printDpi(pictureSize(d.pack.imageBasket, datum.resourceUri), datum.imageBox) : null;
@@ -136,7 +140,7 @@ export class Stage {
       badge.textContent = low ? `${Math.round(dpi)} dpi` : badge.hidden ? "" : "!";
       badge.classList.toggle("poor", low && dpi < GOOD_DPI / 2);
     }
-    if (this.editing) this.#showShrink();
+    if (this.editing) this.#showNotes();
   }
 
   // ----- the editor in place -----
@@ -147,13 +151,15 @@ export class Stage {
     this.editing = item.linkId;
     const picture = item.kind === "Image";
     if (picture) d.selected = item.linkId;
-    const controls = picture ? d.imageControls(item, "inplace") : d.textControls(item, "inplace");
-    this.shrink = picture ? null : h("button", { type: "button", class: "secondary", hidden: true, onclick: () => d.shrinkToFit(item) }, "Shrink to fit");
+    const controls = picture ? imageControls(d, item, "inplace") : textControls(d, item, "inplace");
+    this.shrink = picture ? null : h("button", { type: "button", class: "secondary", hidden: true, onclick: () => shrinkToFit(d, item) }, "Shrink to fit");
+    this.notes = h("ul", { class: "designer-slot-notes", "aria-live": "polite" });
     const remove = picture && d.datum(item).resourceUri
       ? h("button", { type: "button", class: "secondary", onclick: () => { d.placeImage(item, ""); this.closeEditor(true); } }, "Remove picture")
       : null;
     this.popover.replaceChildren(
       h("p", { class: "designer-inplace-title" }, slotLabel(item.linkId)),
+      this.notes,
       ...controls,
       h("div", { class: "designer-row" }, this.shrink, remove, h("button", { type: "button", onclick: () => this.closeEditor(true) }, "Done")),
     );
@@ -166,7 +172,7 @@ export class Stage {
       }
     };
     this.#placePopover();
-    this.#showShrink();
+    this.#showNotes();
     this.slot(item.linkId)?.classList.add("editing");
     this.drawGuides();
     (this.popover.querySelector(`#inplace-${CSS.escape(item.linkId)}-text`) ?? this.popover.querySelector("input, select, button"))?.focus();
@@ -185,7 +191,11 @@ export class Stage {
     if (refocus) slot?.focus();
   }
 
-  #showShrink() {
+  /** The open slot's warnings in words, beside it, and "Shrink to fit" while it overflows. */
+  #showNotes() {
+    const texts = this.warningsOf.get(this.editing) ?? [];
+    this.notes.replaceChildren(...texts.map((text) => h("li", {}, text)));
+    this.notes.hidden = texts.length === 0;
     if (!this.shrink) return;
     const hidden = !this.slot(this.editing)?.classList.contains("overflow");
     if (hidden && document.activeElement === this.shrink) {

@@ -302,6 +302,15 @@ async fn editor_journey(device: Device) {
         "document.querySelector(\".designer-slot[data-slot='back_line_2']\").classList.contains('overflow')",
     )
     .await;
+    // The slot's warning, in words, stands beside it in its editor.
+    let notes = designer_value(&browser, "d.stage.notes.textContent").await;
+    assert!(
+        notes
+            .as_str()
+            .unwrap()
+            .contains("The text in “Line 2” on the back does not fit its space."),
+        "{notes}"
+    );
     screenshot(&browser, &format!("editor-{size}-4-overflow")).await;
     click_button(&browser, "Shrink to fit").await;
     wait_until(

@@ -27,7 +27,7 @@ use crate::http::state::AppState;
 use crate::infra::compress::gunzip;
 
 /// The editor's scripts and style, by their path under `/web-demo/`.
-const EDITOR_FILES: [(&str, &str); 9] = [
+const EDITOR_FILES: [(&str, &str); 12] = [
     ("canvas.js", include_str!("../../../../web-demo/canvas.js")),
     (
         "canvas.css",
@@ -40,6 +40,10 @@ const EDITOR_FILES: [(&str, &str); 9] = [
     (
         "editor/dom.js",
         include_str!("../../../../web-demo/editor/dom.js"),
+    ),
+    (
+        "editor/fields.js",
+        include_str!("../../../../web-demo/editor/fields.js"),
     ),
     (
         "editor/fixes.js",
@@ -58,8 +62,16 @@ const EDITOR_FILES: [(&str, &str); 9] = [
         include_str!("../../../../web-demo/editor/images.js"),
     ),
     (
+        "editor/save.js",
+        include_str!("../../../../web-demo/editor/save.js"),
+    ),
+    (
         "editor/stage.js",
         include_str!("../../../../web-demo/editor/stage.js"),
+    ),
+    (
+        "editor/warnings.js",
+        include_str!("../../../../web-demo/editor/warnings.js"),
     ),
 ];
 const SAMPLE_PACK: &str = presspack_assets::SAMPLE_PACK;

@@ -1,0 +1,187 @@
+// The controls of a slot: a text's (text, font, size, colour, alignment, style), a
+// picture's (choose, upload with progress, zoom, turn, move by keyboard) and a filled box's
+// colour. The same functions build the panel beside the card (ids `f-...`) and the editor
+// that opens on the card (`inplace-...`); a change in one shows in the other.
+
+import { h, slotLabel } from "./dom.js";
+import { MAX_ZOOM, pictureSize, setZoom, zoomOf } from "./geometry.js";
+
+export const PT = 25.4 / 72; // millimetres per point
+
+const hexToColour = (hex) => ({
+  type: "RGB",
+  r: parseInt(hex.slice(1, 3), 16),
+  g: parseInt(hex.slice(3, 5), 16),
+  b: parseInt(hex.slice(5, 7), 16),
+});
+
+/** A change from a control of `item`: remembered for undo, applied to the slot's datum
+ * (`apply(control, datum)`), drawn. */
+export function edit(d, item, what, apply) {
+  return (event) => {
+    const started = event.timeStamp;
+    d.remember(`${item.linkId}.${what}`);
+    const datum = d.datum(item);
+    apply(event.target, datum);
+    d.attach(datum);
+    syncControls(item, event.target);
+    d.render(started);
+  };
+}
+
+/** Keeps the panel's and the card's controls of one slot showing the same values. */
+function syncControls(item, source) {
+  for (const prefix of ["f", "inplace"]) {
+    for (const what of ["text", "size", "colour", "font", "align", "bold", "italic", "zoom"]) {
+      const control = document.getElementById(`${prefix}-${item.linkId}-${what}`);
+      const twin = source.id.replace(/^(f|inplace)-/, `${prefix}-`);
+      if (!control || control === source || control.id !== twin) continue;
+      if (control.type === "checkbox") control.checked = source.checked;
+      else control.value = source.value;
+    }
+  }
+}
+
+/** A text slot's controls, `prefix` naming their ids (the panel: f, the card: inplace). */
+export function textControls(d, item, prefix) {
+  const datum = d.datum(item);
+  const t = item.text;
+  const id = (what) => `${prefix}-${item.linkId}-${what}`;
+  const multi = item.kind === "MultiLineText";
+  const text = h(multi ? "textarea" : "input", {
+    id: id("text"),
+    value: datum.text ?? "",
+    placeholder: t.defaultText,
+    maxlength: "1000",
+    rows: multi ? "3" : undefined,
+    oninput: edit(d, item, "text", (el, changed) => (changed.text = el.value)),
+  });
+  const font = d.font(datum, t);
+  const family = h(
+    "select",
+    { id: id("font"), disabled: t.fontFixed, onchange: edit(d, item, "font", (el, changed) => (changed.font = { ...d.font(changed, t), fontFamily: el.value })) },
+    ...d.families.map((f) => h("option", { value: f, selected: f === font.fontFamily.toLowerCase() }, f)),
+  );
+  if (!d.families.includes(font.fontFamily.toLowerCase())) {
+    family.prepend(h("option", { value: font.fontFamily, selected: true }, font.fontFamily));
+  }
+  const style = (what, label) =>
+    h(
+      "label",
+      { class: "inline" },
+      h("input", {
+        type: "checkbox",
+        id: id(what),
+        checked: font[what],
+        disabled: t.fontFixed,
+        onchange: edit(d, item, what, (el, changed) => (changed.font = { ...d.font(changed, t), [what]: el.checked })),
+      }),
+      ` ${label}`,
+    );
+  const size = h("input", {
+    id: id("size"),
+    type: "number",
+    min: "4",
+    max: "72",
+    step: "0.5",
+    value: String(Math.round(((datum.pointSize ?? t.pointSize) / PT) * 2) / 2),
+    disabled: t.pointSizeFixed,
+    oninput: edit(d, item, "size", (el, changed) => {
+      const points = Number(el.value);
+      if (points >= 4 && points <= 72) changed.pointSize = Number((points * PT).toFixed(4));
+    }),
+  });
+  const colour = h("input", {
+    id: id("colour"),
+    type: "color",
+    value: d.engine.displayColour(datum.colour ?? t.colour ?? { type: "RGB", r: 0, g: 0, b: 0 }),
+    disabled: t.colourFixed,
+    oninput: edit(d, item, "colour", (el, changed) => (changed.colour = hexToColour(el.value))),
+  });
+  const alignment = h(
+    "select",
+    { id: id("align"), disabled: t.alignmentFixed, onchange: edit(d, item, "align", (el, changed) => (changed.alignment = el.value)) },
+    ...["left", "center", "right"].map((a) => h("option", { value: a, selected: a === (datum.alignment ?? t.alignment) }, a)),
+  );
+  const labelled = (what, label, control) => h("span", {}, h("label", { for: id(what) }, label), control);
+  return [
+    h("label", { for: id("text") }, "Text"),
+    text,
+    h(
+      "div",
+      { class: "designer-row" },
+      labelled("font", "Font", family),
+      labelled("size", "Size (pt)", size),
+      labelled("colour", "Colour", colour),
+      labelled("align", "Align", alignment),
+    ),
+    h("div", { class: "designer-row" }, style("bold", "Bold"), style("italic", "Italic")),
+  ];
+}
+
+/** A picture slot's controls (see `textControls`). */
+export function imageControls(d, item, prefix) {
+  const datum = d.datum(item);
+  const id = (what) => `${prefix}-${item.linkId}-${what}`;
+  const choose = h(
+    "select",
+    { id: id("image"), onchange: (e) => d.placeImage(item, e.target.value) },
+    h("option", { value: "" }, "No picture"),
+    ...d.pack.imageBasket.items.map((basketItem, i) =>
+      h("option", { value: basketItem.resourceUri, selected: basketItem.resourceUri === datum.resourceUri }, basketItem.name || `Picture ${i + 1}`),
+    ),
+  );
+  const progress = h("progress", { id: id("progress"), max: "1", value: "0", hidden: true, "aria-label": "Upload progress" });
+  const file = h("input", {
+    id: id("upload"),
+    type: "file",
+    accept: "image/png,image/jpeg,image/gif,application/pdf",
+    onchange: (e) => d.upload(item, e.target, progress),
+  });
+  const size = datum.resourceUri ? pictureSize(d.pack.imageBasket, datum.resourceUri) : null;
+  const zoom = h("input", {
+    id: id("zoom"),
+    type: "range",
+    min: "1",
+    max: String(MAX_ZOOM),
+    step: "0.05",
+    value: String(zoomOf(item.area, size, datum.imageBox)),
+    disabled: !datum.imageBox,
+    oninput: edit(d, item, "zoom", (el, changed) => setZoom(item.area, pictureSize(d.pack.imageBasket, changed.resourceUri), changed.imageBox, Number(el.value))),
+  });
+  const placed = Boolean(datum.resourceUri && datum.imageBox);
+  return [
+    h("label", { for: id("image") }, "Picture"),
+    choose,
+    h("label", { for: id("upload") }, datum.resourceUri ? "Replace with a picture from your device" : "Upload a picture"),
+    file,
+    progress,
+    h("label", { for: id("zoom") }, "Zoom"),
+    zoom,
+    h(
+      "div",
+      { class: "designer-row" },
+      h("button", { type: "button", class: "secondary", disabled: !placed, onclick: () => d.turnImage(item) }, "Turn 90°"),
+      h("button", { type: "button", class: "secondary", disabled: !placed, onclick: () => d.stage.select(item.linkId, true) }, "Move with the keyboard"),
+    ),
+  ];
+}
+
+/** A filled box's colour (a background). */
+export function boxControls(d, item, prefix) {
+  const datum = d.datum(item);
+  const id = `${prefix}-${item.linkId}-colour`;
+  return [
+    h("label", { for: id }, "Background colour"),
+    h("input", {
+      id,
+      type: "color",
+      value: d.engine.displayColour(datum.colour ?? item.colour),
+      oninput: edit(d, item, "colour", (el, changed) => (changed.colour = hexToColour(el.value))),
+    }),
+  ];
+}
+
+export function field(item, controls) {
+  return h("fieldset", { class: "designer-field", "data-slot": item.linkId }, h("legend", {}, slotLabel(item.linkId)), ...controls);
+}

@@ -1,0 +1,24 @@
+// Saving: the pack's JSON posted to the design's saveUrl with the page's CSRF token; the
+// server checks it as updatePack does and answers its warnings.
+
+export async function save(d) {
+  if (!d.design.saveUrl) return;
+  d.saveButton.disabled = true;
+  d.announce("Saving…");
+  const body = JSON.stringify(d.pack);
+  try {
+    const response = await fetch(d.design.saveUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-csrf-token": d.csrf },
+      body,
+    });
+    const reply = await response.json();
+    if (!response.ok) throw new Error(reply.error?.message ?? `HTTP ${response.status}`);
+    d.saved = body;
+    d.announce(`Saved.${reply.warnings.length ? ` ${reply.warnings.length} thing(s) to check.` : ""}`);
+  } catch (error) {
+    d.announce(`Not saved: ${error.message}`);
+  } finally {
+    d.saveButton.disabled = false;
+  }
+}
