@@ -341,22 +341,28 @@ export class Designer {
     this.refreshThumbnails(false);
   }
 
-  /** Redraws the side and layout thumbnails, at once or after a pause in the editing. */
+  /** Redraws the side and layout thumbnails, at once or after a pause in the editing: one
+   * thumbnail per task, so typing that resumes is never kept waiting for all of them. */
   refreshThumbnails(now) {
     clearTimeout(this.thumbnailTimer);
-    const draw = () => {
-      for (const canvas of this.sideTabs.querySelectorAll("canvas[data-side]")) {
-        const side = this.pack.sides[Number(canvas.dataset.side)];
-        if (side) this.thumbnail(canvas, side);
-      }
-      for (const button of this.layouts.querySelectorAll("button[data-template]")) {
+    const jobs = [];
+    for (const canvas of this.sideTabs.querySelectorAll("canvas[data-side]")) {
+      const side = this.pack.sides[Number(canvas.dataset.side)];
+      if (side) jobs.push(() => this.thumbnail(canvas, side));
+    }
+    for (const button of this.layouts.querySelectorAll("button[data-template]")) {
+      jobs.push(() => {
         const code = button.dataset.template;
         const data = [...(this.side.data ?? [])];
         if (code !== this.side.templateCode) data.push(...carriedText(this.outline, this.outlineOf(code), data));
         this.thumbnail(button.querySelector("canvas"), { ...this.side, templateCode: code, data });
-      }
+      });
+    }
+    const next = () => {
+      jobs.shift()?.();
+      if (jobs.length) this.thumbnailTimer = setTimeout(next, 0);
     };
-    this.thumbnailTimer = setTimeout(draw, now ? 0 : THUMBNAIL_PAUSE_MS);
+    this.thumbnailTimer = setTimeout(next, now ? 0 : THUMBNAIL_PAUSE_MS);
   }
 
   thumbnail(canvas, side) {
