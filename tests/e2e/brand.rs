@@ -158,7 +158,7 @@ async fn framing_of(
     app: &crate::helpers::TestApp,
     path: &str,
 ) -> (String, Option<String>, Vec<String>) {
-    let response = reqwest::Client::new()
+    let response = crate::helpers::http_client()
         .get(format!("{}{path}", app.address))
         .send()
         .await

@@ -185,7 +185,10 @@ async fn preview(dir: &Path) -> (Preview, String) {
     );
     let url = format!("http://127.0.0.1:{port}/");
     for _ in 0..300 {
-        if reqwest::get(&url)
+        // The helper's client: it installs the TLS provider, which a test run alone has not.
+        if crate::helpers::http_client()
+            .get(&url)
+            .send()
             .await
             .is_ok_and(|r| r.status().is_success())
         {

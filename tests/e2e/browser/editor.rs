@@ -332,6 +332,13 @@ async fn editor_journey(device: Device) {
     press(&browser, &[], char::from(Key::Tab)).await;
     let next = designer_value(&browser, "document.activeElement.dataset.slot ?? null").await;
     assert!(next.is_string() && next != "back_line_2", "{next}");
+    // The focus is visible: a 3 px outline on the focused slot.
+    let outline = designer_value(
+        &browser,
+        "(() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth]; })()",
+    )
+    .await;
+    assert_eq!(outline, json!(["solid", "3px"]));
     // ... and Enter opens the focused slot's editor: editing needs no pointer.
     press(&browser, &[], char::from(Key::Enter)).await;
     let focused = designer_value(&browser, "document.activeElement.id").await;
