@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use tower::ServiceBuilder;
 use tower_http::ServiceBuilderExt;
 
-use crate::config::Config;
+use crate::config::{BlobStoreKind, Config};
 use crate::domain::brand::Brand;
 use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
@@ -38,7 +38,7 @@ use crate::infra::mail::Mailer;
 use crate::infra::queue;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
-    DirectoryBlobs, RedisStore, SharedBlobs, SharedStore, SqliteStore, StoreError,
+    DirectoryBlobs, RedisStore, S3Blobs, SharedBlobs, SharedStore, SqliteStore, StoreError,
 };
 use crate::infra::templates::{Templates, TemplatesError};
 
@@ -54,15 +54,26 @@ pub async fn open_store(config: &Config) -> Result<SharedStore, StoreError> {
     })
 }
 
-/// Opens the blob store beside it: Redis when the store is Redis (every host process sees
-/// every image), else the `blobs` directory under the data directory.
+/// Opens the blob store `blob_store` names; by default the one beside the records: Redis
+/// when the store is Redis (every host process sees every image), else the `blobs`
+/// directory under the data directory.
 pub async fn open_blobs(config: &Config) -> Result<SharedBlobs, StoreError> {
     let store = &config.store;
-    Ok(match &store.redis_url {
-        Some(url) => {
+    let kind = store.blob_store.clone().unwrap_or(match store.redis_url {
+        Some(_) => BlobStoreKind::Redis,
+        None => BlobStoreKind::Directory,
+    });
+    Ok(match (kind, &store.redis_url) {
+        (BlobStoreKind::S3(location), _) => Arc::new(S3Blobs::open(&location, &config.s3)?),
+        (BlobStoreKind::Redis, Some(url)) => {
             Arc::new(RedisStore::connect(url, &store.redis_key_prefix, store.redis_cluster).await?)
         }
-        None => Arc::new(DirectoryBlobs::open(
+        (BlobStoreKind::Redis, None) => {
+            return Err(StoreError::unavailable(
+                "blob_store = redis needs redis_url".to_owned(),
+            ));
+        }
+        (BlobStoreKind::Directory, _) => Arc::new(DirectoryBlobs::open(
             &config.service.data_dir.join("blobs"),
         )?),
     })

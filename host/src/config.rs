@@ -25,6 +25,7 @@ pub use crate::http::state::EdgeSettings;
 pub use crate::infra::engine::EngineLimits;
 pub use crate::infra::mail::MailSettings;
 use crate::infra::settings;
+pub use crate::infra::store::{S3Location, S3Settings};
 
 /// Every setting, by the section that reads it.
 #[derive(Debug, Clone, Default)]
@@ -39,6 +40,7 @@ pub struct Config {
     pub unsigned_limits: UnsignedLimits,
     pub server: ServerLimits,
     pub brand: BrandSettings,
+    pub s3: S3Settings,
 }
 
 /// Where the service listens and what it is called, its files and its log.
@@ -105,6 +107,40 @@ pub struct StoreSettings {
     /// Prefix of every Redis key, so several deployments can share a server.
     #[serde(deserialize_with = "redis_key_prefix")]
     pub redis_key_prefix: String,
+    /// Where image files and press files are kept; `None`: beside the records (the data
+    /// directory's `blobs`, or Redis when the records are in Redis).
+    #[serde(deserialize_with = "blob_store")]
+    pub blob_store: Option<BlobStoreKind>,
+}
+
+/// Where blobs are kept, whatever holds the records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BlobStoreKind {
+    /// `directory`: the data directory's `blobs` (one machine).
+    Directory,
+    /// `redis`: the Redis of `redis_url` (small setups of several hosts).
+    Redis,
+    /// `s3://bucket/prefix`: S3-compatible object storage (see the `s3_*` settings).
+    S3(S3Location),
+}
+
+fn blob_store<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<BlobStoreKind>, D::Error> {
+    let text = settings::text(deserializer)?;
+    match text.trim() {
+        "" => Ok(None),
+        "directory" => Ok(Some(BlobStoreKind::Directory)),
+        "redis" => Ok(Some(BlobStoreKind::Redis)),
+        url => S3Location::parse(url)
+            .map(|l| Some(BlobStoreKind::S3(l)))
+            .ok_or_else(|| {
+                de::Error::custom(
+                    "expected directory, redis or s3://bucket/prefix (a bucket of 3 to 63 \
+                 lower-case letters, digits, dots and dashes)",
+                )
+            }),
+    }
 }
 
 impl Default for StoreSettings {
@@ -113,6 +149,7 @@ impl Default for StoreSettings {
             redis_url: None,
             redis_cluster: false,
             redis_key_prefix: "presspack:".to_owned(),
+            blob_store: None,
         }
     }
 }
@@ -130,7 +167,7 @@ pub enum LogFormat {
 pub struct ConfigError(pub String);
 
 /// Settings whose values never appear in messages (a Redis URL may hold a password).
-const SECRET_SETTINGS: [&str; 2] = ["redis_url", "smtp_password"];
+const SECRET_SETTINGS: [&str; 3] = ["redis_url", "smtp_password", "s3_secret_access_key"];
 
 impl Config {
     /// Loads the configuration from `file` (if any) and the environment `env`.
@@ -155,6 +192,7 @@ impl Config {
             unsigned_limits: section(&figment)?,
             server: section(&figment)?,
             brand: section(&figment)?,
+            s3: section(&figment)?,
         };
         if let Some(urls) = &config.store.redis_url
             && urls.contains(',')
@@ -164,6 +202,13 @@ impl Config {
                 "{}: several URLs name the nodes of a Redis Cluster; set redis_cluster = true \
                  (PRESSPACK_REDIS_CLUSTER=true) or give one URL",
                 origin(figment.find_metadata("redis_url"), "redis_url")
+            )));
+        }
+        if config.store.blob_store == Some(BlobStoreKind::Redis) && config.store.redis_url.is_none()
+        {
+            return Err(ConfigError(format!(
+                "{}: blobs in Redis need redis_url (PRESSPACK_REDIS_URL)",
+                origin(figment.find_metadata("blob_store"), "blob_store")
             )));
         }
         if config.images.press_block_dpi > config.images.press_warn_dpi {
@@ -198,6 +243,7 @@ pub fn setting_names() -> Vec<&'static str> {
         field_names::<UnsignedLimits>(),
         field_names::<ServerLimits>(),
         field_names::<BrandSettings>(),
+        field_names::<S3Settings>(),
     ]
     .concat();
     names.sort_unstable();

@@ -77,6 +77,19 @@ pub async fn sign_up(browser: &Client) {
     click(browser, "form[action='/account/signup'] button").await;
 }
 
+/// Fills in the checkout page's delivery address.
+pub async fn fill_delivery_address(browser: &Client) {
+    for (id, value) in [
+        ("name", "Ann Example"),
+        ("line1", "1 Print Street"),
+        ("city", "London"),
+        ("postcode", "E1 6AN"),
+        ("country", "United Kingdom"),
+    ] {
+        fill(browser, &format!("#{id}"), value).await;
+    }
+}
+
 pub async fn click(browser: &Client, css: &str) {
     let old_page = browser.find(Locator::Css("html")).await.unwrap();
     browser
@@ -221,15 +234,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     click(&browser, "a[href='/checkout']").await;
 
     // Checkout with a delivery address.
-    for (id, value) in [
-        ("name", "Ann Example"),
-        ("line1", "1 Print Street"),
-        ("city", "London"),
-        ("postcode", "E1 6AN"),
-        ("country", "United Kingdom"),
-    ] {
-        fill(&browser, &format!("#{id}"), value).await;
-    }
+    fill_delivery_address(&browser).await;
     screenshot(&browser, &format!("{store}-4-checkout")).await;
     click(&browser, "form[action='/checkout'] button").await;
 

@@ -324,15 +324,7 @@ async fn the_standalone_demo_previews_a_sample_pack() {
     click_button(&browser, "Back").await;
     let back = preview_pixels(&browser).await;
     assert_ne!(back.0, before.0);
-    browser
-        .find(Locator::Css(
-            ".designer-layouts button[data-template='businesscard_full_text_portrait']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    choose_layout(&browser, "businesscard_full_text_portrait").await;
     let portrait = preview_pixels(&browser).await;
     assert!(portrait.2 > portrait.1, "portrait: {portrait:?}");
     let code = designer_value(&browser, "d.side.templateCode").await;
@@ -386,6 +378,19 @@ pub async fn press(browser: &Client, modifiers: &[Key], key: char) {
         });
     }
     browser.perform_actions(keys).await.unwrap();
+}
+
+/// Clicks the layout `code` in the editor's strip of layouts.
+pub async fn choose_layout(browser: &Client, code: &str) {
+    browser
+        .find(Locator::Css(&format!(
+            ".designer-layouts button[data-template='{code}']"
+        )))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
 }
 
 /// Clicks the button whose text (its own and its children's) is `text`.

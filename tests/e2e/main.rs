@@ -4,6 +4,7 @@ mod helpers;
 
 mod attacks;
 mod auth;
+mod blobs;
 mod bounds;
 mod brand;
 mod browser;

@@ -321,9 +321,15 @@ enum Hop {
 /// process's TLS crypto first. reqwest is built without one (its default, aws-lc, compiles a
 /// C library that was a minute of every clean build) and panics building a client without.
 pub fn http_client_builder() -> reqwest::ClientBuilder {
+    install_tls_provider();
+    reqwest::Client::builder()
+}
+
+/// Installs rustls's `ring` provider for every TLS client of the process (reqwest is built
+/// without one of its own).
+pub fn install_tls_provider() {
     // An error means a provider is installed already, which is all this needs.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
 }
 
 /// Fetches images under one policy, with one HTTP client (and its connection pool) for all

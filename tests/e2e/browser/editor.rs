@@ -16,8 +16,10 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
-use crate::browser::{click, fill, screenshot, sign_up};
-use crate::canvas::{click_button, designer_value, press, preview_pixels, wait_for_renders};
+use crate::browser::{click, fill, fill_delivery_address, screenshot, sign_up};
+use crate::canvas::{
+    choose_layout, click_button, designer_value, press, preview_pixels, wait_for_renders,
+};
 use crate::chromium::{browser, phone};
 use crate::helpers::{StoreKind, spawn_app};
 
@@ -346,15 +348,7 @@ async fn editor_journey(device: Device) {
     press(&browser, &[], char::from(Key::Escape)).await;
 
     // Another layout from the strip: the back's lines carry over.
-    browser
-        .find(Locator::Css(
-            ".designer-layouts button[data-template='businesscard_full_text_portrait']",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    choose_layout(&browser, "businesscard_full_text_portrait").await;
     assert_eq!(
         designer_value(&browser, "d.side.templateCode").await,
         "businesscard_full_text_portrait"
@@ -383,15 +377,7 @@ async fn editor_journey(device: Device) {
     click(&browser, "form[action$='/finish'] button").await;
     screenshot(&browser, &format!("editor-{size}-7-cart")).await;
     click(&browser, "a[href='/checkout']").await;
-    for (id, value) in [
-        ("name", "Ann Example"),
-        ("line1", "1 Print Street"),
-        ("city", "London"),
-        ("postcode", "E1 6AN"),
-        ("country", "United Kingdom"),
-    ] {
-        fill(&browser, &format!("#{id}"), value).await;
-    }
+    fill_delivery_address(&browser).await;
     screenshot(&browser, &format!("editor-{size}-8-checkout")).await;
     click(&browser, "form[action='/checkout'] button").await;
     let number = browser

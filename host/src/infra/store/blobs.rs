@@ -1,8 +1,9 @@
 //! The blob store: image files and renditions, content-addressed within their owner (a blob's
 //! id is the SHA-256 of its owner's id and its bytes: the same image stores its bytes once
-//! however often it is uploaded, and deleting one image's blobs never takes another's). Two
+//! however often it is uploaded, and deleting one image's blobs never takes another's). Three
 //! implementations behind one trait: a directory under the data directory (the embedded
-//! default) and Redis (so that several host processes share the images).
+//! default), Redis (so that several host processes share the images, for small setups) and
+//! S3-compatible object storage ([`super::s3`], for deployments past one machine).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,23 +42,51 @@ pub fn blob_id(owner: &str, bytes: &[u8]) -> String {
 }
 
 /// Ids are hex digests; anything else never names a blob (and never reaches a file path).
-fn is_blob_id(id: &str) -> bool {
+pub(super) fn is_blob_id(id: &str) -> bool {
     id.len() == 64
         && id
             .bytes()
             .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
+/// The last sum of the blobs' sizes and when it was taken: walking a directory or listing a
+/// bucket is costly, and the sum is only a metric. Reused for a minute.
+#[derive(Default)]
+pub(super) struct StoredBytes(tokio::sync::Mutex<Option<(std::time::Instant, u64)>>);
+
+/// How long a sum of the blobs' sizes is reused.
+const STORED_BYTES_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl StoredBytes {
+    /// The sum, taken again by `sum` when the last is older than a minute or forgotten.
+    pub(super) async fn get_or_sum<F>(&self, sum: impl FnOnce() -> F) -> Result<u64, StoreError>
+    where
+        F: std::future::Future<Output = Result<u64, StoreError>>,
+    {
+        let mut stored = self.0.lock().await;
+        if let Some((at, bytes)) = *stored
+            && at.elapsed() < STORED_BYTES_AGE
+        {
+            return Ok(bytes);
+        }
+        let bytes = sum().await?;
+        *stored = Some((std::time::Instant::now(), bytes));
+        Ok(bytes)
+    }
+
+    /// After a write: the next sum is taken afresh.
+    pub(super) fn forget(&self) {
+        if let Ok(mut stored) = self.0.try_lock() {
+            *stored = None;
+        }
+    }
+}
+
 /// Blobs as files `<root>/<first two hex digits>/<id>`.
 pub struct DirectoryBlobs {
     root: PathBuf,
-    /// The last sum of the files' sizes and when it was taken: walking the directory is
-    /// costly, and the sum is only a metric.
-    stored: tokio::sync::Mutex<Option<(std::time::Instant, u64)>>,
+    stored: StoredBytes,
 }
-
-/// How long a sum of the directory's sizes is reused.
-const STORED_BYTES_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl DirectoryBlobs {
     pub fn open(root: &Path) -> Result<DirectoryBlobs, StoreError> {
@@ -69,7 +98,7 @@ impl DirectoryBlobs {
         })?;
         Ok(DirectoryBlobs {
             root: root.to_owned(),
-            stored: tokio::sync::Mutex::new(None),
+            stored: StoredBytes::default(),
         })
     }
 
@@ -141,34 +170,29 @@ impl BlobStore for DirectoryBlobs {
     }
 
     async fn stored_bytes(&self) -> Result<u64, StoreError> {
-        let mut stored = self.stored.lock().await;
-        if let Some((at, bytes)) = *stored
-            && at.elapsed() < STORED_BYTES_AGE
-        {
-            return Ok(bytes);
-        }
         let root = self.root.clone();
-        let bytes = tokio::task::spawn_blocking(move || -> std::io::Result<u64> {
-            let mut total = 0;
-            for dir in std::fs::read_dir(&root)? {
-                let dir = dir?;
-                if !dir.file_type()?.is_dir() {
-                    continue;
-                }
-                for file in std::fs::read_dir(dir.path())? {
-                    let metadata = file?.metadata()?;
-                    if metadata.is_file() {
-                        total += metadata.len();
+        let sum = || async move {
+            tokio::task::spawn_blocking(move || -> std::io::Result<u64> {
+                let mut total = 0;
+                for dir in std::fs::read_dir(&root)? {
+                    let dir = dir?;
+                    if !dir.file_type()?.is_dir() {
+                        continue;
+                    }
+                    for file in std::fs::read_dir(dir.path())? {
+                        let metadata = file?.metadata()?;
+                        if metadata.is_file() {
+                            total += metadata.len();
+                        }
                     }
                 }
-            }
-            Ok(total)
-        })
-        .await
-        .map_err(|e| StoreError::unavailable(format!("blob sizes: {e}")))?
-        .map_err(|e| StoreError::unavailable(format!("blob sizes: {e}")))?;
-        *stored = Some((std::time::Instant::now(), bytes));
-        Ok(bytes)
+                Ok(total)
+            })
+            .await
+            .map_err(|e| StoreError::unavailable(format!("blob sizes: {e}")))?
+            .map_err(|e| StoreError::unavailable(format!("blob sizes: {e}")))
+        };
+        self.stored.get_or_sum(sum).await
     }
 }
 

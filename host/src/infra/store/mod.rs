@@ -11,6 +11,7 @@ mod blobs;
 mod expiring;
 mod interface;
 mod redis;
+mod s3;
 mod sqlite;
 
 pub use blobs::{BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
@@ -20,4 +21,5 @@ pub use interface::{
     StoreError, StoreErrorKind, Versioned, decode, load, modify, random_id,
 };
 pub use redis::RedisStore;
+pub use s3::{S3Blobs, S3Location, S3Settings};
 pub use sqlite::SqliteStore;

@@ -1,0 +1,191 @@
+//! The blob stores: one suite run on the data directory, on Redis and on S3-compatible object
+//! storage (a real S3 server, `tests/s3-server.sh`: ignored unless PRESSPACK_TEST_S3 names
+//! one, as `.ci/run` does); a service whose records are embedded and whose blobs are on S3
+//! uploads, renders and serves images; and an object store that cannot be reached fails an
+//! upload with "try again" within its time limit.
+
+use std::time::{Duration, Instant};
+
+use presspack::config::{BlobStoreKind, S3Location, S3Settings};
+use presspack::infra::store::{BlobStore, DirectoryBlobs, RedisStore, S3Blobs, blob_id};
+
+use crate::helpers::{RedisKeys, StoreKind, redis_url, spawn_app_with, test_config};
+
+/// The tests' S3 server: PRESSPACK_TEST_S3 = `endpoint,access key,secret,bucket`, as
+/// `tests/s3-server.sh start DIR` prints it; a fresh prefix per call, so tests share the
+/// bucket without meeting.
+fn test_s3() -> (S3Location, S3Settings) {
+    let named = std::env::var("PRESSPACK_TEST_S3").expect(
+        "PRESSPACK_TEST_S3 names no S3 server: start one with `tests/s3-server.sh start DIR` \
+         and set the variable to what it prints",
+    );
+    let parts: Vec<&str> = named.split(',').collect();
+    let [endpoint, key, secret, bucket] = parts[..] else {
+        panic!("PRESSPACK_TEST_S3 is endpoint,access key,secret,bucket: {named}");
+    };
+    let location = S3Location::parse(&format!(
+        "s3://{bucket}/presspack-test-{:016x}",
+        rand::random::<u64>()
+    ))
+    .unwrap();
+    let settings = S3Settings {
+        s3_endpoint: Some(endpoint.to_owned()),
+        s3_access_key_id: Some(key.to_owned()),
+        s3_secret_access_key: Some(secret.to_owned()),
+        s3_path_style: true,
+        timeout: Duration::from_secs(10),
+        ..S3Settings::default()
+    };
+    (location, settings)
+}
+
+/// Puts, gets and deletes as every blob store must: content-addressed ids, a repeated put
+/// is the same blob, bad ids name nothing, a large blob (in parts on S3) comes back whole.
+async fn blob_suite(blobs: &dyn BlobStore) {
+    let owner = format!("image:{:016x}", rand::random::<u64>());
+    let small = b"a small blob".to_vec();
+    let id = blobs.put(&owner, &small).await.unwrap();
+    assert_eq!(id, blob_id(&owner, &small));
+    assert_eq!(blobs.get(&id).await.unwrap(), Some(small.clone()));
+    // A retried upload writes the same key with the same bytes.
+    assert_eq!(blobs.put(&owner, &small).await.unwrap(), id);
+    // Another owner's same bytes are another blob.
+    let other = blobs.put("image:another", &small).await.unwrap();
+    assert_ne!(other, id);
+
+    // 20 MiB of varied bytes: three parts of a multipart upload on S3.
+    let large: Vec<u8> = (0..20 * 1024 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let large_id = blobs.put(&owner, &large).await.unwrap();
+    let back = blobs.get(&large_id).await.unwrap().expect("the large blob");
+    assert!(back == large, "the large blob came back changed");
+    assert!(blobs.stored_bytes().await.unwrap() >= (large.len() + small.len()) as u64);
+
+    for unknown in [
+        "0".repeat(64),
+        "../../etc/passwd".into(),
+        "ABCDEF".repeat(10) + "ABCD",
+        String::new(),
+    ] {
+        assert_eq!(blobs.get(&unknown).await.unwrap(), None, "{unknown}");
+        assert_eq!(blobs.delete(&unknown).await.unwrap(), 0, "{unknown}");
+    }
+    assert_eq!(blobs.delete(&id).await.unwrap(), small.len() as u64);
+    assert_eq!(blobs.delete(&id).await.unwrap(), 0);
+    assert_eq!(blobs.get(&id).await.unwrap(), None);
+    assert_eq!(blobs.get(&other).await.unwrap(), Some(small));
+    assert_eq!(blobs.delete(&large_id).await.unwrap(), large.len() as u64);
+    blobs.delete(&other).await.unwrap();
+}
+
+#[tokio::test]
+async fn the_blob_suite_on_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    blob_suite(&DirectoryBlobs::open(dir.path()).unwrap()).await;
+}
+
+#[tokio::test]
+async fn the_blob_suite_on_redis() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = test_config(StoreKind::Redis, dir.path());
+    let _cleaned_up = RedisKeys::of(&config);
+    let redis = RedisStore::connect(&redis_url(), &config.store.redis_key_prefix, false)
+        .await
+        .unwrap();
+    blob_suite(&redis).await;
+}
+
+#[tokio::test]
+#[ignore = "needs an S3 server in PRESSPACK_TEST_S3 (tests/s3-server.sh)"]
+async fn the_blob_suite_on_object_storage() {
+    let (location, settings) = test_s3();
+    blob_suite(&S3Blobs::open(&location, &settings).unwrap()).await;
+}
+
+/// Records in the embedded store, blobs on S3: an upload lands in the bucket, a render draws
+/// it, and `/images/...` serves it as before.
+#[tokio::test]
+#[ignore = "needs an S3 server in PRESSPACK_TEST_S3 (tests/s3-server.sh)"]
+async fn a_service_with_blobs_on_object_storage_uploads_renders_and_serves_images() {
+    let (location, settings) = test_s3();
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.store.blob_store = Some(BlobStoreKind::S3(location.clone()));
+        config.s3 = settings.clone();
+    })
+    .await;
+    let photo = app.upload_fixture("jpeg-q95.jpg", &[]).await;
+    let uri = photo["resourceUri"].as_str().unwrap();
+    let print = photo["imageItems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "print")
+        .unwrap()["resourceUri"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The bytes are in the bucket, not in the data directory.
+    assert!(!app.config.service.data_dir.join("blobs").exists());
+    let side = serde_json::json!({"type": "image", "sideNum": 1,
+        "templateCode": "businesscard_full_image_landscape",
+        "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": uri,
+                  "imageBox": {"center": {"x": 44, "y": 29}, "width": 96, "height": 64, "angle": 0}}]});
+    let basket = serde_json::json!({"items": [photo]});
+    let rendered = app
+        .post(&[
+            ("method", "svc.pack.renderSide"),
+            ("side", &side.to_string()),
+            ("imageBasket", &basket.to_string()),
+            ("maxSide", "300"),
+        ])
+        .await;
+    assert_eq!(rendered.content_type, "image/png", "{}", rendered.body);
+    let (id, rendition) = print
+        .strip_prefix("store://")
+        .unwrap()
+        .split_once('/')
+        .unwrap();
+    let served = app
+        .client
+        .get(format!("{}/images/{id}/{rendition}", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(served.status(), 200);
+    assert!(served.bytes().await.unwrap().starts_with(&[0xff, 0xd8]));
+}
+
+/// An object store that does not answer: the upload fails as "try again" within the time
+/// limit (here 1 s, retries included), not after a hung request.
+#[tokio::test]
+async fn unreachable_object_storage_fails_an_upload_with_try_again_in_bounded_time() {
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.store.blob_store = Some(BlobStoreKind::S3(
+            S3Location::parse("s3://presspack-absent").unwrap(),
+        ));
+        config.s3 = S3Settings {
+            s3_endpoint: Some(format!("http://127.0.0.1:{port}")),
+            s3_access_key_id: Some("key".into()),
+            s3_secret_access_key: Some("secret".into()),
+            s3_path_style: true,
+            timeout: Duration::from_secs(1),
+            ..S3Settings::default()
+        };
+    })
+    .await;
+    let started = Instant::now();
+    let refused = app
+        .upload_response("photo.jpg", crate::images::fixture("jpeg-q95.jpg"), &[])
+        .await;
+    let took = started.elapsed();
+    let message = refused.exception("store_unavailable");
+    assert!(message.contains("try again"), "{message}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}
