@@ -98,11 +98,15 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
     }
     assert!(model.contains("templateCode: string"), "{model}");
 
-    // assets.js names every font and template file in the package, and only files it holds.
+    // assets.js names the wasm and every font and template file in the package, and only
+    // files it holds.
     let mut named = asset_paths(&std::fs::read_to_string(out.join("assets.js")).unwrap());
     named.sort();
     let mut shipped = files_under(&out.join("fonts"), "fonts");
     shipped.extend(files_under(&out.join("templates"), "templates"));
+    let wasm = presspack_engine::package::WASM_FILE;
+    assert!(out.join(wasm).is_file(), "{wasm}");
+    shipped.push(wasm.to_owned());
     shipped.sort();
     assert_eq!(named, shipped);
     assert!(named.contains(&"fonts/catalogue.json".to_owned()));
