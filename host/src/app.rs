@@ -38,7 +38,8 @@ use crate::infra::mail::Mailer;
 use crate::infra::queue;
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{
-    DirectoryBlobs, RedisStore, S3Blobs, SharedBlobs, SharedStore, SqliteStore, StoreError,
+    CachedBlobs, DirectoryBlobs, RedisStore, S3Blobs, SharedBlobs, SharedStore, SqliteStore,
+    StoreError,
 };
 use crate::infra::templates::{Templates, TemplatesError};
 
@@ -64,7 +65,13 @@ pub async fn open_blobs(config: &Config) -> Result<SharedBlobs, StoreError> {
         None => BlobStoreKind::Directory,
     });
     Ok(match (kind, &store.redis_url) {
-        (BlobStoreKind::S3(location), _) => Arc::new(S3Blobs::open(&location, &config.s3)?),
+        (BlobStoreKind::S3(location), _) => {
+            let s3: SharedBlobs = Arc::new(S3Blobs::open(&location, &config.s3)?);
+            match config.s3.cache_bytes {
+                0 => s3,
+                limit => Arc::new(CachedBlobs::new(s3, limit)),
+            }
+        }
         (BlobStoreKind::Redis, Some(url)) => {
             Arc::new(RedisStore::connect(url, &store.redis_key_prefix, store.redis_cluster).await?)
         }

@@ -1,8 +1,9 @@
 //! The blob stores: one suite run on the data directory, on Redis and on S3-compatible object
 //! storage (a real S3 server, `tests/s3-server.sh`: ignored unless PRESSPACK_TEST_S3 names
 //! one, as `.ci/run` does); a service whose records are embedded and whose blobs are on S3
-//! uploads, renders and serves images; and an object store that cannot be reached fails an
-//! upload with "try again" within its time limit.
+//! uploads, renders and serves images from a bounded read cache; and an object store that
+//! cannot be reached fails an upload with "try again" within its time limit, and `/readyz`
+//! says so.
 
 use std::time::{Duration, Instant};
 
@@ -154,6 +155,35 @@ async fn a_service_with_blobs_on_object_storage_uploads_renders_and_serves_image
         .unwrap();
     assert_eq!(served.status(), 200);
     assert!(served.bytes().await.unwrap().starts_with(&[0xff, 0xd8]));
+    // Read from this host's memory, not the network: the cache's counts say so.
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let value = |name: &str| -> u64 {
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} in {metrics}"))
+            .parse()
+            .unwrap()
+    };
+    assert!(value("presspack_blob_cache_hits") >= 1, "{metrics}");
+    assert!(value("presspack_blob_cache_bytes") > 0, "{metrics}");
+    assert_eq!(
+        app.client
+            .get(format!("{}/readyz", app.address))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 }
 
 /// An object store that does not answer: the upload fails as "try again" within the time
@@ -188,4 +218,14 @@ async fn unreachable_object_storage_fails_an_upload_with_try_again_in_bounded_ti
     let message = refused.exception("store_unavailable");
     assert!(message.contains("try again"), "{message}");
     assert!(took < Duration::from_secs(15), "{took:?}");
+    // The readiness probe says which store is down.
+    let ready = app
+        .client
+        .get(format!("{}/readyz", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), 503);
+    let said = ready.text().await.unwrap();
+    assert!(said.contains("blob store"), "{said}");
 }

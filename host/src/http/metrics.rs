@@ -17,6 +17,7 @@ use prometheus_client::registry::{Registry, Unit};
 
 use crate::domain::error::{CauseSource, DomainError, ErrorKind};
 use crate::infra::process;
+use crate::infra::store::BlobCacheStats;
 
 /// Upper bounds of the latency histogram's buckets, in seconds.
 const BUCKETS: [f64; 12] = [
@@ -112,6 +113,8 @@ pub struct Readings {
     pub engine_usage: (usize, usize),
     /// Bytes in the blob store, if they could be read.
     pub blob_bytes: Option<u64>,
+    /// The blob read cache's counts, when the blob store has one (object storage).
+    pub blob_cache: Option<BlobCacheStats>,
     pub queues: Vec<QueueBacklog>,
 }
 
@@ -129,6 +132,9 @@ pub struct Metrics {
     engine_instances: Gauge,
     engine_busy: Gauge,
     blob_bytes: Gauge,
+    blob_cache_hits: Gauge,
+    blob_cache_misses: Gauge,
+    blob_cache_bytes: Gauge,
     queue_items: Family<QueueLabel, Gauge>,
     queue_oldest_due: Family<QueueLabel, FloatGauge>,
 }
@@ -242,6 +248,21 @@ impl Default for Metrics {
             "presspack_blob_bytes",
             "Bytes held by the blob store (image files and renditions)",
         );
+        let blob_cache_hits = gauge(
+            &mut registry,
+            "presspack_blob_cache_hits",
+            "Blob reads answered from this host's memory since it started (object storage only)",
+        );
+        let blob_cache_misses = gauge(
+            &mut registry,
+            "presspack_blob_cache_misses",
+            "Blob reads that went to the blob store since this host started (object storage only)",
+        );
+        let blob_cache_bytes = gauge(
+            &mut registry,
+            "presspack_blob_cache_bytes",
+            "Bytes of blobs this host keeps in memory (at most s3_cache_bytes)",
+        );
         let queue_items = Family::<QueueLabel, Gauge>::default();
         registry.register(
             "presspack_queue_items",
@@ -264,6 +285,9 @@ impl Default for Metrics {
             engine_instances,
             engine_busy,
             blob_bytes,
+            blob_cache_hits,
+            blob_cache_misses,
+            blob_cache_bytes,
             queue_items,
             queue_oldest_due,
         }
@@ -300,6 +324,11 @@ impl Metrics {
         let (busy, instances) = readings.engine_usage;
         self.engine_instances.set(as_gauge(instances));
         self.engine_busy.set(as_gauge(busy));
+        if let Some(cache) = readings.blob_cache {
+            self.blob_cache_hits.set(as_gauge(cache.hits));
+            self.blob_cache_misses.set(as_gauge(cache.misses));
+            self.blob_cache_bytes.set(as_gauge(cache.bytes));
+        }
         if let Some(bytes) = readings.blob_bytes {
             self.blob_bytes.set(as_gauge(bytes));
         }

@@ -177,6 +177,7 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let readings = Readings {
         engine_usage: state.engine.usage(),
         blob_bytes,
+        blob_cache: state.blobs.cache_stats(),
         queues,
     };
     (
@@ -194,15 +195,32 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `GET /readyz`: the store answers and the engine has started and has instances; 503
-/// naming what is not ready otherwise, so a load balancer sends traffic elsewhere.
+/// A blob id no content has (all zeros): what the readiness probe asks the blob store for.
+const NO_SUCH_BLOB: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// `GET /readyz`: the store and the blob store answer and the engine has started and has
+/// instances; 503 naming what is not ready otherwise, so a load balancer sends traffic
+/// elsewhere.
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     let store = tokio::time::timeout(
         Duration::from_secs(2),
         state.store.get(API_KEYS, "readiness-probe"),
     )
     .await;
+    // The blob store too (object storage may be down while the records are not): a read of
+    // a blob that is never there.
+    let blobs = tokio::time::timeout(Duration::from_secs(2), state.blobs.get(NO_SUCH_BLOB)).await;
+    let blob_problem = match blobs {
+        Ok(Ok(_)) => None,
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "readiness: the blob store failed");
+            count_store_error();
+            Some("the blob store is unavailable")
+        }
+        Err(_) => Some("the blob store did not answer within 2 s"),
+    };
     let problem = match (store, state.engine.state()) {
+        (Ok(Ok(_)), _) if blob_problem.is_some() => blob_problem,
         (Ok(Ok(_)), Starting::Ready(pool)) if pool.usage().1 > 0 => None,
         (Ok(Ok(_)), Starting::Ready(_)) => Some("the engine has no instances"),
         (Ok(Ok(_)), Starting::Pending) => Some("the engine is starting"),

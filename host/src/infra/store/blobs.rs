@@ -28,6 +28,20 @@ pub trait BlobStore: Send + Sync + 'static {
 
     /// The bytes every blob holds together.
     async fn stored_bytes(&self) -> Result<u64, StoreError>;
+
+    /// A read cache's counts, for a store that has one.
+    fn cache_stats(&self) -> Option<BlobCacheStats> {
+        None
+    }
+}
+
+/// A blob read cache's counts since start, for `/metrics`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlobCacheStats {
+    pub hits: u64,
+    pub misses: u64,
+    /// Bytes held now.
+    pub bytes: u64,
 }
 
 pub type SharedBlobs = Arc<dyn BlobStore>;

@@ -8,13 +8,15 @@
 //! write. Resources keep their own typed records on top (see `domain::packs`).
 
 mod blobs;
+mod cache;
 mod expiring;
 mod interface;
 mod redis;
 mod s3;
 mod sqlite;
 
-pub use blobs::{BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
+pub use blobs::{BlobCacheStats, BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
+pub use cache::CachedBlobs;
 pub(crate) use interface::unix_millis;
 pub use interface::{
     Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, SharedStore, Store,

@@ -51,6 +51,13 @@ pub struct S3Settings {
         deserialize_with = "settings::millis::<_, 100, 600_000>"
     )]
     pub timeout: Duration,
+    /// Bytes of blobs each host keeps in memory (least recently used dropped first), so a
+    /// warm render never waits on the network; 0: none.
+    #[serde(
+        rename = "s3_cache_bytes",
+        deserialize_with = "settings::count::<_, u64, 0, { 64 * 1024 * 1024 * 1024 }>"
+    )]
+    pub cache_bytes: u64,
 }
 
 impl Default for S3Settings {
@@ -62,6 +69,7 @@ impl Default for S3Settings {
             s3_secret_access_key: None,
             s3_path_style: false,
             timeout: Duration::from_secs(10),
+            cache_bytes: 256 * 1024 * 1024,
         }
     }
 }
@@ -78,6 +86,7 @@ impl std::fmt::Debug for S3Settings {
             )
             .field("s3_path_style", &self.s3_path_style)
             .field("timeout", &self.timeout)
+            .field("cache_bytes", &self.cache_bytes)
             .finish()
     }
 }
