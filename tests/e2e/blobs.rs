@@ -229,3 +229,69 @@ async fn unreachable_object_storage_fails_an_upload_with_try_again_in_bounded_ti
     let said = ready.text().await.unwrap();
     assert!(said.contains("blob store"), "{said}");
 }
+
+/// Retention on object storage: the sweep (`presspack images sweep`, here from the CLI with
+/// the same settings) deletes an unused upload's objects from the bucket and keeps a used
+/// one's.
+#[tokio::test]
+#[ignore = "needs an S3 server in PRESSPACK_TEST_S3 (tests/s3-server.sh)"]
+async fn unused_uploads_are_swept_from_object_storage() {
+    let (location, settings) = test_s3();
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.store.blob_store = Some(BlobStoreKind::S3(location.clone()));
+        config.s3 = settings.clone();
+        config.images.retention = Duration::from_millis(1);
+    })
+    .await;
+    let unused = app.upload_fixture("photo-astronaut.jpg", &[]).await;
+    let used = app.upload_fixture("photo-camera.jpg", &[]).await;
+    let pack = serde_json::json!({"sides": [{"type": "image", "sideNum": 1,
+        "templateCode": "businesscard_full_image_landscape",
+        "data": [{"type": "imageData", "linkId": "variable_image_front",
+                  "resourceUri": used["resourceUri"],
+                  "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88, "height": 59, "angle": 0}}]}],
+        "imageBasket": {"items": [used]}});
+    app.create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let image = |item: &serde_json::Value| {
+        format!(
+            "{}/images/{}/print",
+            app.address,
+            item["cacheId"].as_str().unwrap()
+        )
+    };
+    // What the bucket holds under the test's prefix (a fresh handle: a sum is kept a minute).
+    let in_bucket = || async {
+        S3Blobs::open(&location, &settings)
+            .unwrap()
+            .stored_bytes()
+            .await
+            .unwrap()
+    };
+    let before = in_bucket().await;
+    assert_eq!(
+        app.client
+            .get(image(&unused))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let output = app.cli(&["images", "sweep"]);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed} {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(printed.starts_with("deleted 1 unused images"), "{printed}");
+    // Its objects are gone from the bucket; the used image's stay.
+    let after = in_bucket().await;
+    assert!(after < before && after > 0, "{before} -> {after} bytes");
+    let gone = app.client.get(image(&unused)).send().await.unwrap();
+    assert_eq!(gone.status(), 404);
+    let kept = app.client.get(image(&used)).send().await.unwrap();
+    assert_eq!(kept.status(), 200);
+}

@@ -4,7 +4,7 @@
 use std::process::{Command, Output};
 
 use presspack::app::{Application, open_store};
-use presspack::config::Config;
+use presspack::config::{BlobStoreKind, Config};
 use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
 use presspack::infra::store::SharedStore;
 use serde_json::Value;
@@ -527,6 +527,29 @@ impl TestApp {
                     "PRESSPACK_REDIS_CLUSTER",
                     self.config.store.redis_cluster.to_string(),
                 );
+        }
+        if let Some(BlobStoreKind::S3(location)) = &self.config.store.blob_store {
+            let s3 = &self.config.s3;
+            command
+                .env(
+                    "PRESSPACK_BLOB_STORE",
+                    format!("s3://{}/{}", location.bucket, location.prefix),
+                )
+                .env("PRESSPACK_S3_REGION", &s3.s3_region)
+                .env("PRESSPACK_S3_PATH_STYLE", s3.s3_path_style.to_string())
+                .env(
+                    "PRESSPACK_S3_TIMEOUT_MS",
+                    s3.timeout.as_millis().to_string(),
+                );
+            for (name, value) in [
+                ("PRESSPACK_S3_ENDPOINT", &s3.s3_endpoint),
+                ("PRESSPACK_S3_ACCESS_KEY_ID", &s3.s3_access_key_id),
+                ("PRESSPACK_S3_SECRET_ACCESS_KEY", &s3.s3_secret_access_key),
+            ] {
+                if let Some(value) = value {
+                    command.env(name, value);
+                }
+            }
         }
         command.envs(settings.iter().copied());
         command
