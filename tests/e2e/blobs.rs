@@ -295,3 +295,145 @@ async fn unused_uploads_are_swept_from_object_storage() {
     let kept = app.client.get(image(&used)).send().await.unwrap();
     assert_eq!(kept.status(), 200);
 }
+
+/// An S3 server of this test's own (the binary `tests/s3-server.sh install` built), on a
+/// fixed port and directory, so that it can be stopped and started again.
+struct OwnS3 {
+    port: u16,
+    dir: tempfile::TempDir,
+    process: Option<std::process::Child>,
+}
+
+impl OwnS3 {
+    const KEY: &str = "outage-key";
+    const SECRET: &str = "outage-secret-0123456789";
+
+    fn start() -> OwnS3 {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("outage")).unwrap();
+        let mut server = OwnS3 {
+            port,
+            dir,
+            process: None,
+        };
+        server.resume();
+        server
+    }
+
+    fn resume(&mut self) {
+        let binary =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3s/bin/s3s-fs");
+        let child = std::process::Command::new(&binary)
+            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--access-key", Self::KEY, "--secret-key", Self::SECRET])
+            .arg(self.dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("{} ({e}): run tests/s3-server.sh install", binary.display())
+            });
+        self.process = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("s3s-fs did not start on {}", self.port);
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.process.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn settings(&self) -> S3Settings {
+        S3Settings {
+            s3_endpoint: Some(format!("http://127.0.0.1:{}", self.port)),
+            s3_access_key_id: Some(Self::KEY.into()),
+            s3_secret_access_key: Some(Self::SECRET.into()),
+            s3_path_style: true,
+            timeout: Duration::from_secs(2),
+            // No cache: every read goes to the object store, as a cold host's would.
+            cache_bytes: 0,
+            ..S3Settings::default()
+        }
+    }
+}
+
+impl Drop for OwnS3 {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The object store stops mid-run: uploads fail with "try again" within the time limit,
+/// `/readyz` says so, what was acknowledged before is still served once it is back, and
+/// service resumes without restarting the host.
+#[tokio::test]
+#[ignore = "needs the S3 server binary (tests/s3-server.sh install)"]
+async fn an_object_storage_outage_fails_fast_loses_nothing_and_heals_without_a_restart() {
+    let mut s3 = OwnS3::start();
+    let settings = s3.settings();
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.store.blob_store = Some(BlobStoreKind::S3(
+            S3Location::parse("s3://outage/presspack").unwrap(),
+        ));
+        config.s3 = settings.clone();
+    })
+    .await;
+    let ready = || async {
+        app.client
+            .get(format!("{}/readyz", app.address))
+            .send()
+            .await
+            .unwrap()
+            .status()
+    };
+    let before = app.upload_fixture("photo-astronaut.jpg", &[]).await;
+    let image = |item: &serde_json::Value| {
+        format!(
+            "{}/images/{}/print",
+            app.address,
+            item["cacheId"].as_str().unwrap()
+        )
+    };
+    let served = app.client.get(image(&before)).send().await.unwrap();
+    assert_eq!(served.status(), 200);
+    let acknowledged = served.bytes().await.unwrap();
+    assert_eq!(ready().await, 200);
+
+    s3.stop();
+    let started = Instant::now();
+    let refused = app
+        .upload_response(
+            "camera.jpg",
+            crate::images::fixture("photo-camera.jpg"),
+            &[],
+        )
+        .await;
+    assert!(refused.exception("store_unavailable").contains("try again"));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(ready().await, 503);
+
+    s3.resume();
+    assert_eq!(ready().await, 200);
+    let again = app.client.get(image(&before)).send().await.unwrap();
+    assert_eq!(again.status(), 200);
+    assert_eq!(again.bytes().await.unwrap(), acknowledged);
+    let after = app.upload_fixture("photo-camera.jpg", &[]).await;
+    let served = app.client.get(image(&after)).send().await.unwrap();
+    assert_eq!(served.status(), 200);
+}
