@@ -18,7 +18,19 @@ use super::redis::RedisStore;
 #[async_trait]
 pub trait BlobStore: Send + Sync + 'static {
     /// Stores `bytes` of `owner` (unless already there) and returns their id.
-    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError>;
+    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
+        let id = blob_id(owner, bytes);
+        self.put_at(&id, bytes).await?;
+        Ok(id)
+    }
+
+    /// Stores `bytes` under `id` (unless already there): `id` must be their address as
+    /// [`blob_id`] made it (what `put` does, and a copy from another blob store).
+    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError>;
+
+    /// Up to `limit` blob ids after `after`, in order: every blob, page by page.
+    async fn list_page(&self, after: Option<&str>, limit: usize)
+    -> Result<Vec<String>, StoreError>;
 
     /// The bytes with this id, if stored.
     async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
@@ -123,9 +135,11 @@ impl DirectoryBlobs {
 
 #[async_trait]
 impl BlobStore for DirectoryBlobs {
-    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
-        let id = blob_id(owner, bytes);
-        let path = self.path(&id);
+    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        if !is_blob_id(id) {
+            return Err(StoreError::corrupt(format!("{id:?} is not a blob id")));
+        }
+        let path = self.path(id);
         let bytes = bytes.to_vec();
         let io = |e: std::io::Error| StoreError::unavailable(format!("blob {id}: {e}"));
         let written = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
@@ -150,8 +164,40 @@ impl BlobStore for DirectoryBlobs {
         })
         .await
         .map_err(|e| StoreError::unavailable(format!("blob write stopped: {e}")))?;
-        written.map_err(io)?;
-        Ok(id)
+        written.map_err(io)
+    }
+
+    async fn list_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let root = self.root.clone();
+        let after = after.unwrap_or_default().to_owned();
+        tokio::task::spawn_blocking(move || -> std::io::Result<Vec<String>> {
+            // `ab/<id>`: the directories in order from `after`'s, each's ids in order.
+            let mut dirs: Vec<String> = std::fs::read_dir(&root)?
+                .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                .filter(|name| name.len() == 2 && after.get(..2).is_none_or(|a| name.as_str() >= a))
+                .collect();
+            dirs.sort();
+            let mut page = Vec::new();
+            for dir in dirs {
+                let mut ids: Vec<String> = std::fs::read_dir(root.join(&dir))?
+                    .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+                    .filter(|id| is_blob_id(id) && id.as_str() > after.as_str())
+                    .collect();
+                ids.sort();
+                page.extend(ids.into_iter().take(limit - page.len()));
+                if page.len() == limit {
+                    break;
+                }
+            }
+            Ok(page)
+        })
+        .await
+        .map_err(|e| StoreError::unavailable(format!("listing blobs stopped: {e}")))?
+        .map_err(|e| StoreError::unavailable(format!("listing blobs: {e}")))
     }
 
     async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
@@ -212,12 +258,14 @@ impl BlobStore for DirectoryBlobs {
 
 #[async_trait]
 impl BlobStore for RedisStore {
-    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
-        let id = blob_id(owner, bytes);
+    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        if !is_blob_id(id) {
+            return Err(StoreError::corrupt(format!("{id:?} is not a blob id")));
+        }
         let mut connection = self.connection.clone();
         // NX: the same id always holds the same bytes; an existing blob is left alone.
         let set: Option<String> = redis::cmd("SET")
-            .arg(self.blob_key(&id))
+            .arg(self.blob_key(id))
             .arg(bytes)
             .arg("NX")
             .query_async(&mut connection)
@@ -231,7 +279,22 @@ impl BlobStore for RedisStore {
                 .await
                 .map_err(redis_error)?;
         }
-        Ok(id)
+        Ok(())
+    }
+
+    async fn list_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        // SCAN has no order: every id is read and the page cut from them (Redis keeps blobs
+        // for small setups).
+        let ids = self.ids_under("blob").await?;
+        Ok(ids
+            .into_iter()
+            .filter(|id| is_blob_id(id) && after.is_none_or(|a| id.as_str() > a))
+            .take(limit)
+            .collect())
     }
 
     async fn delete(&self, id: &str) -> Result<u64, StoreError> {

@@ -86,12 +86,20 @@ impl CachedBlobs {
 
 #[async_trait]
 impl BlobStore for CachedBlobs {
-    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
-        let id = self.inner.put(owner, bytes).await?;
+    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        self.inner.put_at(id, bytes).await?;
         // What was just uploaded is what is drawn next (its renditions, the preview).
         self.entries()
-            .insert(&id, Arc::new(bytes.to_vec()), self.limit);
-        Ok(id)
+            .insert(id, Arc::new(bytes.to_vec()), self.limit);
+        Ok(())
+    }
+
+    async fn list_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.inner.list_page(after, limit).await
     }
 
     async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {

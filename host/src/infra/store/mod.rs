@@ -11,6 +11,7 @@ mod blobs;
 mod cache;
 mod expiring;
 mod interface;
+mod migrate;
 mod redis;
 mod s3;
 mod sqlite;
@@ -22,6 +23,7 @@ pub use interface::{
     Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, SharedStore, Store,
     StoreError, StoreErrorKind, Versioned, decode, load, modify, random_id,
 };
+pub use migrate::{MigrateError, Migrated, migrate};
 pub use redis::RedisStore;
 pub use s3::{S3Blobs, S3Location, S3Settings};
 pub use sqlite::SqliteStore;

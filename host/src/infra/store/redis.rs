@@ -276,7 +276,14 @@ impl Records for RedisStore {
     }
 
     async fn list(&self, kind: Kind) -> Result<Vec<String>, StoreError> {
-        let start = format!("{}{}:{{", self.prefix, kind.as_str());
+        self.ids_under(kind.as_str()).await
+    }
+}
+
+impl RedisStore {
+    /// The ids of every `{prefix}<name>:{<id>}` key, sorted (on a cluster, from every master).
+    pub(super) async fn ids_under(&self, name: &str) -> Result<Vec<String>, StoreError> {
+        let start = format!("{}{}:{{", self.prefix, name);
         let pattern = format!("{}*", redis_glob_escape(&start));
         let keys = match &self.connection {
             Connection::Single(_) => self.scan(&pattern, None).await?,

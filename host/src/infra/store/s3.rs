@@ -13,13 +13,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
-use futures_util::TryStreamExt;
+use futures_util::{StreamExt, TryStreamExt};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as ObjectPath;
 use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
 use serde::Deserialize;
 
-use super::blobs::{BlobStore, StoredBytes, blob_id, is_blob_id};
+use super::blobs::{BlobStore, StoredBytes, is_blob_id};
 use super::interface::StoreError;
 use crate::infra::settings;
 
@@ -181,15 +181,17 @@ impl S3Blobs {
 
 #[async_trait]
 impl BlobStore for S3Blobs {
-    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
-        let id = blob_id(owner, bytes);
-        let path = self.path(&id);
+    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        if !is_blob_id(id) {
+            return Err(StoreError::corrupt(format!("{id:?} is not a blob id")));
+        }
+        let path = self.path(id);
         let body = Bytes::copy_from_slice(bytes);
         if body.len() <= PART_BYTES {
             self.store
                 .put(&path, PutPayload::from(body))
                 .await
-                .map_err(|e| unavailable(&id, e))?;
+                .map_err(|e| unavailable(id, e))?;
         } else {
             // In parts: a failed part is retried alone, and an abandoned upload is aborted so
             // that the bucket keeps no orphan parts.
@@ -197,7 +199,7 @@ impl BlobStore for S3Blobs {
                 .store
                 .put_multipart(&path)
                 .await
-                .map_err(|e| unavailable(&id, e))?;
+                .map_err(|e| unavailable(id, e))?;
             let mut sent = Ok(());
             for offset in (0..body.len()).step_by(PART_BYTES) {
                 let part = body.slice(offset..(offset + PART_BYTES).min(body.len()));
@@ -213,10 +215,31 @@ impl BlobStore for S3Blobs {
                     Err(e)
                 }
             };
-            finished.map_err(|e| unavailable(&id, e))?;
+            finished.map_err(|e| unavailable(id, e))?;
         }
         self.stored.forget();
-        Ok(id)
+        Ok(())
+    }
+
+    async fn list_page(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        // Keys `prefix/ab/<id>` sort as their ids do; S3 lists in key order from an offset.
+        let prefix = (!self.prefix.is_empty()).then(|| ObjectPath::from(self.prefix.as_str()));
+        let offset = after.filter(|a| is_blob_id(a)).map(|a| self.path(a));
+        let listed = match &offset {
+            Some(offset) => self.store.list_with_offset(prefix.as_ref(), offset),
+            None => self.store.list(prefix.as_ref()),
+        };
+        listed
+            .map_ok(|meta| meta.location.filename().unwrap_or_default().to_owned())
+            .try_filter(|id| std::future::ready(is_blob_id(id)))
+            .take(limit)
+            .try_collect()
+            .await
+            .map_err(|e| unavailable("listing the blobs", e))
     }
 
     async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
