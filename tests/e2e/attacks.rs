@@ -725,13 +725,7 @@ async fn unused_uploads_are_swept_and_used_ones_kept(kind: StoreKind) {
     let printed = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{printed}");
     assert!(printed.starts_with("deleted 1 unused images"), "{printed}");
-    let image = |item: &Value| {
-        format!(
-            "{}/images/{}/print",
-            app.address,
-            item["cacheId"].as_str().unwrap()
-        )
-    };
+    let image = |item: &serde_json::Value| app.print_url(item);
     let gone = app.client.get(image(&unused)).send().await.unwrap();
     assert_eq!(gone.status(), 404);
     let kept = app.client.get(image(&used)).send().await.unwrap();

@@ -271,13 +271,7 @@ async fn unused_uploads_are_swept_from_object_storage() {
         "imageBasket": {"items": [used]}});
     app.create_pack("businesscard", &[("pack", &pack.to_string())])
         .await;
-    let image = |item: &serde_json::Value| {
-        format!(
-            "{}/images/{}/print",
-            app.address,
-            item["cacheId"].as_str().unwrap()
-        )
-    };
+    let image = |item: &serde_json::Value| app.print_url(item);
     // What the bucket holds under the test's prefix (a fresh handle: a sum is kept a minute).
     let in_bucket = || async {
         S3Blobs::open(&location, &settings)
@@ -417,13 +411,7 @@ async fn an_object_storage_outage_fails_fast_loses_nothing_and_heals_without_a_r
             .status()
     };
     let before = app.upload_fixture("photo-astronaut.jpg", &[]).await;
-    let image = |item: &serde_json::Value| {
-        format!(
-            "{}/images/{}/print",
-            app.address,
-            item["cacheId"].as_str().unwrap()
-        )
-    };
+    let image = |item: &serde_json::Value| app.print_url(item);
     let served = app.client.get(image(&before)).send().await.unwrap();
     assert_eq!(served.status(), 200);
     let acknowledged = served.bytes().await.unwrap();

@@ -118,7 +118,8 @@ async fn path(browser: &Client) -> String {
     browser.current_url().await.unwrap().path().to_owned()
 }
 
-async fn text(browser: &Client) -> String {
+/// The text of the page's main content.
+pub async fn text(browser: &Client) -> String {
     browser
         .find(Locator::Css("main"))
         .await

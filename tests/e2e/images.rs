@@ -64,6 +64,15 @@ impl TestApp {
         crate::helpers::ApiResponse::read(response).await
     }
 
+    /// Where the pages serve a basket item's print rendition.
+    pub fn print_url(&self, item: &Value) -> String {
+        format!(
+            "{}/images/{}/print",
+            self.address,
+            item["cacheId"].as_str().unwrap()
+        )
+    }
+
     /// Uploads a fixture; asserts it was accepted and returns its basket item.
     pub async fn upload_fixture(&self, name: &str, extra: &[(&str, &str)]) -> Value {
         self.upload_accepted(name, fixture(name), extra).await

@@ -16,7 +16,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
-use crate::browser::{click, fill, fill_delivery_address, screenshot, sign_up};
+use crate::browser::{click, fill, fill_delivery_address, screenshot, sign_up, text};
 use crate::canvas::{
     choose_layout, click_button, designer_value, press, preview_pixels, wait_for_renders,
 };
@@ -141,16 +141,6 @@ async fn zoom_photo(browser: &Client, device: Device, link_id: &str) {
     }
 }
 
-async fn page_text(browser: &Client) -> String {
-    browser
-        .find(Locator::Css("main"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 async fn editor_journey(device: Device) {
     let app = spawn_app(StoreKind::Embedded).await;
     let size = if device == Device::Desktop {
@@ -186,7 +176,7 @@ async fn editor_journey(device: Device) {
     assert_eq!(viewport, expected_width, "the {size} viewport");
     sign_up(&browser).await;
     click(&browser, "form[action^='/dropins/'] button").await;
-    let explained = page_text(&browser).await;
+    let explained = text(&browser).await;
     assert!(
         explained.contains("Needed before ordering: Your pack has no front design yet."),
         "{explained}"
@@ -372,7 +362,7 @@ async fn editor_journey(device: Device) {
             .contains("Grace Brewster Murray Hopper")
     );
     click(&browser, "a[href*='/finish?token=']").await;
-    assert!(page_text(&browser).await.contains("Choose your paper"));
+    assert!(text(&browser).await.contains("Choose your paper"));
     screenshot(&browser, &format!("editor-{size}-6-finish")).await;
     click(&browser, "form[action$='/finish'] button").await;
     screenshot(&browser, &format!("editor-{size}-7-cart")).await;
