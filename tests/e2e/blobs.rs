@@ -560,3 +560,54 @@ async fn blobs_migrate_moves_a_directory_to_object_storage() {
         assert_eq!(bucket.get(id).await.unwrap().as_ref(), Some(bytes), "{id}");
     }
 }
+
+/// Malformed blob settings stop the server naming the setting; the S3 secret never shows in
+/// the message; `blobs migrate` refuses a store it cannot name.
+#[tokio::test]
+async fn malformed_blob_settings_are_refused_naming_them() {
+    use presspack::config::Config;
+    for (name, value, expected) in [
+        (
+            "PRESSPACK_BLOB_STORE",
+            "s3://Bucket_Name",
+            "expected directory, redis or s3://",
+        ),
+        (
+            "PRESSPACK_BLOB_STORE",
+            "ftp://files",
+            "expected directory, redis or s3://",
+        ),
+        (
+            "PRESSPACK_BLOB_STORE",
+            "redis",
+            "blobs in Redis need redis_url",
+        ),
+        ("PRESSPACK_S3_TIMEOUT_MS", "5", "PRESSPACK_S3_TIMEOUT_MS"),
+    ] {
+        let refused = Config::load(None, |asked| (asked == name).then(|| value.to_owned()))
+            .expect_err(value)
+            .to_string();
+        assert!(refused.contains(expected), "{name}={value}: {refused}");
+    }
+    let read = Config::load(None, |asked| {
+        (asked == "PRESSPACK_S3_SECRET_ACCESS_KEY").then(|| "very-secret-value".to_owned())
+    })
+    .unwrap();
+    assert!(!format!("{read:?}").contains("very-secret-value"));
+
+    let app = spawn_app_with(StoreKind::Embedded, |_| {}).await;
+    let output = app.cli(&[
+        "blobs",
+        "migrate",
+        "--from",
+        "somewhere",
+        "--to",
+        "dir:/tmp/x",
+    ]);
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("expected dir:PATH, redis or s3://bucket/prefix"),
+        "{said}"
+    );
+}
