@@ -692,13 +692,7 @@ async fn unsigned_upload_bytes_are_budgeted_before_the_engine(kind: StoreKind) {
 
 /// The `presspack_blob_bytes` figure of `/metrics`.
 async fn blob_bytes(app: &TestApp) -> u64 {
-    let metrics = app.metrics().await;
-    metrics
-        .lines()
-        .find_map(|line| line.strip_prefix("presspack_blob_bytes "))
-        .unwrap_or_else(|| panic!("no presspack_blob_bytes in {metrics}"))
-        .parse()
-        .unwrap()
+    app.metric("presspack_blob_bytes").await
 }
 
 /// Uploads went on forever: an image nothing refers to is now deleted after the retention

@@ -174,34 +174,9 @@ async fn a_service_with_blobs_on_object_storage_uploads_renders_and_serves_image
     assert_eq!(served.status(), 200);
     assert!(served.bytes().await.unwrap().starts_with(&[0xff, 0xd8]));
     // Read from this host's memory, not the network: the cache's counts say so.
-    let metrics = app
-        .client
-        .get(format!("{}/metrics", app.address))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let value = |name: &str| -> u64 {
-        metrics
-            .lines()
-            .find_map(|line| line.strip_prefix(&format!("{name} ")))
-            .unwrap_or_else(|| panic!("{name} in {metrics}"))
-            .parse()
-            .unwrap()
-    };
-    assert!(value("presspack_blob_cache_hits") >= 1, "{metrics}");
-    assert!(value("presspack_blob_cache_bytes") > 0, "{metrics}");
-    assert_eq!(
-        app.client
-            .get(format!("{}/readyz", app.address))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert!(app.metric("presspack_blob_cache_hits").await >= 1);
+    assert!(app.metric("presspack_blob_cache_bytes").await > 0);
+    assert_eq!(app.readiness().await, 200);
 }
 
 /// An object store that does not answer: the upload fails as "try again" within the time
@@ -402,20 +377,12 @@ async fn an_object_storage_outage_fails_fast_loses_nothing_and_heals_without_a_r
         config.s3 = settings.clone();
     })
     .await;
-    let ready = || async {
-        app.client
-            .get(format!("{}/readyz", app.address))
-            .send()
-            .await
-            .unwrap()
-            .status()
-    };
     let before = app.upload_fixture("photo-astronaut.jpg", &[]).await;
     let image = |item: &serde_json::Value| app.print_url(item);
     let served = app.client.get(image(&before)).send().await.unwrap();
     assert_eq!(served.status(), 200);
     let acknowledged = served.bytes().await.unwrap();
-    assert_eq!(ready().await, 200);
+    assert_eq!(app.readiness().await, 200);
 
     s3.stop();
     let started = Instant::now();
@@ -432,10 +399,10 @@ async fn an_object_storage_outage_fails_fast_loses_nothing_and_heals_without_a_r
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(ready().await, 503);
+    assert_eq!(app.readiness().await, 503);
 
     s3.resume();
-    assert_eq!(ready().await, 200);
+    assert_eq!(app.readiness().await, 200);
     let again = app.client.get(image(&before)).send().await.unwrap();
     assert_eq!(again.status(), 200);
     assert_eq!(again.bytes().await.unwrap(), acknowledged);

@@ -118,6 +118,17 @@ async fn path(browser: &Client) -> String {
     browser.current_url().await.unwrap().path().to_owned()
 }
 
+/// The order number the confirmation page shows.
+pub async fn order_number(browser: &Client) -> String {
+    browser
+        .find(Locator::Css(".order-number"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// The text of the page's main content.
 pub async fn text(browser: &Client) -> String {
     browser
@@ -241,13 +252,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
 
     // The confirmation, and both callbacks with the tracking id and order number.
     assert!(path(&browser).await.ends_with("/confirmation"));
-    let number = browser
-        .find(Locator::Css(".order-number"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let number = order_number(&browser).await;
     assert!(number.starts_with("PP-"));
     let calls = receiver.wait_for("/order-confirmed", 2, 60).await;
     let from_browser: Vec<_> = calls

@@ -452,6 +452,28 @@ impl TestApp {
     }
 
     /// The text of `/metrics` on the public port.
+    /// One unlabelled value of `/metrics`.
+    pub async fn metric(&self, name: &str) -> u64 {
+        let metrics = self.metrics().await;
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} in {metrics}"))
+            .parse()
+            .unwrap()
+    }
+
+    /// The status `/readyz` answers.
+    pub async fn readiness(&self) -> u16 {
+        self.client
+            .get(format!("{}/readyz", self.address))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
     pub async fn metrics(&self) -> String {
         self.client
             .get(format!("{}/metrics", self.address))

@@ -24,22 +24,19 @@ export function edit(d, item, what, apply) {
     const datum = d.datum(item);
     apply(event.target, datum);
     d.attach(datum);
-    syncControls(item, event.target);
+    syncTwin(event.target);
     d.render(started);
   };
 }
 
-/** Keeps the panel's and the card's controls of one slot showing the same values. */
-function syncControls(item, source) {
-  for (const prefix of ["f", "inplace"]) {
-    for (const what of ["text", "size", "colour", "font", "align", "bold", "italic", "zoom"]) {
-      const control = document.getElementById(`${prefix}-${item.linkId}-${what}`);
-      const twin = source.id.replace(/^(f|inplace)-/, `${prefix}-`);
-      if (!control || control === source || control.id !== twin) continue;
-      if (control.type === "checkbox") control.checked = source.checked;
-      else control.value = source.value;
-    }
-  }
+/** Shows a control's new value in its twin: the same control of the slot on the card
+ * (`inplace-...`) or in the panel (`f-...`). */
+function syncTwin(source) {
+  const [, prefix, rest] = /^(f|inplace)-(.*)$/.exec(source.id) ?? [];
+  const twin = prefix && document.getElementById(`${prefix === "f" ? "inplace" : "f"}-${rest}`);
+  if (!twin) return;
+  if (twin.type === "checkbox") twin.checked = source.checked;
+  else twin.value = source.value;
 }
 
 /** A text slot's controls, `prefix` naming their ids (the panel: f, the card: inplace). */

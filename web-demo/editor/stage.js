@@ -99,7 +99,7 @@ export class Stage {
             type: "button",
             class: `designer-slot ${picture ? "picture" : "text"}`,
             "data-slot": item.linkId,
-            "aria-label": picture ? `Picture: ${slotLabel(item.linkId)}` : `Text: ${slotLabel(item.linkId)}`,
+            "data-label": picture ? `Picture: ${slotLabel(item.linkId)}` : `Text: ${slotLabel(item.linkId)}`,
             onclick: () => (picture ? null : this.openEditor(item)),
             onkeydown: (e) => this.#slotKey(e, item),
             onpointerdown: picture ? (e) => this.#pictureDown(e, item, slot) : undefined,
@@ -107,6 +107,7 @@ export class Stage {
           },
           h("span", { class: "designer-badge", hidden: true }),
         );
+        slot.setAttribute("aria-label", slot.dataset.label);
         Object.assign(slot.style, slotPlace(outline.bleed, item.area));
         return slot;
       }),
@@ -127,8 +128,7 @@ export class Stage {
       const mine = warnings.filter((w) => w.linkId === linkId && w.side?.type === d.side.type && w.side?.sideNum === d.side.sideNum);
       slot.classList.toggle("overflow", mine.some((w) => w.code === "PVT001"));
       slot.classList.toggle("warned", mine.length > 0);
-      const label = slot.getAttribute("aria-label").split(". ")[0];
-      slot.setAttribute("aria-label", [label, ...mine.map((w) => w.text)].join(". "));
+      slot.setAttribute("aria-label", [slot.dataset.label, ...mine.map((w) => w.text)].join(". "));
       slot.title = mine.map((w) => w.text).join("\n");
       this.warningsOf.set(linkId, mine.map((w) => w.text));
       const badge = slot.querySelector(".designer-badge");

@@ -16,7 +16,7 @@ use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
-use crate::browser::{click, fill, fill_delivery_address, screenshot, sign_up, text};
+use crate::browser::{click, fill, fill_delivery_address, order_number, screenshot, sign_up, text};
 use crate::canvas::{
     choose_layout, click_button, designer_value, press, preview_pixels, wait_for_renders,
 };
@@ -370,13 +370,7 @@ async fn editor_journey(device: Device) {
     fill_delivery_address(&browser).await;
     screenshot(&browser, &format!("editor-{size}-8-checkout")).await;
     click(&browser, "form[action='/checkout'] button").await;
-    let number = browser
-        .find(Locator::Css(".order-number"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let number = order_number(&browser).await;
     assert!(number.starts_with("PP-"), "{number}");
     screenshot(&browser, &format!("editor-{size}-9-confirmation")).await;
 }
