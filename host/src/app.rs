@@ -66,7 +66,7 @@ pub async fn open_blobs(config: &Config) -> Result<SharedBlobs, StoreError> {
     });
     Ok(match (kind, &store.redis_url) {
         (BlobStoreKind::S3(location), _) => {
-            let s3: SharedBlobs = Arc::new(S3Blobs::open(&location, &config.s3)?);
+            let s3: SharedBlobs = Arc::new(S3Blobs::open(&location, &config.s3).await?);
             match config.s3.cache_bytes {
                 0 => s3,
                 limit => Arc::new(CachedBlobs::new(s3, limit)),

@@ -909,7 +909,9 @@ async fn named_blobs(
                 .await
                 .map(|b| Box::new(b) as _)
         } else if let Some(location) = S3Location::parse(name) {
-            S3Blobs::open(&location, &config.s3).map(|b| Box::new(b) as _)
+            S3Blobs::open(&location, &config.s3)
+                .await
+                .map(|b| Box::new(b) as _)
         } else {
             return Err(format!(
                 "{name:?}: expected dir:PATH, redis or s3://bucket/prefix"

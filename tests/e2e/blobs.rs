@@ -7,6 +7,8 @@
 
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+
 use presspack::config::{BlobStoreKind, S3Location, S3Settings};
 use presspack::infra::store::{BlobStore, DirectoryBlobs, RedisStore, S3Blobs, blob_id};
 
@@ -15,7 +17,7 @@ use crate::helpers::{RedisKeys, StoreKind, redis_url, spawn_app_with, test_confi
 /// The tests' S3 server: PRESSPACK_TEST_S3 = `endpoint,access key,secret,bucket`, as
 /// `tests/s3-server.sh start DIR` prints it; a fresh prefix per call, so tests share the
 /// bucket without meeting.
-fn test_s3() -> (S3Location, S3Settings) {
+pub fn test_s3() -> (S3Location, S3Settings) {
     let named = std::env::var("PRESSPACK_TEST_S3").expect(
         "PRESSPACK_TEST_S3 names no S3 server: start one with `tests/s3-server.sh start DIR` \
          and set the variable to what it prints",
@@ -44,21 +46,21 @@ fn test_s3() -> (S3Location, S3Settings) {
 /// is the same blob, bad ids name nothing, a large blob (in parts on S3) comes back whole.
 async fn blob_suite(blobs: &dyn BlobStore) {
     let owner = format!("image:{:016x}", rand::random::<u64>());
-    let small = b"a small blob".to_vec();
-    let id = blobs.put(&owner, &small).await.unwrap();
+    let small = Bytes::from_static(b"a small blob");
+    let id = blobs.put(&owner, small.clone()).await.unwrap();
     assert_eq!(id, blob_id(&owner, &small));
     assert_eq!(blobs.get(&id).await.unwrap(), Some(small.clone()));
     // A retried upload writes the same key with the same bytes.
-    assert_eq!(blobs.put(&owner, &small).await.unwrap(), id);
+    assert_eq!(blobs.put(&owner, small.clone()).await.unwrap(), id);
     // Another owner's same bytes are another blob.
-    let other = blobs.put("image:another", &small).await.unwrap();
+    let other = blobs.put("image:another", small.clone()).await.unwrap();
     assert_ne!(other, id);
 
     // 20 MiB of varied bytes: three parts of a multipart upload on S3.
-    let large: Vec<u8> = (0..20 * 1024 * 1024u32)
+    let large: Bytes = (0..20 * 1024 * 1024u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    let large_id = blobs.put(&owner, &large).await.unwrap();
+    let large_id = blobs.put(&owner, large.clone()).await.unwrap();
     let back = blobs.get(&large_id).await.unwrap().expect("the large blob");
     assert!(back == large, "the large blob came back changed");
     assert!(blobs.stored_bytes().await.unwrap() >= (large.len() + small.len()) as u64);
@@ -119,7 +121,7 @@ async fn the_blob_suite_on_redis() {
 #[ignore = "needs an S3 server in PRESSPACK_TEST_S3 (tests/s3-server.sh)"]
 async fn the_blob_suite_on_object_storage() {
     let (location, settings) = test_s3();
-    blob_suite(&S3Blobs::open(&location, &settings).unwrap()).await;
+    blob_suite(&S3Blobs::open(&location, &settings).await.unwrap()).await;
 }
 
 /// Records in the embedded store, blobs on S3: an upload lands in the bucket, a render draws
@@ -177,6 +179,83 @@ async fn a_service_with_blobs_on_object_storage_uploads_renders_and_serves_image
     assert!(app.metric("presspack_blob_cache_hits").await >= 1);
     assert!(app.metric("presspack_blob_cache_bytes").await > 0);
     assert_eq!(app.readiness().await, 200);
+}
+
+/// A client that shows redirects instead of following them.
+pub fn not_following() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// With `s3_redirect_seconds`, `/images/...` answers with a redirect to a signed URL on the
+/// object store, which serves the same bytes with the type the host would send; the URL
+/// expires, a changed one is refused, and the pages allow images from the store's origin.
+#[tokio::test]
+#[ignore = "needs an S3 server in PRESSPACK_TEST_S3 (tests/s3-server.sh)"]
+async fn images_on_object_storage_are_served_by_signed_redirects_when_asked() {
+    let (location, settings) = test_s3();
+    let endpoint = settings.s3_endpoint.clone().unwrap();
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.store.blob_store = Some(BlobStoreKind::S3(location.clone()));
+        config.s3 = S3Settings {
+            redirect: Duration::from_secs(120),
+            ..settings.clone()
+        };
+    })
+    .await;
+    let photo = app.upload_fixture("jpeg-q95.jpg", &[]).await;
+    let client = not_following();
+    let redirect = client.get(app.print_url(&photo)).send().await.unwrap();
+    assert_eq!(redirect.status(), 307);
+    assert_eq!(redirect.headers()["cache-control"], "no-store");
+    let signed = redirect.headers()["location"].to_str().unwrap().to_owned();
+    assert!(signed.starts_with(&endpoint), "{signed}");
+    for part in [
+        "X-Amz-Signature=",
+        "X-Amz-Expires=120",
+        "response-content-type=image%2Fjpeg",
+    ] {
+        assert!(signed.contains(part), "{part} in {signed}");
+    }
+    // The object store serves it: the uploaded file's bytes (the print rendition of a
+    // browser-ready JPEG is the file itself).
+    let fetched = client.get(&signed).send().await.unwrap();
+    assert_eq!(fetched.status(), 200, "{signed}");
+    assert_eq!(fetched.headers()["content-type"], "image/jpeg");
+    assert_eq!(
+        fetched.bytes().await.unwrap(),
+        crate::images::fixture("jpeg-q95.jpg")
+    );
+    // The signature covers the response headers: a URL asking for another type is refused.
+    let retyped = signed.replace(
+        "response-content-type=image%2Fjpeg",
+        "response-content-type=text%2Fhtml",
+    );
+    let refused = client.get(&retyped).send().await.unwrap();
+    assert_eq!(refused.status(), 403, "{retyped}");
+    // Pages may show images from the store (and the editor may fetch them).
+    let origin = url::Url::parse(&endpoint)
+        .unwrap()
+        .origin()
+        .ascii_serialization();
+    let editor = client
+        .get(format!("{}/web-demo/", app.address))
+        .send()
+        .await
+        .unwrap();
+    let policy = editor.headers()["content-security-policy"]
+        .to_str()
+        .unwrap();
+    assert!(
+        policy.contains(&format!("img-src 'self' {origin};")),
+        "{policy}"
+    );
+    assert!(
+        policy.contains(&format!("connect-src 'self' {origin};")),
+        "{policy}"
+    );
 }
 
 /// An object store that does not answer: the upload fails as "try again" within the time
@@ -250,6 +329,7 @@ async fn unused_uploads_are_swept_from_object_storage() {
     // What the bucket holds under the test's prefix (a fresh handle: a sum is kept a minute).
     let in_bucket = || async {
         S3Blobs::open(&location, &settings)
+            .await
             .unwrap()
             .stored_bytes()
             .await
@@ -520,11 +600,15 @@ async fn blobs_migrate_moves_a_directory_to_object_storage() {
         printed.starts_with(&format!("copied {} blobs", originals.len())),
         "{printed}"
     );
-    let bucket = S3Blobs::open(&location, &settings).unwrap();
+    let bucket = S3Blobs::open(&location, &settings).await.unwrap();
     let listed = bucket.list_page(None, 1000).await.unwrap();
     assert_eq!(listed, originals.keys().cloned().collect::<Vec<_>>());
     for (id, bytes) in &originals {
-        assert_eq!(bucket.get(id).await.unwrap().as_ref(), Some(bytes), "{id}");
+        assert_eq!(
+            bucket.get(id).await.unwrap().as_deref(),
+            Some(&bytes[..]),
+            "{id}"
+        );
     }
 }
 

@@ -527,3 +527,38 @@ async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
     );
     assert_made_in_one_attempt(&app, &number).await;
 }
+
+/// With blobs on object storage and `s3_redirect_seconds`, a press file's signed address
+/// answers with a redirect to a signed object URL that serves the same PDF as a download
+/// named as before.
+#[tokio::test]
+#[ignore = "needs an S3 server in PRESSPACK_TEST_S3 (tests/s3-server.sh)"]
+async fn press_files_on_object_storage_are_served_by_signed_redirects_when_asked() {
+    let (location, settings) = crate::blobs::test_s3();
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+        config.store.blob_store = Some(presspack::config::BlobStoreKind::S3(location));
+        config.s3 = presspack::config::S3Settings {
+            redirect: std::time::Duration::from_secs(300),
+            ..settings
+        };
+    })
+    .await;
+    let (number, _) = ordered_cards(&app, &receiver).await;
+    let url = press_file_url(&receiver).await;
+    let client = crate::blobs::not_following();
+    let redirect = client.get(&url).send().await.unwrap();
+    assert_eq!(redirect.status(), 307);
+    let signed = redirect.headers()["location"].to_str().unwrap().to_owned();
+    assert!(signed.contains("X-Amz-Expires=300"), "{signed}");
+    let fetched = client.get(&signed).send().await.unwrap();
+    assert_eq!(fetched.status(), 200, "{signed}");
+    assert_eq!(fetched.headers()["content-type"], "application/pdf");
+    assert_eq!(
+        fetched.headers()["content-disposition"],
+        format!("attachment; filename=\"{number}-1-press.pdf\"").as_str()
+    );
+    let pdf = fetched.bytes().await.unwrap();
+    assert!(pdf_text(&pdf).contains(&format!("Order {number} pack 1 of 2")));
+}

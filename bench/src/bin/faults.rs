@@ -1,12 +1,14 @@
 //! `presspack-faults` (run by `bench/faults.sh`; docs/benchmarks.md): a mixed workload at a
 //! fixed rate against two `presspack serve` hosts on one Redis with AOF (`appendfsync
-//! always`), all on loopback and private to the run. A third of the way in, one host is
-//! killed with SIGKILL and started again 10 s later; two thirds in, Redis is killed with
-//! SIGKILL and started again 5 s later from its AOF. Afterwards every pack write that was
-//! acknowledged is read back. Reported: requests and errors by operation and kind, inside
-//! and outside the fault windows, latency percentiles outside them, and each host's peak
-//! memory. Exits non-zero if an acknowledged write is lost or an error happened outside a
-//! fault window.
+//! always`), all on loopback and private to the run. Blobs are in that Redis, or with
+//! `--blobs s3` on an S3 server of the run's own (s3s-fs, `tests/s3-server.sh install`).
+//! Faults: one host is killed with SIGKILL and started again 10 s later; then Redis is killed
+//! with SIGKILL and started again 5 s later from its AOF; with `--blobs s3`, then the S3
+//! server is killed and started again 5 s later. They are spread evenly over the run.
+//! Afterwards every pack write and every image upload that was acknowledged is read back.
+//! Reported: requests and errors by operation and kind, inside and outside the fault windows,
+//! latency percentiles outside them, and each host's peak memory. Exits non-zero if an
+//! acknowledged write is lost or an error happened outside a fault window.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
@@ -31,6 +33,15 @@ struct Args {
     /// Requests started per second (spread evenly, whatever the answers take).
     #[arg(long, default_value_t = 40)]
     rate: u64,
+    /// Where the hosts keep image files and press files.
+    #[arg(long, value_enum, default_value_t = BlobPlace::Redis)]
+    blobs: BlobPlace,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BlobPlace {
+    Redis,
+    S3,
 }
 
 /// The public URL both hosts sit behind; signatures cover it.
@@ -135,18 +146,102 @@ impl Redis {
     }
 }
 
+/// An S3 server private to the run (s3s-fs on a directory), to be killed and started again.
+struct ObjectStore {
+    port: u16,
+    dir: tempfile::TempDir,
+    secret: String,
+    child: Option<Child>,
+}
+
+const BUCKET: &str = "faults";
+const ACCESS_KEY: &str = "faults-key";
+
+impl ObjectStore {
+    fn new() -> ObjectStore {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("data").join(BUCKET)).unwrap();
+        ObjectStore {
+            port: free_port(),
+            dir,
+            secret: format!("{:032x}", rand::random::<u128>()),
+            child: None,
+        }
+    }
+
+    fn start(&mut self) {
+        let binary = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3s/bin/s3s-fs");
+        let log = std::fs::File::create(self.dir.path().join("s3s-fs.log")).unwrap();
+        let child = Command::new(&binary)
+            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--access-key", ACCESS_KEY, "--secret-key", &self.secret])
+            .arg(self.dir.path().join("data"))
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("{}: {e} (run tests/s3-server.sh install)", binary.display())
+            });
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("s3s-fs on port {} did not start", self.port);
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// The hosts' settings for blobs here.
+    fn settings(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("PRESSPACK_BLOB_STORE", format!("s3://{BUCKET}/presspack")),
+            (
+                "PRESSPACK_S3_ENDPOINT",
+                format!("http://127.0.0.1:{}", self.port),
+            ),
+            ("PRESSPACK_S3_ACCESS_KEY_ID", ACCESS_KEY.to_owned()),
+            ("PRESSPACK_S3_SECRET_ACCESS_KEY", self.secret.clone()),
+            ("PRESSPACK_S3_PATH_STYLE", "true".to_owned()),
+            ("PRESSPACK_S3_TIMEOUT_MS", "3000".to_owned()),
+        ]
+    }
+}
+
+impl Drop for ObjectStore {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 struct Host {
     process: Process,
     address: String,
 }
 
-fn start_host(redis_url: &str, work: &Path, name: &str) -> Host {
+/// Where and how the hosts keep their state.
+#[derive(Clone)]
+struct HostSettings {
+    redis_url: String,
+    /// More settings (the blob store's).
+    extra: Vec<(&'static str, String)>,
+}
+
+fn start_host(settings: &HostSettings, work: &Path, name: &str) -> Host {
     let mut command = Command::new(presspack_binary());
     command
         .arg("serve")
+        .envs(settings.extra.iter().map(|(k, v)| (k, v)))
         .env("PRESSPACK_LISTEN", "127.0.0.1:0")
         .env("PRESSPACK_BASE_URL", PUBLIC_URL)
-        .env("PRESSPACK_REDIS_URL", redis_url)
+        .env("PRESSPACK_REDIS_URL", &settings.redis_url)
         .env("PRESSPACK_DATA_DIR", work.join(name))
         .env("PRESSPACK_ENGINE_CACHE_DIR", work.join("engine-cache"))
         .env("PRESSPACK_RATE_LIMIT_PER_MINUTE", "0")
@@ -192,6 +287,8 @@ struct Client {
     hosts: Mutex<Vec<String>>,
     image: Value,
     writes: Mutex<Writes>,
+    /// Uploads the service acknowledged: the image's cacheId and the file sent.
+    uploads: Mutex<Vec<(String, Vec<u8>)>>,
     started: Instant,
 }
 
@@ -336,11 +433,12 @@ impl Client {
             }
             _ => {
                 let address = self.hosts.lock().unwrap()[host].clone();
+                let file = small_jpeg(n);
                 let form = reqwest::multipart::Form::new()
                     .text("method", "svc.image.uploadImage")
                     .part(
                         "imageFile",
-                        reqwest::multipart::Part::bytes(small_jpeg(n)).file_name("n.jpg"),
+                        reqwest::multipart::Part::bytes(file.clone()).file_name("n.jpg"),
                     );
                 let sent = self
                     .http
@@ -350,9 +448,14 @@ impl Client {
                     .send()
                     .await;
                 let reply = Self::answer(sent).await?;
-                if reply["imageBasketItem"].is_null() {
+                let Some(cache_id) = reply["imageBasketItem"]["items"][0]["cacheId"].as_str()
+                else {
                     return Err("upload refused".into());
-                }
+                };
+                self.uploads
+                    .lock()
+                    .unwrap()
+                    .push((cache_id.to_owned(), file));
                 Ok(())
             }
         }
@@ -416,18 +519,22 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 struct Faults {
     hosts: Vec<Host>,
     redis: Redis,
+    object_store: Option<ObjectStore>,
     /// (from, to, what), seconds since the start.
     windows: Vec<(f64, f64, &'static str)>,
     peak_memory: BTreeMap<String, f64>,
 }
 
-/// A third of the way in, kills host B and starts it again 10 s later; two thirds in, kills
-/// Redis and starts it again 5 s later. Starting a process blocks, so it runs off the async
-/// threads, and the workload goes on meanwhile.
+/// Kills host B and starts it again 10 s later, then Redis and starts it again 5 s later,
+/// then (if there is one) the S3 server and starts it again 5 s later, at even intervals.
+/// Starting a process blocks, so it runs off the async threads, and the workload goes on
+/// meanwhile.
 async fn inject_faults(
     client: Arc<Client>,
     mut hosts: Vec<Host>,
     mut redis: Redis,
+    mut object_store: Option<ObjectStore>,
+    settings: HostSettings,
     work: std::path::PathBuf,
     seconds: f64,
 ) -> Faults {
@@ -435,8 +542,9 @@ async fn inject_faults(
     let until = |at: f64| tokio::time::sleep(Duration::from_secs_f64((at - now()).max(0.0)));
     let mut windows = Vec::new();
     let mut peak_memory = BTreeMap::new();
+    let step = seconds / if object_store.is_some() { 4.0 } else { 3.0 };
 
-    until(seconds / 3.0).await;
+    until(step).await;
     let mut host_b = hosts.pop().unwrap();
     peak_memory.insert(
         "host-b (until killed)".into(),
@@ -446,15 +554,14 @@ async fn inject_faults(
     let killed = now();
     host_b.process.kill();
     until(killed + 10.0).await;
-    let redis_url = redis.url();
-    let host_b = tokio::task::spawn_blocking(move || start_host(&redis_url, &work, "host-b-again"))
+    let host_b = tokio::task::spawn_blocking(move || start_host(&settings, &work, "host-b-again"))
         .await
         .unwrap();
     client.hosts.lock().unwrap()[1].clone_from(&host_b.address);
     hosts.push(host_b);
     windows.push((killed, now(), "host-b killed (SIGKILL), then started again"));
 
-    until(seconds * 2.0 / 3.0).await;
+    until(step * 2.0).await;
     let killed = now();
     if let Some(process) = &mut redis.process {
         process.kill();
@@ -472,9 +579,30 @@ async fn inject_faults(
         now() + 2.0,
         "redis killed (SIGKILL), then started again from its AOF",
     ));
+
+    if let Some(mut store) = object_store.take() {
+        until(step * 3.0).await;
+        let killed = now();
+        store.kill();
+        until(killed + 5.0).await;
+        let store = tokio::task::spawn_blocking(move || {
+            store.start();
+            store
+        })
+        .await
+        .unwrap();
+        // Calls under way when it came back may still be in their retries.
+        windows.push((
+            killed,
+            now() + 2.0,
+            "the S3 server killed (SIGKILL), then started again",
+        ));
+        object_store = Some(store);
+    }
     Faults {
         hosts,
         redis,
+        object_store,
         windows,
         peak_memory,
     }
@@ -490,6 +618,17 @@ async fn main() {
         process: None,
     };
     redis.start();
+    let mut object_store = (args.blobs == BlobPlace::S3).then(ObjectStore::new);
+    if let Some(store) = &mut object_store {
+        store.start();
+    }
+    let settings = HostSettings {
+        redis_url: redis.url(),
+        extra: object_store
+            .as_ref()
+            .map(ObjectStore::settings)
+            .unwrap_or_default(),
+    };
     let config = Config::load(None, |name| match name {
         "PRESSPACK_REDIS_URL" => Some(redis.url()),
         _ => None,
@@ -506,8 +645,8 @@ async fn main() {
     .await
     .unwrap();
     let hosts = vec![
-        start_host(&redis.url(), work.path(), "host-a"),
-        start_host(&redis.url(), work.path(), "host-b"),
+        start_host(&settings, work.path(), "host-a"),
+        start_host(&settings, work.path(), "host-b"),
     ];
     let image = presspack_bench::upload(
         &format!("{}/api/service/", hosts[0].address),
@@ -521,10 +660,15 @@ async fn main() {
         hosts: Mutex::new(hosts.iter().map(|h| h.address.clone()).collect()),
         image,
         writes: Mutex::default(),
+        uploads: Mutex::default(),
         started: Instant::now(),
     });
+    let blob_place = match &object_store {
+        Some(store) => format!("blobs on S3 (s3s-fs, port {})", store.port),
+        None => "blobs in Redis".to_owned(),
+    };
     println!(
-        "{} s at {} requests/s over two hosts on Redis (AOF, appendfsync always), port {}",
+        "{} s at {} requests/s over two hosts on Redis (AOF, appendfsync always), port {}; {blob_place}",
         args.seconds, args.rate, redis.port
     );
 
@@ -533,6 +677,8 @@ async fn main() {
         Arc::clone(&client),
         hosts,
         redis,
+        object_store,
+        settings,
         work.path().to_owned(),
         args.seconds as f64,
     ));
@@ -561,6 +707,7 @@ async fn main() {
     let Faults {
         hosts,
         redis: _redis,
+        object_store: _object_store,
         windows,
         mut peak_memory,
     } = faults.await.unwrap();
@@ -590,6 +737,26 @@ async fn main() {
             other => lost.push(format!(
                 "{id}: expected {text:?}, found {other:?} ({stored:?})"
             )),
+        }
+    }
+
+    // Every acknowledged upload must be served byte for byte (the print rendition of a small
+    // JPEG is the file itself).
+    let uploads = std::mem::take(&mut *client.uploads.lock().unwrap());
+    let host_a = client.hosts.lock().unwrap()[0].clone();
+    for (cache_id, file) in &uploads {
+        let served = client
+            .http
+            .get(format!("{host_a}/images/{cache_id}/print"))
+            .timeout(REQUEST_TIMEOUT)
+            .send()
+            .await;
+        let bytes = match served {
+            Ok(response) if response.status().is_success() => response.bytes().await.ok(),
+            _ => None,
+        };
+        if bytes.as_deref() != Some(file.as_slice()) {
+            lost.push(format!("image {cache_id}: not served as uploaded"));
         }
     }
 
@@ -675,8 +842,9 @@ async fn main() {
     }
     let p99 = percentile(&all_latencies, 0.99);
     println!(
-        "\nacknowledged pack writes: {} packs checked, {} lost; p99 outside fault windows {p99:.2} ms (target under 50 ms)",
+        "\nacknowledged writes: {} packs and {} uploads checked, {} lost; p99 outside fault windows {p99:.2} ms (target under 50 ms)",
         acknowledged.len(),
+        uploads.len(),
         lost.len()
     );
     for problem in &lost {

@@ -4,6 +4,7 @@
 
 pub mod admin;
 pub mod auth;
+mod blobs;
 pub mod client;
 pub mod metrics;
 pub mod observe;
@@ -11,3 +12,5 @@ pub mod pages;
 pub mod rpc;
 pub mod serve;
 pub mod state;
+
+pub use blobs::blob_response;

@@ -77,11 +77,11 @@ async fn keep_unused(state: &Services, id: &str) -> Result<(), StoreError> {
 /// refusal of it. An image nothing refers to yet is kept for the retention time from now.
 pub async fn store_image(
     state: &Services,
-    bytes: &[u8],
+    bytes: bytes::Bytes,
 ) -> Result<Result<(String, ImageRecord), Refusal>, DomainError> {
     // 128 bits of a MAC of the file: stable for equal files, unguessable without the file
     // and the deployment's key.
-    let id = state.secret_key.mac("image", &[bytes])[..32].to_owned();
+    let id = state.secret_key.mac("image", &[&bytes])[..32].to_owned();
     let store = state.store.as_ref();
     let existing = store.get(IMAGES, &id).await?;
     let tombstone = match existing
@@ -98,7 +98,7 @@ pub async fn store_image(
         None => None,
     };
     let request = state.images.ingest_request(bytes.len());
-    let ingested = match state.engine.ingest(&request, bytes).await {
+    let ingested = match state.engine.ingest(&request, &bytes).await {
         Ok(ingested) => ingested,
         Err(EngineCallError::Refused(failure)) if failure.reason.is_some() => {
             return Ok(Err(Refusal {
@@ -117,11 +117,11 @@ pub async fn store_image(
     };
     let original = state.blobs.put(&owner, bytes).await?;
     let mut rendition_blobs = Vec::with_capacity(ingested.blobs.len());
-    for (info, blob) in ingested.report.renditions.iter().zip(&ingested.blobs) {
+    for (info, blob) in ingested.report.renditions.iter().zip(ingested.blobs) {
         rendition_blobs.push(if info.original {
             original.clone()
         } else {
-            state.blobs.put(&owner, blob).await?
+            state.blobs.put(&owner, blob.into()).await?
         });
     }
     let record = ImageRecord {
@@ -158,7 +158,7 @@ pub async fn store_image(
 /// planned, and whether to enhance it.
 pub struct FetchedImage {
     pub uri: String,
-    pub bytes: Vec<u8>,
+    pub bytes: bytes::Bytes,
     pub enhance: bool,
 }
 
@@ -216,9 +216,18 @@ pub async fn fetch_renditions(
     Ok(images)
 }
 
-/// The bytes a render draws for a stored image URI: `store://<id>/<rendition>`, or
-/// `store://<id>` for its print rendition. `None` if there is no such image or rendition.
-pub async fn rendition_bytes(state: &Services, uri: &str) -> Result<Option<Vec<u8>>, DomainError> {
+/// A stored image's rendition: the blob that holds it and its media type.
+pub struct StoredRendition {
+    pub blob: String,
+    pub media_type: String,
+}
+
+/// The rendition a stored image URI names: `store://<id>/<rendition>`, or `store://<id>` for
+/// its print rendition. `None` if there is no such image or rendition.
+pub async fn find_rendition(
+    state: &Services,
+    uri: &str,
+) -> Result<Option<StoredRendition>, DomainError> {
     let Some(path) = uri.strip_prefix(STORE_SCHEME) else {
         return Ok(None);
     };
@@ -238,15 +247,25 @@ pub async fn rendition_bytes(state: &Services, uri: &str) -> Result<Option<Vec<u
     if record.swept {
         return Ok(None);
     }
-    let Some(blob) = record
+    Ok(record
         .report
         .renditions
-        .iter()
-        .zip(&record.rendition_blobs)
+        .into_iter()
+        .zip(record.rendition_blobs)
         .find(|(info, _)| info.kind == kind)
-        .map(|(_, blob)| blob)
-    else {
-        return Ok(None);
-    };
-    Ok(state.blobs.get(blob).await?)
+        .map(|(info, blob)| StoredRendition {
+            blob,
+            media_type: info.media_type,
+        }))
+}
+
+/// The bytes a render draws for a stored image URI ([`find_rendition`]).
+pub async fn rendition_bytes(
+    state: &Services,
+    uri: &str,
+) -> Result<Option<bytes::Bytes>, DomainError> {
+    match find_rendition(state, uri).await? {
+        Some(rendition) => Ok(state.blobs.get(&rendition.blob).await?),
+        None => Ok(None),
+    }
 }

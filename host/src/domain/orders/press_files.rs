@@ -226,13 +226,14 @@ impl PressFileJobs {
         let title = format!("Order {} pack {}: {}", order.number, line + 1, ordered.name);
         let (report, pdf) =
             press_file(services, &print, &title, PressKind::Press { slug: &slug }).await?;
+        let bytes = pdf.len() as u64;
         let blob = services
             .blobs
-            .put(&format!("order:{}", order.number), &pdf)
+            .put(&format!("order:{}", order.number), pdf.into())
             .await?;
         Ok(PressFileState::Produced {
             blob,
-            bytes: pdf.len() as u64,
+            bytes,
             report,
             produced_at: unix_millis(),
         })

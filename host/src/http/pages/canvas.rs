@@ -25,6 +25,7 @@ use crate::http::pages::sessions::Visitor;
 use crate::http::pages::static_files::Source;
 use crate::http::state::AppState;
 use crate::infra::compress::gunzip;
+use crate::infra::store::Delivery;
 
 /// The editor's scripts and style, by their path under `/web-demo/`.
 const EDITOR_FILES: [(&str, &str); 12] = [
@@ -331,43 +332,36 @@ pub async fn save(
     }
 }
 
-/// `GET /images/{id}/{rendition}`: a stored rendition's bytes. The id is 128 bits of the
+/// `GET /images/{id}/{rendition}`: a stored rendition's bytes, or a redirect to a signed,
+/// expiring URL of them on object storage (`s3_redirect_seconds`). The id is 128 bits of the
 /// file's digest, unguessable without the file, like the API's `resourceUri`s it comes from.
 pub async fn image(
     State(state): State<Arc<AppState>>,
     Path((id, rendition)): Path<(String, String)>,
 ) -> Response {
+    let failed = |error: DomainError| {
+        tracing::error!(message = %error.message, "reading an image failed");
+        json_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The image store is not available.",
+        )
+    };
     let uri = format!("store://{id}/{rendition}");
-    match crate::domain::images::rendition_bytes(&state, &uri).await {
-        Ok(Some(bytes)) => {
-            let content_type = if bytes.starts_with(b"\x89PNG") {
-                "image/png"
-            } else if bytes.starts_with(b"GIF8") {
-                "image/gif"
-            } else {
-                "image/jpeg"
-            };
-            (
-                [
-                    (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
-                    // Content-addressed: the bytes behind a URL never change.
-                    (
-                        header::CACHE_CONTROL,
-                        HeaderValue::from_static("public, max-age=31536000, immutable"),
-                    ),
-                ],
-                bytes,
-            )
-                .into_response()
-        }
+    let stored = match crate::domain::images::find_rendition(&state, &uri).await {
+        Ok(Some(stored)) => stored,
+        Ok(None) => return json_error(StatusCode::NOT_FOUND, "There is no such image."),
+        Err(error) => return failed(error),
+    };
+    // Content-addressed: the bytes behind a URL never change.
+    let delivery = Delivery {
+        content_type: &stored.media_type,
+        cache_control: "public, max-age=31536000, immutable",
+        disposition: None,
+    };
+    match crate::http::blob_response(state.blobs.as_ref(), &stored.blob, &delivery).await {
+        Ok(Some(response)) => response,
         Ok(None) => json_error(StatusCode::NOT_FOUND, "There is no such image."),
-        Err(error) => {
-            tracing::error!(message = %error.message, "reading an image failed");
-            json_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The image store is not available.",
-            )
-        }
+        Err(error) => failed(error.into()),
     }
 }
 

@@ -25,17 +25,20 @@ use crate::http::state::AppState;
 tokio::task_local! {
     /// The shop's brand for the pages of the request being answered.
     static BRAND: Arc<Brand>;
+    /// The origin images may come from besides this server: the object store's, when the
+    /// host redirects to it (`s3_redirect_seconds`).
+    static BLOB_ORIGIN: Option<String>;
 }
 
-/// Middleware: the pages made for a request wear the deployment's brand.
+/// Middleware: the pages made for a request wear the deployment's brand and allow its
+/// images' origin.
 pub async fn with_brand(
     State(state): State<Arc<AppState>>,
     request: Request,
     next: Next,
 ) -> Response {
-    BRAND
-        .scope(Arc::clone(&state.brand), next.run(request))
-        .await
+    let pages = BLOB_ORIGIN.scope(state.blobs.direct_origin(), next.run(request));
+    BRAND.scope(Arc::clone(&state.brand), pages).await
 }
 
 /// The brand (outside a request, as in unit tests: the default).
@@ -74,9 +77,10 @@ impl Framing {
     }
 }
 
-/// The policy of every page: only this server's styles, images and scripts, forms posted
-/// only here, framed only as `framing` allows. `connect_src` adds the origins a page's
-/// script may call. `wasm_page` lets the page's scripts compile WebAssembly and run the
+/// The policy of every page: only this server's styles, images and scripts (and images from
+/// the object store the server redirects to), forms posted only here, framed only as
+/// `framing` allows. `connect_src` adds the origins a page's script may call; one that calls
+/// this server may also fetch images from that object store. `wasm_page` lets the page's scripts compile WebAssembly and run the
 /// inline script of that hash source (the design editor's import map).
 fn content_security_policy(
     connect_src: &[String],
@@ -91,14 +95,23 @@ fn content_security_policy(
             sources.join(" ")
         }
     };
-    let connect = list(connect_src, "'none'");
+    let blob_origin = BLOB_ORIGIN.try_with(Clone::clone).ok().flatten();
+    let images: Vec<String> = std::iter::once("'self'".to_owned())
+        .chain(blob_origin.clone())
+        .collect();
+    let mut connect_src = connect_src.to_vec();
+    if connect_src.iter().any(|source| source == "'self'") {
+        connect_src.extend(blob_origin);
+    }
+    let images = images.join(" ");
+    let connect = list(&connect_src, "'none'");
     let framers = list(&frame_ancestors, "'none'");
     let script = match wasm_page {
         Some(inline_script) => format!("'self' 'wasm-unsafe-eval' {inline_script}"),
         None => "'self'".to_owned(),
     };
     let policy = format!(
-        "default-src 'none'; style-src 'self'; img-src 'self'; script-src {script}; \
+        "default-src 'none'; style-src 'self'; img-src {images}; script-src {script}; \
          connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors {framers}"
     );
     HeaderValue::from_str(&policy).unwrap_or(HeaderValue::from_static("default-src 'none'"))

@@ -19,7 +19,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
-use crate::infra::store::{StoreError, unix_millis};
+use crate::infra::store::{Delivery, StoreError, unix_millis};
 
 /// Address fields: (form name, label, autocomplete, required, longest).
 const ADDRESS_FIELDS: [(&str, &str, &str, bool, usize); 6] = [
@@ -507,38 +507,24 @@ pub async fn press_file_download(
             );
         }
     };
-    let pdf = match services.blobs.get(blob).await {
-        Ok(Some(pdf)) => pdf,
-        Ok(None) => {
-            tracing::error!(order = %number, line, "a press file's blob is missing");
-            return text(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the press file is missing from the store".to_owned(),
-            );
-        }
-        Err(error) => return unavailable(error),
-    };
     let disposition = format!(
         "attachment; filename=\"{}\"",
         press_files::file_name(&order.number, line)
     );
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/pdf"),
-            ),
-            (
-                header::CONTENT_DISPOSITION,
-                HeaderValue::from_str(&disposition)
-                    .unwrap_or(HeaderValue::from_static("attachment")),
-            ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, max-age=3600"),
-            ),
-        ],
-        pdf,
-    )
-        .into_response()
+    let delivery = Delivery {
+        content_type: "application/pdf",
+        cache_control: "private, max-age=3600",
+        disposition: Some(&disposition),
+    };
+    match crate::http::blob_response(services.blobs.as_ref(), blob, &delivery).await {
+        Ok(Some(response)) => response,
+        Ok(None) => {
+            tracing::error!(order = %number, line, "a press file's blob is missing");
+            text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the press file is missing from the store".to_owned(),
+            )
+        }
+        Err(error) => unavailable(error),
+    }
 }

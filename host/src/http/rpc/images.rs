@@ -82,7 +82,7 @@ pub async fn upload_image(services: &Services, call: &Call<'_>) -> Result<Reply,
             reason: format!("Send a file of at most {limit} bytes."),
         })
     } else {
-        store_image(services, file).await?
+        store_image(services, file.clone()).await?
     };
     let envelope = match stored {
         Ok((id, record)) => json!({
@@ -115,22 +115,24 @@ pub async fn import_image(services: &Services, call: &Call<'_>) -> Result<Reply,
             service.fetch(url).await?
         }
     };
-    let (id, record) = store_image(services, &bytes).await?.map_err(|refusal| {
-        DomainError::new(
-            ErrorCode::ImageRejected,
-            format!(
-                "{}: {} ({}). {}",
-                if call.params.get("bytes").is_some() {
-                    "bytes"
-                } else {
-                    "imageUrl"
-                },
-                refusal.message,
-                refusal.code,
-                refusal.reason
-            ),
-        )
-    })?;
+    let (id, record) = store_image(services, bytes.into())
+        .await?
+        .map_err(|refusal| {
+            DomainError::new(
+                ErrorCode::ImageRejected,
+                format!(
+                    "{}: {} ({}). {}",
+                    if call.params.get("bytes").is_some() {
+                        "bytes"
+                    } else {
+                        "imageUrl"
+                    },
+                    refusal.message,
+                    refusal.code,
+                    refusal.reason
+                ),
+            )
+        })?;
     Reply::json(&json!({
         "imageBasketItem": basket_envelope(basket_item(call, &id, &record, image_type, "import")?),
         "warnings": record.report.warnings,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use redis::AsyncCommands;
 use sha2::{Digest, Sha256};
 
@@ -18,22 +19,24 @@ use super::redis::RedisStore;
 #[async_trait]
 pub trait BlobStore: Send + Sync + 'static {
     /// Stores `bytes` of `owner` (unless already there) and returns their id.
-    async fn put(&self, owner: &str, bytes: &[u8]) -> Result<String, StoreError> {
-        let id = blob_id(owner, bytes);
+    /// `Bytes` throughout: a blob is shared, never copied, between the request that brought
+    /// it, the cache and the upload to object storage.
+    async fn put(&self, owner: &str, bytes: Bytes) -> Result<String, StoreError> {
+        let id = blob_id(owner, &bytes);
         self.put_at(&id, bytes).await?;
         Ok(id)
     }
 
     /// Stores `bytes` under `id` (unless already there): `id` must be their address as
     /// [`blob_id`] made it (what `put` does, and a copy from another blob store).
-    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError>;
+    async fn put_at(&self, id: &str, bytes: Bytes) -> Result<(), StoreError>;
 
     /// Up to `limit` blob ids after `after`, in order: every blob, page by page.
     async fn list_page(&self, after: Option<&str>, limit: usize)
     -> Result<Vec<String>, StoreError>;
 
     /// The bytes with this id, if stored.
-    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    async fn get(&self, id: &str) -> Result<Option<Bytes>, StoreError>;
 
     /// Deletes the blob; the bytes it held (0 if there was none).
     async fn delete(&self, id: &str) -> Result<u64, StoreError>;
@@ -41,10 +44,35 @@ pub trait BlobStore: Send + Sync + 'static {
     /// The bytes every blob holds together.
     async fn stored_bytes(&self) -> Result<u64, StoreError>;
 
+    /// A URL from which a browser may fetch the blob itself for a while, delivered `how`:
+    /// object storage with `s3_redirect_seconds` makes signed, expiring ones, so the host
+    /// answers with a redirect rather than carry the bytes. `None`: the host sends them.
+    async fn direct_url(
+        &self,
+        _id: &str,
+        _how: &Delivery<'_>,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
+    /// The origin of [`BlobStore::direct_url`]'s URLs, which pages must allow images and
+    /// fetches from.
+    fn direct_origin(&self) -> Option<String> {
+        None
+    }
+
     /// A read cache's counts, for a store that has one.
     fn cache_stats(&self) -> Option<BlobCacheStats> {
         None
     }
+}
+
+/// The response headers a blob fetched straight from the store is to arrive with.
+pub struct Delivery<'a> {
+    pub content_type: &'a str,
+    pub cache_control: &'a str,
+    /// `attachment; filename="..."` for a download.
+    pub disposition: Option<&'a str>,
 }
 
 /// A blob read cache's counts since start, for `/metrics`.
@@ -135,12 +163,11 @@ impl DirectoryBlobs {
 
 #[async_trait]
 impl BlobStore for DirectoryBlobs {
-    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    async fn put_at(&self, id: &str, bytes: Bytes) -> Result<(), StoreError> {
         if !is_blob_id(id) {
             return Err(StoreError::corrupt(format!("{id:?} is not a blob id")));
         }
         let path = self.path(id);
-        let bytes = bytes.to_vec();
         let io = |e: std::io::Error| StoreError::unavailable(format!("blob {id}: {e}"));
         let written = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
             if path.exists() {
@@ -200,12 +227,12 @@ impl BlobStore for DirectoryBlobs {
         .map_err(|e| StoreError::unavailable(format!("listing blobs: {e}")))
     }
 
-    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    async fn get(&self, id: &str) -> Result<Option<Bytes>, StoreError> {
         if !is_blob_id(id) {
             return Ok(None);
         }
         match tokio::fs::read(self.path(id)).await {
-            Ok(bytes) => Ok(Some(bytes)),
+            Ok(bytes) => Ok(Some(Bytes::from(bytes))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(StoreError::unavailable(format!("blob {id}: {e}"))),
         }
@@ -258,7 +285,7 @@ impl BlobStore for DirectoryBlobs {
 
 #[async_trait]
 impl BlobStore for RedisStore {
-    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    async fn put_at(&self, id: &str, bytes: Bytes) -> Result<(), StoreError> {
         if !is_blob_id(id) {
             return Err(StoreError::corrupt(format!("{id:?} is not a blob id")));
         }
@@ -266,7 +293,7 @@ impl BlobStore for RedisStore {
         // NX: the same id always holds the same bytes; an existing blob is left alone.
         let set: Option<String> = redis::cmd("SET")
             .arg(self.blob_key(id))
-            .arg(bytes)
+            .arg(bytes.as_ref())
             .arg("NX")
             .query_async(&mut connection)
             .await
@@ -330,12 +357,16 @@ impl BlobStore for RedisStore {
         Ok(bytes.unwrap_or(0).max(0) as u64)
     }
 
-    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    async fn get(&self, id: &str) -> Result<Option<Bytes>, StoreError> {
         if !is_blob_id(id) {
             return Ok(None);
         }
         let mut connection = self.connection.clone();
-        connection.get(self.blob_key(id)).await.map_err(redis_error)
+        let bytes: Option<Vec<u8>> = connection
+            .get(self.blob_key(id))
+            .await
+            .map_err(redis_error)?;
+        Ok(bytes.map(Bytes::from))
     }
 }
 

@@ -4,18 +4,19 @@
 //! the least recently used are dropped beyond `blob_cache_bytes`.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
+use bytes::Bytes;
 
-use super::blobs::{BlobCacheStats, BlobStore, SharedBlobs};
+use super::blobs::{BlobCacheStats, BlobStore, Delivery, SharedBlobs};
 use super::interface::StoreError;
 
 #[derive(Default)]
 struct Entries {
     /// id -> (bytes, the use that touched it last)
-    by_id: HashMap<String, (Arc<Vec<u8>>, u64)>,
+    by_id: HashMap<String, (Bytes, u64)>,
     /// last use -> id: the least recently used first.
     by_use: BTreeMap<u64, String>,
     uses: u64,
@@ -23,17 +24,17 @@ struct Entries {
 }
 
 impl Entries {
-    fn touch(&mut self, id: &str) -> Option<Arc<Vec<u8>>> {
+    fn touch(&mut self, id: &str) -> Option<Bytes> {
         self.uses += 1;
         let uses = self.uses;
         let (bytes, used) = self.by_id.get_mut(id)?;
         self.by_use.remove(used);
         *used = uses;
         self.by_use.insert(uses, id.to_owned());
-        Some(Arc::clone(bytes))
+        Some(bytes.clone())
     }
 
-    fn insert(&mut self, id: &str, bytes: Arc<Vec<u8>>, limit: u64) {
+    fn insert(&mut self, id: &str, bytes: Bytes, limit: u64) {
         let size = bytes.len() as u64;
         if size > limit / 4 || self.touch(id).is_some() {
             return; // one blob may not take most of the cache; one already there stays
@@ -86,11 +87,10 @@ impl CachedBlobs {
 
 #[async_trait]
 impl BlobStore for CachedBlobs {
-    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
-        self.inner.put_at(id, bytes).await?;
+    async fn put_at(&self, id: &str, bytes: Bytes) -> Result<(), StoreError> {
+        self.inner.put_at(id, bytes.clone()).await?;
         // What was just uploaded is what is drawn next (its renditions, the preview).
-        self.entries()
-            .insert(id, Arc::new(bytes.to_vec()), self.limit);
+        self.entries().insert(id, bytes, self.limit);
         Ok(())
     }
 
@@ -102,16 +102,15 @@ impl BlobStore for CachedBlobs {
         self.inner.list_page(after, limit).await
     }
 
-    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    async fn get(&self, id: &str) -> Result<Option<Bytes>, StoreError> {
         if let Some(bytes) = self.entries().touch(id) {
             self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(Some(bytes.to_vec()));
+            return Ok(Some(bytes));
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
         let bytes = self.inner.get(id).await?;
         if let Some(bytes) = &bytes {
-            self.entries()
-                .insert(id, Arc::new(bytes.clone()), self.limit);
+            self.entries().insert(id, bytes.clone(), self.limit);
         }
         Ok(bytes)
     }
@@ -119,6 +118,14 @@ impl BlobStore for CachedBlobs {
     async fn delete(&self, id: &str) -> Result<u64, StoreError> {
         self.entries().remove(id);
         self.inner.delete(id).await
+    }
+
+    async fn direct_url(&self, id: &str, how: &Delivery<'_>) -> Result<Option<String>, StoreError> {
+        self.inner.direct_url(id, how).await
+    }
+
+    fn direct_origin(&self) -> Option<String> {
+        self.inner.direct_origin()
     }
 
     async fn stored_bytes(&self) -> Result<u64, StoreError> {
@@ -141,7 +148,7 @@ mod tests {
     #[test]
     fn the_least_recently_used_go_first_and_the_bytes_stay_within_the_limit() {
         let mut entries = Entries::default();
-        let blob = |n: usize| Arc::new(vec![7u8; n]);
+        let blob = |n: usize| Bytes::from(vec![7u8; n]);
         entries.insert("a", blob(25), 100);
         entries.insert("b", blob(20), 100);
         entries.insert("c", blob(20), 100);

@@ -68,7 +68,7 @@ pub async fn migrate(
                     });
                 }
                 None => {
-                    to.put_at(&id, &bytes).await?;
+                    to.put_at(&id, bytes.clone()).await?;
                     let back = to.get(&id).await?.unwrap_or_default();
                     if digest(&back) != expected {
                         return Err(MigrateError::Differs {

@@ -16,7 +16,7 @@ mod redis;
 mod s3;
 mod sqlite;
 
-pub use blobs::{BlobCacheStats, BlobStore, DirectoryBlobs, SharedBlobs, blob_id};
+pub use blobs::{BlobCacheStats, BlobStore, Delivery, DirectoryBlobs, SharedBlobs, blob_id};
 pub use cache::CachedBlobs;
 pub(crate) use interface::unix_millis;
 pub use interface::{

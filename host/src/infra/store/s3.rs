@@ -16,10 +16,12 @@ use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as ObjectPath;
+use object_store::signer::{SignedUrlOptions, Signer};
 use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig};
+use reqwest::Method;
 use serde::Deserialize;
 
-use super::blobs::{BlobStore, StoredBytes, is_blob_id};
+use super::blobs::{BlobStore, Delivery, StoredBytes, is_blob_id};
 use super::interface::StoreError;
 use crate::infra::settings;
 
@@ -58,6 +60,14 @@ pub struct S3Settings {
         deserialize_with = "settings::count::<_, u64, 0, { 64 * 1024 * 1024 * 1024 }>"
     )]
     pub cache_bytes: u64,
+    /// How long a signed object URL stays valid when the host answers a browser's request
+    /// for an image or a press file with a redirect to the object store instead of the
+    /// bytes (`s3_redirect_seconds`); zero: the host sends the bytes itself.
+    #[serde(
+        rename = "s3_redirect_seconds",
+        deserialize_with = "settings::seconds::<_, 0, 604_800>"
+    )]
+    pub redirect: Duration,
 }
 
 impl Default for S3Settings {
@@ -70,6 +80,7 @@ impl Default for S3Settings {
             s3_path_style: false,
             timeout: Duration::from_secs(10),
             cache_bytes: 256 * 1024 * 1024,
+            redirect: Duration::ZERO,
         }
     }
 }
@@ -87,6 +98,7 @@ impl std::fmt::Debug for S3Settings {
             .field("s3_path_style", &self.s3_path_style)
             .field("timeout", &self.timeout)
             .field("cache_bytes", &self.cache_bytes)
+            .field("redirect", &self.redirect)
             .finish()
     }
 }
@@ -123,6 +135,10 @@ pub struct S3Blobs {
     store: AmazonS3,
     prefix: String,
     stored: StoredBytes,
+    /// How long the URLs of [`BlobStore::direct_url`] last; zero: none are made.
+    redirect: Duration,
+    /// Their origin (`https://bucket.s3.region.amazonaws.com`), for the pages' policy.
+    origin: Option<String>,
 }
 
 fn unavailable(what: &str, error: object_store::Error) -> StoreError {
@@ -130,7 +146,7 @@ fn unavailable(what: &str, error: object_store::Error) -> StoreError {
 }
 
 impl S3Blobs {
-    pub fn open(location: &S3Location, settings: &S3Settings) -> Result<S3Blobs, StoreError> {
+    pub async fn open(location: &S3Location, settings: &S3Settings) -> Result<S3Blobs, StoreError> {
         // The same TLS provider as every other client of the host.
         crate::infra::fetch::install_tls_provider();
         let mut builder = AmazonS3Builder::new()
@@ -162,11 +178,24 @@ impl S3Blobs {
         let store = builder.build().map_err(|e| {
             StoreError::unavailable(format!("object storage s3://{}: {e}", location.bucket))
         })?;
-        Ok(S3Blobs {
+        let mut blobs = S3Blobs {
             store,
             prefix: location.prefix.clone(),
             stored: StoredBytes::default(),
-        })
+            redirect: settings.redirect,
+            origin: None,
+        };
+        if !settings.redirect.is_zero() {
+            // Where the store's URLs point, as the client builds them (virtual-hosted or
+            // path style, AWS's host names or the endpoint): sign one and look.
+            let url = blobs
+                .store
+                .signed_url(Method::GET, &blobs.path(&"0".repeat(64)), settings.redirect)
+                .await
+                .map_err(|e| unavailable("signing a URL", e))?;
+            blobs.origin = Some(url.origin().ascii_serialization());
+        }
+        Ok(blobs)
     }
 
     fn path(&self, id: &str) -> ObjectPath {
@@ -181,12 +210,11 @@ impl S3Blobs {
 
 #[async_trait]
 impl BlobStore for S3Blobs {
-    async fn put_at(&self, id: &str, bytes: &[u8]) -> Result<(), StoreError> {
+    async fn put_at(&self, id: &str, body: Bytes) -> Result<(), StoreError> {
         if !is_blob_id(id) {
             return Err(StoreError::corrupt(format!("{id:?} is not a blob id")));
         }
         let path = self.path(id);
-        let body = Bytes::copy_from_slice(bytes);
         if body.len() <= PART_BYTES {
             self.store
                 .put(&path, PutPayload::from(body))
@@ -242,7 +270,7 @@ impl BlobStore for S3Blobs {
             .map_err(|e| unavailable("listing the blobs", e))
     }
 
-    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    async fn get(&self, id: &str) -> Result<Option<Bytes>, StoreError> {
         if !is_blob_id(id) {
             return Ok(None);
         }
@@ -251,7 +279,7 @@ impl BlobStore for S3Blobs {
             object.bytes().await
         };
         match read.await {
-            Ok(bytes) => Ok(Some(bytes.to_vec())),
+            Ok(bytes) => Ok(Some(bytes)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(unavailable(id, e)),
         }
@@ -273,6 +301,32 @@ impl BlobStore for S3Blobs {
         }
         self.stored.forget();
         Ok(size)
+    }
+
+    async fn direct_url(&self, id: &str, how: &Delivery<'_>) -> Result<Option<String>, StoreError> {
+        if self.redirect.is_zero() || !is_blob_id(id) {
+            return Ok(None);
+        }
+        // The response headers ride in the signed query: the object itself has none of its
+        // own, and the browser must get the type, name and caching the host would send.
+        let mut query = vec![
+            ("response-content-type", how.content_type.to_owned()),
+            ("response-cache-control", how.cache_control.to_owned()),
+        ];
+        if let Some(disposition) = how.disposition {
+            query.push(("response-content-disposition", disposition.to_owned()));
+        }
+        let options = SignedUrlOptions::new().with_query(query);
+        let url = self
+            .store
+            .signed_url_opts(Method::GET, &self.path(id), self.redirect, &options)
+            .await
+            .map_err(|e| unavailable(id, e))?;
+        Ok(Some(url.into()))
+    }
+
+    fn direct_origin(&self) -> Option<String> {
+        self.origin.clone()
     }
 
     async fn stored_bytes(&self) -> Result<u64, StoreError> {
