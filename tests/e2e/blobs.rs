@@ -22,9 +22,15 @@ pub fn test_s3() -> (S3Location, S3Settings) {
         "PRESSPACK_TEST_S3 names no S3 server: start one with `tests/s3-server.sh start DIR` \
          and set the variable to what it prints",
     );
-    let parts: Vec<&str> = named.split(',').collect();
+    s3_named(&named)
+}
+
+/// The location (a fresh prefix) and settings of the S3 server `named` as
+/// `tests/s3-server.sh start` prints it.
+fn s3_named(named: &str) -> (S3Location, S3Settings) {
+    let parts: Vec<&str> = named.trim().split(',').collect();
     let [endpoint, key, secret, bucket] = parts[..] else {
-        panic!("PRESSPACK_TEST_S3 is endpoint,access key,secret,bucket: {named}");
+        panic!("an S3 server is named as endpoint,access key,secret,bucket: {named}");
     };
     let location = S3Location::parse(&format!(
         "s3://{bucket}/presspack-test-{:016x}",
@@ -363,82 +369,51 @@ async fn unused_uploads_are_swept_from_object_storage() {
     assert_eq!(kept.status(), 200);
 }
 
-/// An S3 server of this test's own (the binary `tests/s3-server.sh install` built), on a
-/// fixed port and directory, so that it can be stopped and started again.
+/// An S3 server of this test's own (`tests/s3-server.sh`, the server PRESSPACK_S3_SERVER
+/// names), in a directory of its own, so that it can be killed and started again.
 struct OwnS3 {
-    port: u16,
     dir: tempfile::TempDir,
-    process: Option<std::process::Child>,
 }
 
 impl OwnS3 {
-    const KEY: &str = "outage-key";
-    const SECRET: &str = "outage-secret-0123456789";
-
-    fn start() -> OwnS3 {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("outage")).unwrap();
-        let mut server = OwnS3 {
-            port,
-            dir,
-            process: None,
-        };
-        server.resume();
-        server
-    }
-
-    fn resume(&mut self) {
-        let binary =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3s/bin/s3s-fs");
-        let child = std::process::Command::new(&binary)
-            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--access-key", Self::KEY, "--secret-key", Self::SECRET])
+    fn script(&self, command: &str) -> String {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/s3-server.sh");
+        let output = std::process::Command::new(&script)
+            .arg(command)
             .arg(self.dir.path())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("{} ({e}): run tests/s3-server.sh install", binary.display())
-            });
-        self.process = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("s3s-fs did not start on {}", self.port);
+            .output()
+            .unwrap();
+        let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "{} {command}: {printed} {}",
+            script.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        printed
     }
 
-    fn stop(&mut self) {
-        if let Some(mut child) = self.process.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+    /// Starts it; its location and settings.
+    fn start() -> (OwnS3, S3Location, S3Settings) {
+        let s3 = OwnS3 {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        let (location, settings) = s3_named(&s3.script("start"));
+        (s3, location, settings)
     }
 
-    fn settings(&self) -> S3Settings {
-        S3Settings {
-            s3_endpoint: Some(format!("http://127.0.0.1:{}", self.port)),
-            s3_access_key_id: Some(Self::KEY.into()),
-            s3_secret_access_key: Some(Self::SECRET.into()),
-            s3_path_style: true,
-            timeout: Duration::from_secs(2),
-            // No cache: every read goes to the object store, as a cold host's would.
-            cache_bytes: 0,
-            ..S3Settings::default()
-        }
+    fn kill(&self) {
+        self.script("kill");
+    }
+
+    fn resume(&self) {
+        self.script("start");
     }
 }
 
 impl Drop for OwnS3 {
     fn drop(&mut self) {
-        self.stop();
+        self.script("stop");
     }
 }
 
@@ -448,13 +423,15 @@ impl Drop for OwnS3 {
 #[tokio::test]
 #[ignore = "needs the S3 server binary (tests/s3-server.sh install)"]
 async fn an_object_storage_outage_fails_fast_loses_nothing_and_heals_without_a_restart() {
-    let mut s3 = OwnS3::start();
-    let settings = s3.settings();
+    let (s3, location, settings) = OwnS3::start();
     let app = spawn_app_with(StoreKind::Embedded, |config| {
-        config.store.blob_store = Some(BlobStoreKind::S3(
-            S3Location::parse("s3://outage/presspack").unwrap(),
-        ));
-        config.s3 = settings.clone();
+        config.store.blob_store = Some(BlobStoreKind::S3(location));
+        config.s3 = S3Settings {
+            timeout: Duration::from_secs(2),
+            // No cache: every read goes to the object store, as a cold host's would.
+            cache_bytes: 0,
+            ..settings
+        };
     })
     .await;
     let before = app.upload_fixture("photo-astronaut.jpg", &[]).await;
@@ -464,7 +441,7 @@ async fn an_object_storage_outage_fails_fast_loses_nothing_and_heals_without_a_r
     let acknowledged = served.bytes().await.unwrap();
     assert_eq!(app.readiness().await, 200);
 
-    s3.stop();
+    s3.kill();
     let started = Instant::now();
     let refused = app
         .upload_response(

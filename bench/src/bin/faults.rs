@@ -1,7 +1,8 @@
 //! `presspack-faults` (run by `bench/faults.sh`; docs/benchmarks.md): a mixed workload at a
 //! fixed rate against two `presspack serve` hosts on one Redis with AOF (`appendfsync
 //! always`), all on loopback and private to the run. Blobs are in that Redis, or with
-//! `--blobs s3` on an S3 server of the run's own (s3s-fs, `tests/s3-server.sh install`).
+//! `--blobs s3` on an S3 server of the run's own (`tests/s3-server.sh`: s3s-fs, or Garage
+//! with PRESSPACK_S3_SERVER=garage).
 //! Faults: one host is killed with SIGKILL and started again 10 s later; then Redis is killed
 //! with SIGKILL and started again 5 s later from its AOF; with `--blobs s3`, then the S3
 //! server is killed and started again 5 s later. They are spread evenly over the run.
@@ -146,69 +147,56 @@ impl Redis {
     }
 }
 
-/// An S3 server private to the run (s3s-fs on a directory), to be killed and started again.
+/// An S3 server private to the run (`tests/s3-server.sh`: s3s-fs, or Garage with
+/// PRESSPACK_S3_SERVER=garage), to be killed and started again.
 struct ObjectStore {
-    port: u16,
     dir: tempfile::TempDir,
-    secret: String,
-    child: Option<Child>,
+    /// `endpoint,access key,secret,bucket`, as the script prints it.
+    named: String,
 }
 
-const BUCKET: &str = "faults";
-const ACCESS_KEY: &str = "faults-key";
-
 impl ObjectStore {
-    fn new() -> ObjectStore {
+    fn script(dir: &Path, command: &str) -> String {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/s3-server.sh");
+        let output = Command::new(&script)
+            .arg(command)
+            .arg(dir)
+            .stderr(Stdio::inherit())
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", script.display()));
+        assert!(
+            output.status.success(),
+            "{} {command} failed",
+            script.display()
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    fn start() -> ObjectStore {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("data").join(BUCKET)).unwrap();
-        ObjectStore {
-            port: free_port(),
-            dir,
-            secret: format!("{:032x}", rand::random::<u128>()),
-            child: None,
-        }
+        let named = Self::script(dir.path(), "start");
+        ObjectStore { dir, named }
     }
 
-    fn start(&mut self) {
-        let binary = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/s3s/bin/s3s-fs");
-        let log = std::fs::File::create(self.dir.path().join("s3s-fs.log")).unwrap();
-        let child = Command::new(&binary)
-            .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--access-key", ACCESS_KEY, "--secret-key", &self.secret])
-            .arg(self.dir.path().join("data"))
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("{}: {e} (run tests/s3-server.sh install)", binary.display())
-            });
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("s3s-fs on port {} did not start", self.port);
+    fn kill(&self) {
+        Self::script(self.dir.path(), "kill");
     }
 
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+    fn resume(&self) {
+        Self::script(self.dir.path(), "start");
     }
 
     /// The hosts' settings for blobs here.
     fn settings(&self) -> Vec<(&'static str, String)> {
+        let parts: Vec<&str> = self.named.split(',').collect();
+        let [endpoint, key, secret, bucket] = parts[..] else {
+            panic!("tests/s3-server.sh printed {:?}", self.named);
+        };
         vec![
-            ("PRESSPACK_BLOB_STORE", format!("s3://{BUCKET}/presspack")),
-            (
-                "PRESSPACK_S3_ENDPOINT",
-                format!("http://127.0.0.1:{}", self.port),
-            ),
-            ("PRESSPACK_S3_ACCESS_KEY_ID", ACCESS_KEY.to_owned()),
-            ("PRESSPACK_S3_SECRET_ACCESS_KEY", self.secret.clone()),
+            ("PRESSPACK_BLOB_STORE", format!("s3://{bucket}/faults")),
+            ("PRESSPACK_S3_ENDPOINT", endpoint.to_owned()),
+            ("PRESSPACK_S3_ACCESS_KEY_ID", key.to_owned()),
+            ("PRESSPACK_S3_SECRET_ACCESS_KEY", secret.to_owned()),
             ("PRESSPACK_S3_PATH_STYLE", "true".to_owned()),
             ("PRESSPACK_S3_TIMEOUT_MS", "3000".to_owned()),
         ]
@@ -217,7 +205,7 @@ impl ObjectStore {
 
 impl Drop for ObjectStore {
     fn drop(&mut self) {
-        self.kill();
+        Self::script(self.dir.path(), "stop");
     }
 }
 
@@ -580,13 +568,13 @@ async fn inject_faults(
         "redis killed (SIGKILL), then started again from its AOF",
     ));
 
-    if let Some(mut store) = object_store.take() {
+    if let Some(store) = object_store.take() {
         until(step * 3.0).await;
         let killed = now();
         store.kill();
         until(killed + 5.0).await;
         let store = tokio::task::spawn_blocking(move || {
-            store.start();
+            store.resume();
             store
         })
         .await
@@ -618,10 +606,7 @@ async fn main() {
         process: None,
     };
     redis.start();
-    let mut object_store = (args.blobs == BlobPlace::S3).then(ObjectStore::new);
-    if let Some(store) = &mut object_store {
-        store.start();
-    }
+    let object_store = (args.blobs == BlobPlace::S3).then(ObjectStore::start);
     let settings = HostSettings {
         redis_url: redis.url(),
         extra: object_store
@@ -664,7 +649,11 @@ async fn main() {
         started: Instant::now(),
     });
     let blob_place = match &object_store {
-        Some(store) => format!("blobs on S3 (s3s-fs, port {})", store.port),
+        Some(store) => format!(
+            "blobs on S3 ({}, {})",
+            std::env::var("PRESSPACK_S3_SERVER").unwrap_or_else(|_| "s3s-fs".into()),
+            store.named.split(',').next().unwrap_or_default()
+        ),
         None => "blobs in Redis".to_owned(),
     };
     println!(
