@@ -821,6 +821,18 @@ fn from_lanes(lanes: u64) -> [u8; 4] {
     (p as u32).to_le_bytes()
 }
 
+/// Numbers below a bound from a fixed seed (xorshift), for the SIMD-against-scalar tests.
+#[cfg(test)]
+fn pseudo_random(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |bound| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % bound
+    }
+}
+
 /// [`mul255`] of each lane (at most 255) by `b` (at most 255); no lane overflows its 16 bits.
 fn mul255_lanes(lanes: u64, b: u32) -> u64 {
     const LOW_BYTES: u64 = 0x00FF_00FF_00FF_00FF;

@@ -6,6 +6,11 @@
 
 use tiny_skia::Pixmap;
 
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+use super::upright::LANES;
 use super::upright::{CUBIC_ONE, Filter, bicubic_weights, blend_over, premultiplied};
 
 /// A point in canvas pixels.
@@ -213,13 +218,6 @@ fn bilinear_scalar(top: &[u8; 8], bottom: &[u8; 8], wx: u32, wy: u32) -> u64 {
     rounded_of_256(across(top) * (256 - wy) + across(bottom) * wy)
 }
 
-/// Each weight repeated in four 16-bit lanes.
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
-const LANES: u64 = 0x0001_0001_0001_0001;
-
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn bilinear_sse2(top: &[u8; 8], bottom: &[u8; 8], wx: u32, wy: u32) -> u64 {
@@ -357,13 +355,7 @@ mod tests {
 
     #[test]
     fn the_simd_bilinear_gives_the_scalar_sums() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = super::super::pseudo_random(0x9e37_79b9_7f4a_7c15_u64);
         let extremes = [[0u8; 8], [255; 8], [255, 0, 255, 0, 0, 255, 0, 255]];
         for top in extremes {
             for bottom in extremes {

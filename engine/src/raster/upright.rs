@@ -275,7 +275,7 @@ fn mix_across_scalar(pair: &[u16; 8], weight: u32) -> u64 {
     target_arch = "x86_64",
     all(target_arch = "wasm32", target_feature = "simd128")
 ))]
-const LANES: u64 = 0x0001_0001_0001_0001;
+pub(super) const LANES: u64 = 0x0001_0001_0001_0001;
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -435,13 +435,7 @@ mod tests {
     #[test]
     fn the_simd_mix_across_gives_the_scalar_sums() {
         // Mixed-down channels go up to 255 x 256; weights from 0 to 256.
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |bound: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % bound
-        };
+        let mut next = super::super::pseudo_random(0x2545_f491_4f6c_dd1d_u64);
         let extremes = [[0; 8], [65280; 8], [65280, 0, 65280, 0, 0, 65280, 0, 65280]];
         for pair in extremes {
             for weight in [0, 1, 128, 255, 256] {
