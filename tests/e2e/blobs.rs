@@ -234,6 +234,13 @@ async fn images_on_object_storage_are_served_by_signed_redirects_when_asked() {
         fetched.bytes().await.unwrap(),
         crate::images::fixture("jpeg-q95.jpg")
     );
+    // No signed URL for an image there is not: its address answers 404 as before.
+    let unknown = client
+        .get(format!("{}/images/{}/print", app.address, "0".repeat(32)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
     // The signature covers the response headers: a URL asking for another type is refused.
     let retyped = signed.replace(
         "response-content-type=image%2Fjpeg",
@@ -611,6 +618,12 @@ async fn malformed_blob_settings_are_refused_naming_them() {
             "blobs in Redis need redis_url",
         ),
         ("PRESSPACK_S3_TIMEOUT_MS", "5", "PRESSPACK_S3_TIMEOUT_MS"),
+        // Past S3's week, a signed URL would be refused by the store at every use.
+        (
+            "PRESSPACK_S3_REDIRECT_SECONDS",
+            "604801",
+            "PRESSPACK_S3_REDIRECT_SECONDS",
+        ),
     ] {
         let refused = Config::load(None, |asked| (asked == name).then(|| value.to_owned()))
             .expect_err(value)
