@@ -80,8 +80,9 @@ impl Framing {
 /// The policy of every page: only this server's styles, images and scripts (and images from
 /// the object store the server redirects to), forms posted only here, framed only as
 /// `framing` allows. `connect_src` adds the origins a page's script may call; one that calls
-/// this server may also fetch images from that object store. `wasm_page` lets the page's scripts compile WebAssembly and run the
-/// inline script of that hash source (the design editor's import map).
+/// this server may also fetch images from that object store. `wasm_page` lets the page's
+/// scripts compile WebAssembly and run the inline script of that hash source (the design
+/// editor's import map).
 fn content_security_policy(
     connect_src: &[String],
     wasm_page: Option<&str>,
@@ -96,14 +97,14 @@ fn content_security_policy(
         }
     };
     let blob_origin = BLOB_ORIGIN.try_with(Clone::clone).ok().flatten();
-    let images: Vec<String> = std::iter::once("'self'".to_owned())
-        .chain(blob_origin.clone())
-        .collect();
+    let images = match &blob_origin {
+        Some(origin) => format!("'self' {origin}"),
+        None => "'self'".to_owned(),
+    };
     let mut connect_src = connect_src.to_vec();
     if connect_src.iter().any(|source| source == "'self'") {
         connect_src.extend(blob_origin);
     }
-    let images = images.join(" ");
     let connect = list(&connect_src, "'none'");
     let framers = list(&frame_ancestors, "'none'");
     let script = match wasm_page {
