@@ -4,6 +4,7 @@
 //! and fontdue are built without their SIMD paths (approximate reciprocals differ from the
 //! scalar code), angles go through `libm`, and glyphs are blended with integer arithmetic.
 
+mod flat_deflate;
 mod image;
 mod transformed;
 mod upright;
@@ -22,6 +23,7 @@ pub use image::{DecodedImage, ImageError, MAX_IMAGE_PIXELS, decode_image};
 use crate::layout::{PathStep, Scene, SceneGlyph, SceneItem};
 use crate::model::BoundingBox;
 use crate::text::{FaceId, FontBook};
+use flat_deflate::FlatDeflate;
 use transformed::{Point, ToSource, draw_transformed};
 use upright::{Filter, draw_upright};
 
@@ -561,29 +563,102 @@ impl<'a> Pixels<'a> {
 
     /// Encodes the image as a PNG: RGB when every pixel is opaque (a card), else
     /// straight-alpha RGBA. Rows are converted one at a time as the encoder takes them, so
-    /// the canvas is never copied whole.
+    /// the canvas is never copied whole. A card is read once: RGB is tried first, each row's
+    /// alphas checked as it is converted, and the first row with any transparency abandons it.
     pub fn encode_png(&self) -> Result<Vec<u8>, RasterError> {
         let data = self.premultiplied;
-        let (colour, straighten) = if opaque(data) {
-            (png::ColorType::Rgb, false)
-        } else {
-            (png::ColorType::Rgba, partly_transparent(data))
-        };
-        let settings = PngSettings::for_rows(data, self.width as usize, 4);
-        write_png(self.width, self.height, colour, settings, |y, row| {
-            let pixels = &data[y * self.width as usize * 4..][..self.width as usize * 4];
-            if colour == png::ColorType::Rgb {
-                for (rgb, pixel) in row.chunks_exact_mut(3).zip(pixels.chunks_exact(4)) {
-                    rgb.copy_from_slice(&pixel[..3]);
-                }
-            } else {
-                row.copy_from_slice(pixels);
+        let width = self.width as usize;
+        let row = |y: usize| &data[y * width * 4..][..width * 4];
+        let settings = PngSettings::for_rows(data, width, 4);
+        let rgb = write_png(
+            self.width,
+            self.height,
+            png::ColorType::Rgb,
+            settings,
+            |y, out| drop_alpha(row(y), out) == 255,
+        )?;
+        if let Some(png) = rgb {
+            return Ok(png);
+        }
+        let straighten = partly_transparent(data);
+        let rgba = write_png(
+            self.width,
+            self.height,
+            png::ColorType::Rgba,
+            settings,
+            |y, out| {
+                out.copy_from_slice(row(y));
                 if straighten {
-                    unpremultiply(row);
+                    unpremultiply(out);
                 }
-            }
-        })
+                true
+            },
+        )?;
+        Ok(rgba.expect("RGBA rows are never abandoned"))
     }
+}
+
+/// RGBA pixels to RGB; returns the AND of their alphas, 255 when all are opaque. Four pixels
+/// a step, in SIMD in the wasm builds (a shuffle), else as two words (a byte at a time is
+/// several times slower under wasm).
+fn drop_alpha(rgba: &[u8], rgb: &mut [u8]) -> u8 {
+    let mut quads = rgba.chunks_exact(16);
+    let mut out = rgb.chunks_exact_mut(12);
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let mut alphas = drop_alpha_simd128(&mut quads, &mut out);
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let mut alphas = drop_alpha_words(&mut quads, &mut out);
+    for (pixel, out) in quads
+        .remainder()
+        .chunks_exact(4)
+        .zip(out.into_remainder().chunks_exact_mut(3))
+    {
+        out.copy_from_slice(&pixel[..3]);
+        alphas &= pixel[3];
+    }
+    alphas
+}
+
+type Quads<'a> = std::slice::ChunksExact<'a, u8>;
+type RgbQuads<'a> = std::slice::ChunksExactMut<'a, u8>;
+
+/// [`drop_alpha`] of whole groups of four pixels, as two little-endian words: the first
+/// eight bytes out are pixel 0, pixel 1 and two bytes of pixel 2, the last four the rest.
+#[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), cfg(test))]
+fn drop_alpha_words(quads: &mut Quads<'_>, out: &mut RgbQuads<'_>) -> u8 {
+    let mut all = u64::MAX;
+    for (quad, out) in quads.zip(out) {
+        let first = u64::from_le_bytes(quad[..8].try_into().expect("two pixels"));
+        let second = u64::from_le_bytes(quad[8..].try_into().expect("two pixels"));
+        let head = first & 0xFF_FFFF | first >> 8 & 0xFFFF_FF00_0000 | second << 48;
+        let tail = (second >> 16 & 0xFF | second >> 24 & 0xFFFF_FF00) as u32;
+        out[..8].copy_from_slice(&head.to_le_bytes());
+        out[8..].copy_from_slice(&tail.to_le_bytes());
+        all &= first & second;
+    }
+    (all >> 24 & all >> 56) as u8
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn drop_alpha_simd128(quads: &mut Quads<'_>, out: &mut RgbQuads<'_>) -> u8 {
+    use std::arch::wasm32::*;
+    let mut all = u8x16_splat(255);
+    for (quad, out) in quads.zip(out) {
+        // SAFETY: the chunk is 16 bytes; wasm loads may be unaligned.
+        let pixels = unsafe { v128_load(quad.as_ptr().cast()) };
+        all = v128_and(all, pixels);
+        let rgb = i8x16_swizzle(
+            pixels,
+            i8x16(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1),
+        );
+        out[..8].copy_from_slice(&u64x2_extract_lane::<0>(rgb).to_le_bytes());
+        out[8..].copy_from_slice(&u32x4_extract_lane::<2>(rgb).to_le_bytes());
+    }
+    let all = u32x4_extract_lane::<0>(all)
+        & u32x4_extract_lane::<1>(all)
+        & u32x4_extract_lane::<2>(all)
+        & u32x4_extract_lane::<3>(all);
+    (all >> 24) as u8
 }
 
 /// Premultiplied RGBA to straight alpha, in place. Opaque and clear pixels are the same
@@ -601,17 +676,6 @@ fn unpremultiply(rgba: &mut [u8]) {
 
 /// The high byte of each of two RGBA pixels in a little-endian word: their alphas.
 const ALPHAS: u64 = 0xFF00_0000_FF00_0000;
-
-/// Whether every premultiplied RGBA pixel is opaque. An AND over all words, so it
-/// vectorises (no early exit: a card is opaque, and then every pixel is read anyway).
-fn opaque(data: &[u8]) -> bool {
-    let words = data.chunks_exact(8);
-    let last = words.remainder();
-    let alphas = words.fold(ALPHAS, |all, word| {
-        all & u64::from_le_bytes(word.try_into().expect("eight bytes"))
-    });
-    alphas & ALPHAS == ALPHAS && last.chunks_exact(4).all(|pixel| pixel[3] == 255)
-}
 
 /// Whether any premultiplied RGBA pixel is neither opaque nor clear: only those differ
 /// between premultiplied and straight alpha. Two pixels a word, branch-free, so it
@@ -634,11 +698,11 @@ fn partly_transparent(data: &[u8]) -> bool {
 }
 
 /// How a PNG's rows are filtered and compressed, chosen per image. Flat artwork (fills and
-/// text: most pixels repeat their left neighbour) compresses best unfiltered, where deflate
-/// finds the repeats, at zlib level 2; photos best with adaptive filters and fdeflate's fast
-/// coder. Measured on 1024 px business card sides: the text side 51 KB that way against
-/// 104 KB with fdeflate, the photo side 686 KB against 979 KB unfiltered at level 2, which
-/// also took five times as long (docs/benchmarks.md, "Render speed").
+/// text: most pixels repeat their left neighbour or the pixel above) is left unfiltered for
+/// [`FlatDeflate`], which looks for exactly those repeats; photos take adaptive filters and
+/// fdeflate's fast coder. Measured on 1024 px business card sides (docs/benchmarks.md,
+/// "Render speed"): the text side is as small as zlib's level 1 makes it and takes a fraction
+/// of its time; a photo side unfiltered would be larger and slower.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PngSettings {
     Flat,
@@ -646,31 +710,21 @@ enum PngSettings {
 }
 
 impl PngSettings {
-    fn apply<W: std::io::Write>(self, encoder: &mut png::Encoder<'_, W>) {
-        let (compression, filter) = match self {
-            PngSettings::Flat => (png::DeflateCompression::Level(2), png::Filter::NoFilter),
-            PngSettings::Photo => (
-                png::DeflateCompression::FdeflateUltraFast,
-                png::Filter::Adaptive,
-            ),
-        };
-        encoder.set_deflate_compression(compression);
-        encoder.set_filter(filter);
-    }
-
     /// Reads every eighth row of `width` pixels of `bytes_per_pixel` bytes: flat when at least
-    /// three quarters of their pixels equal their left neighbour.
+    /// three quarters of their bytes equal the same byte of the pixel to their left. Bytes,
+    /// not pixels: the comparison vectorises, where comparing pixels as slices calls memcmp,
+    /// a byte loop under wasm.
     fn for_rows(rows: &[u8], width: usize, bytes_per_pixel: usize) -> PngSettings {
         let row_bytes = width * bytes_per_pixel;
         let (mut same, mut compared) = (0usize, 0usize);
         for row in rows.chunks_exact(row_bytes.max(1)).step_by(8) {
-            let pixels = row.chunks_exact(bytes_per_pixel);
-            same += pixels
-                .clone()
-                .zip(pixels.skip(1))
-                .filter(|(a, b)| a == b)
+            let left = &row[..row_bytes - bytes_per_pixel];
+            same += row[bytes_per_pixel..]
+                .iter()
+                .zip(left)
+                .filter(|(byte, left)| byte == left)
                 .count();
-            compared += width.saturating_sub(1);
+            compared += left.len();
         }
         if same * 4 >= compared * 3 {
             PngSettings::Flat
@@ -697,40 +751,67 @@ pub fn encode_png(
         )));
     }
     let settings = PngSettings::for_rows(rows, width as usize, colour.samples());
-    write_png(width, height, colour, settings, |y, row| {
+    let png = write_png(width, height, colour, settings, |y, row| {
         row.copy_from_slice(&rows[y * row_bytes..][..row_bytes]);
-    })
+        true
+    })?;
+    Ok(png.expect("rows are never abandoned"))
 }
 
-/// Writes a PNG whose row `y` `fill_row(y, row)` puts in `row`, one row at a time.
+/// Writes a PNG whose row `y` `fill_row(y, row)` puts in `row`, one row at a time; `None`
+/// when `fill_row` abandons it by returning false.
 fn write_png(
     width: u32,
     height: u32,
     colour: png::ColorType,
     settings: PngSettings,
-    mut fill_row: impl FnMut(usize, &mut [u8]),
-) -> Result<Vec<u8>, RasterError> {
+    mut fill_row: impl FnMut(usize, &mut [u8]) -> bool,
+) -> Result<Option<Vec<u8>>, RasterError> {
     let encode_error = |e: png::EncodingError| RasterError::Encode(e.to_string());
     let row_bytes = width as usize * colour.samples();
     let mut out = Vec::with_capacity(row_bytes * height as usize / 8);
     let mut encoder = png::Encoder::new(&mut out, width, height);
     encoder.set_color(colour);
     encoder.set_depth(png::BitDepth::Eight);
-    settings.apply(&mut encoder);
-    let mut writer = encoder.write_header().map_err(encode_error)?;
     // IDAT chunks of up to 1 MiB: few chunk headers, a bounded buffer.
+    const IDAT_BYTES: usize = 1 << 20;
+    let flat = match settings {
+        PngSettings::Flat => FlatDeflate::new(row_bytes, colour.samples()),
+        PngSettings::Photo => None,
+    };
+    if let Some(mut coder) = flat {
+        let mut writer = encoder.write_header().map_err(encode_error)?;
+        for y in 0..height as usize {
+            if !fill_row(y, coder.next_row()) {
+                return Ok(None);
+            }
+            coder.push_row();
+        }
+        for chunk in coder.finish().chunks(IDAT_BYTES) {
+            writer
+                .write_chunk(png::chunk::IDAT, chunk)
+                .map_err(encode_error)?;
+        }
+        writer.finish().map_err(encode_error)?;
+        return Ok(Some(out));
+    }
+    encoder.set_deflate_compression(png::DeflateCompression::FdeflateUltraFast);
+    encoder.set_filter(png::Filter::Adaptive);
+    let mut writer = encoder.write_header().map_err(encode_error)?;
     let mut stream = writer
-        .stream_writer_with_size(1 << 20)
+        .stream_writer_with_size(IDAT_BYTES)
         .map_err(encode_error)?;
     let mut row = vec![0; row_bytes];
     for y in 0..height as usize {
-        fill_row(y, &mut row);
+        if !fill_row(y, &mut row) {
+            return Ok(None);
+        }
         std::io::Write::write_all(&mut stream, &row)
             .map_err(|e| RasterError::Encode(e.to_string()))?;
     }
     stream.finish().map_err(encode_error)?;
     writer.finish().map_err(encode_error)?;
-    Ok(out)
+    Ok(Some(out))
 }
 
 fn solid(colour: [u8; 3]) -> Paint<'static> {
@@ -1235,7 +1316,7 @@ mod tests {
 
     #[test]
     fn alpha_scans_tell_opaque_partly_transparent_and_clear_apart() {
-        for pixels in [2usize, 3] {
+        for pixels in [2usize, 3, 5, 8] {
             for lane in 0..pixels {
                 for alpha in 0..=255u8 {
                     let mut data = vec![7u8; pixels * 4];
@@ -1243,7 +1324,8 @@ mod tests {
                         pixel[3] = if i == lane { alpha } else { 255 };
                     }
                     let case = format!("{pixels} px, {lane}, {alpha}");
-                    assert_eq!(opaque(&data), alpha == 255, "{case}");
+                    let mut rgb = vec![0; pixels * 3];
+                    assert_eq!(drop_alpha(&data, &mut rgb) == 255, alpha == 255, "{case}");
                     assert_eq!(
                         partly_transparent(&data),
                         alpha != 0 && alpha != 255,
@@ -1262,6 +1344,33 @@ mod tests {
         let info = reader.next_frame(&mut rows).unwrap();
         rows.truncate(info.buffer_size());
         (info.color_type, rows)
+    }
+
+    #[test]
+    fn dropping_alpha_keeps_each_pixels_colour_and_ands_the_alphas() {
+        let mut random = pseudo_random(11);
+        for pixels in 0..=13usize {
+            for _ in 0..50 {
+                let rgba: Vec<u8> = (0..pixels * 4)
+                    .map(|i| {
+                        if i % 4 == 3 && random(2) == 0 {
+                            255
+                        } else {
+                            random(256) as u8
+                        }
+                    })
+                    .collect();
+                let mut rgb = vec![0; pixels * 3];
+                let alphas = drop_alpha(&rgba, &mut rgb);
+                let expected: Vec<u8> = rgba
+                    .chunks_exact(4)
+                    .flat_map(|p| [p[0], p[1], p[2]])
+                    .collect();
+                assert_eq!(rgb, expected, "{pixels} px");
+                let and = rgba.chunks_exact(4).fold(255, |all, p| all & p[3]);
+                assert_eq!(alphas, and, "{pixels} px");
+            }
+        }
     }
 
     #[test]
@@ -1293,6 +1402,28 @@ mod tests {
         assert_eq!(colour, png::ColorType::Rgba);
         assert_eq!(rows[..4], [100, 50, 0, 128]);
         assert_eq!(rows[4..], translucent[4..]);
+
+        // Transparency only in the last pixel, found after every other row was coded as RGB:
+        // a photo and flat artwork both come out RGBA.
+        let white = vec![255u8; (width * height * 4) as usize];
+        for (pixels, settings) in [
+            (&opaque_pixels, PngSettings::Photo),
+            (&white, PngSettings::Flat),
+        ] {
+            assert_eq!(PngSettings::for_rows(pixels, width as usize, 4), settings);
+            let mut late = pixels.clone();
+            let last = late.len() - 4;
+            late[last..].copy_from_slice(&[0, 0, 0, 0]);
+            let png_bytes = Pixels::new(width, height, &late)
+                .unwrap()
+                .encode_png()
+                .unwrap();
+            assert_eq!(
+                decoded(&png_bytes),
+                (png::ColorType::Rgba, late),
+                "{settings:?}"
+            );
+        }
     }
 
     #[test]
