@@ -6,11 +6,6 @@
 
 use tiny_skia::Pixmap;
 
-#[cfg(any(
-    target_arch = "x86_64",
-    all(target_arch = "wasm32", target_feature = "simd128")
-))]
-use super::upright::LANES;
 use super::upright::{CUBIC_ONE, Filter, bicubic_weights, blend_over, premultiplied};
 
 /// A point in canvas pixels.
@@ -268,6 +263,13 @@ fn bilinear_simd128(top: &[u8; 8], bottom: &[u8; 8], wx: u32, wy: u32) -> u64 {
     let pixel = u16x8_shr(u16x8_add(sum, u16x8_splat(0x80)), 8);
     u64x2_extract_lane::<0>(pixel)
 }
+
+/// Each weight repeated in four 16-bit lanes.
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "wasm32", target_feature = "simd128")
+))]
+const LANES: u64 = 0x0001_0001_0001_0001;
 
 /// The part of convex `polygon` where `inside` (linear in the point) is not negative.
 fn clip(polygon: &[Point], inside: impl Fn(Point) -> f64) -> Vec<Point> {
