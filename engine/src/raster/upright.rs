@@ -217,26 +217,14 @@ fn bilinear(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps<2>, rows: &Taps<
     let whole = columns.whole();
     let row_bytes = image_width * 4;
     let source = image.data();
-    // The two source rows mixed across last (rows only move down), by source row.
-    let mut kept = [
-        (usize::MAX, vec![0u16; width * 4]),
-        (usize::MAX, vec![0u16; width * 4]),
-    ];
+    let mut kept = KeptRows::default();
     let mut sampled = vec![0u8; width * 4];
     let canvas_width = canvas.width() as usize;
     let data = canvas.data_mut();
     for (y, row) in (rows.start..).zip(&rows.taps) {
-        let [top, bottom] = row.sources;
-        for (wanted, other) in [(top, bottom), (bottom, top)] {
-            if kept.iter().all(|(r, _)| *r != wanted) {
-                let slot = usize::from(kept[0].0 == other);
-                let line = &source[wanted * row_bytes..][..row_bytes];
-                across.mix(line, &mut kept[slot].1);
-                kept[slot].0 = wanted;
-            }
-        }
-        let rows_of = |r: usize| &kept[usize::from(kept[0].0 != r)].1;
-        let (upper, lower) = (rows_of(top), rows_of(bottom));
+        let [upper, lower] = kept.rows(row.sources, width * 4, |r, sums| {
+            across.mix(&source[r * row_bytes..][..row_bytes], sums);
+        });
         let opaque = mix_rows_down(upper, lower, row.weights, &mut sampled);
         let line = &mut data[(y * canvas_width + columns.start) * 4..][..width * 4];
         blend_row(line, &sampled, opaque, columns, row.coverage, &whole);
@@ -401,6 +389,55 @@ impl AcrossTaps {
     }
 }
 
+/// Source rows filtered across, kept while the canvas rows that read them are drawn (rows
+/// only move down, so each source row is filtered once); a row no longer read lends its
+/// buffer to the next.
+struct KeptRows<T> {
+    rows: Vec<(usize, Vec<T>)>,
+}
+
+impl<T> Default for KeptRows<T> {
+    fn default() -> Self {
+        KeptRows { rows: Vec::new() }
+    }
+}
+
+impl<T: Copy + Default> KeptRows<T> {
+    /// The source rows `wanted`, each `len` values, filtered by `filter` (source row, into)
+    /// where not kept already.
+    fn rows<const N: usize>(
+        &mut self,
+        wanted: [usize; N],
+        len: usize,
+        filter: impl Fn(usize, &mut [T]),
+    ) -> [&[T]; N] {
+        for r in wanted {
+            if self.rows.iter().any(|(kept, _)| *kept == r) {
+                continue;
+            }
+            match self
+                .rows
+                .iter()
+                .position(|(kept, _)| !wanted.contains(kept))
+            {
+                Some(free) => {
+                    self.rows[free].0 = r;
+                    filter(r, &mut self.rows[free].1);
+                }
+                None => {
+                    let mut values = vec![T::default(); len];
+                    filter(r, &mut values);
+                    self.rows.push((r, values));
+                }
+            }
+        }
+        wanted.map(|r| {
+            let (_, values) = self.rows.iter().find(|(kept, _)| *kept == r).expect("kept");
+            values.as_slice()
+        })
+    }
+}
+
 /// A pair's weights of 256, one per channel: the left pixel's four, then the right one's.
 type PairWeights = [u16; 8];
 
@@ -486,41 +523,24 @@ fn bicubic(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps<4>, rows: &Taps<4
     let signed = |weights: [u32; 4]| weights.map(|w| w as i32);
     // A source row filtered across, each channel of 2^8 (2^22 of weights squared would
     // overflow), signed, as the outer weights are negative.
-    let across = |r: usize| -> Vec<[i32; 4]> {
+    let across = |r: usize, filtered: &mut [[i32; 4]]| {
         let line = &source[r * row_bytes..][..row_bytes];
-        columns
-            .taps
-            .iter()
-            .map(|column| {
-                let mut channels = [0i32; 4];
-                for (&x, weight) in column.sources.iter().zip(signed(column.weights)) {
-                    for (channel, &value) in channels.iter_mut().zip(&line[x * 4..x * 4 + 4]) {
-                        *channel += weight * i32::from(value);
-                    }
+        for (channels, column) in filtered.iter_mut().zip(&columns.taps) {
+            *channels = [0; 4];
+            for (&x, weight) in column.sources.iter().zip(signed(column.weights)) {
+                for (channel, &value) in channels.iter_mut().zip(&line[x * 4..x * 4 + 4]) {
+                    *channel += weight * i32::from(value);
                 }
-                channels.map(|c| (c + (1 << 5)) >> 6)
-            })
-            .collect()
+            }
+            *channels = channels.map(|c| (c + (1 << 5)) >> 6);
+        }
     };
-    // The source rows filtered so far that canvas rows still read (rows only move down).
-    let mut kept: Vec<(usize, Vec<[i32; 4]>)> = Vec::with_capacity(4);
+    let mut kept = KeptRows::default();
     let mut sampled = vec![0u8; width * 4];
     let whole = columns.whole();
     let data = canvas.data_mut();
     for (y, row) in (rows.start..).zip(&rows.taps) {
-        kept.retain(|(r, _)| row.sources.contains(r));
-        for r in row.sources {
-            if !kept.iter().any(|(kept_row, _)| *kept_row == r) {
-                kept.push((r, across(r)));
-            }
-        }
-        let [upper, high, low, lower] = row.sources.map(|r| {
-            let (_, filtered) = kept
-                .iter()
-                .find(|(kept_row, _)| *kept_row == r)
-                .expect("kept");
-            filtered
-        });
+        let [upper, high, low, lower] = kept.rows(row.sources, width, across);
         let weights = signed(row.weights);
         let filtered = upper.iter().zip(high).zip(low).zip(lower);
         let mut alpha = 255;
