@@ -510,98 +510,234 @@ fn mix_pair_simd128(pair: &[u8; 8], weights: &PairWeights) -> u64 {
 
 /// Bicubic sampling in two passes, across first: each source row a canvas row reads is
 /// filtered across (four taps a canvas pixel) once and kept while later canvas rows read it,
-/// then each canvas pixel is the four kept rows' weighted sum down, summed, sampled and
-/// blended in one step (a row of sums written and read back four times cost as much as the
-/// rest). Bicubic is only used enlarged more than twice, where every source row
-/// serves at least eight canvas rows: about two multiply-adds a channel across and four down,
-/// where one pass would be sixteen.
+/// then each canvas row is its four kept rows summed down, clamped and narrowed to bytes, and
+/// blended as bilinear's rows are. Bicubic is only used enlarged more than twice, where
+/// every source row serves at least eight canvas rows: about two multiply-adds a channel
+/// across and four down, where one pass would be sixteen. Filtered rows are 16-bit (each
+/// channel of 2^6: the most that holds the filter's overshoot, 1.07 x 255), so that in the
+/// wasm builds both passes are dot products of 16-bit pairs, eight channels a step.
 fn bicubic(canvas: &mut Pixmap, image: &Pixmap, columns: &Taps<4>, rows: &Taps<4>) {
     let width = columns.taps.len();
     let canvas_width = canvas.width() as usize;
     let row_bytes = image.width() as usize * 4;
     let source = image.data();
-    let signed = |weights: [u32; 4]| weights.map(|w| w as i32);
-    // A source row filtered across, each channel of 2^8 (2^22 of weights squared would
-    // overflow), signed, as the outer weights are negative.
-    let across = |r: usize, filtered: &mut [[i32; 4]]| {
-        let line = &source[r * row_bytes..][..row_bytes];
-        for (channels, column) in filtered.iter_mut().zip(&columns.taps) {
-            *channels = [0; 4];
-            for (&x, weight) in column.sources.iter().zip(signed(column.weights)) {
-                for (channel, &value) in channels.iter_mut().zip(&line[x * 4..x * 4 + 4]) {
-                    *channel += weight * i32::from(value);
-                }
-            }
-            *channels = channels.map(|c| (c + (1 << 5)) >> 6);
-        }
-    };
+    let across = CubicAcross::new(columns);
     let mut kept = KeptRows::default();
     let mut sampled = vec![0u8; width * 4];
     let whole = columns.whole();
     let data = canvas.data_mut();
     for (y, row) in (rows.start..).zip(&rows.taps) {
-        let [upper, high, low, lower] = kept.rows(row.sources, width, across);
-        let weights = signed(row.weights);
-        let filtered = upper.iter().zip(high).zip(low).zip(lower);
-        let mut alpha = 255;
-        for (out, (((u, h), l), d)) in sampled.chunks_exact_mut(4).zip(filtered) {
-            let pixel = sum_down([u, h, l, d], weights);
-            alpha &= pixel[3];
-            out.copy_from_slice(&pixel);
-        }
+        let filtered = kept.rows(row.sources, width * 4, |r, filtered| {
+            across.filter(&source[r * row_bytes..][..row_bytes], filtered);
+        });
+        let opaque = sum_down(filtered, row.weights.map(|w| w as i16), &mut sampled);
         let line = &mut data[(y * canvas_width + columns.start) * 4..][..width * 4];
-        blend_row(line, &sampled, alpha == 255, columns, row.coverage, &whole);
+        blend_row(line, &sampled, opaque, columns, row.coverage, &whole);
     }
 }
 
-/// The bicubic sum down of four rows' values filtered across (each channel of 2^8) at their
-/// weights (of 2^14), rounded to whole channels and clamped as [`premultiplied`] does: the
-/// pixel's bytes. Explicit SIMD in the wasm builds, where the compiler left the four-channel
-/// sum scalar; the same integers (wrapping) either way.
+/// Bicubic weights of 2^14 as pairs for 16-bit dot products: the first two taps' weights
+/// repeated for the four channels, then the last two's.
+type CubicWeights = [i16; 16];
+
+/// How each canvas pixel of a row reads a source row for bicubic: its four source pixels'
+/// byte offsets in the row and their weights.
+struct CubicAcross {
+    taps: Vec<([usize; 4], CubicWeights)>,
+    /// The taps whose four source pixels are consecutive in the row (all but a few clamped
+    /// at the image's edges): read with one 16-byte load.
+    consecutive: Range<usize>,
+    /// The bytes of a row the consecutive taps read: one past the furthest.
+    reach: usize,
+}
+
+impl CubicAcross {
+    fn new(columns: &Taps<4>) -> CubicAcross {
+        let taps: Vec<([usize; 4], CubicWeights)> = columns
+            .taps
+            .iter()
+            .map(|tap| {
+                let weights = tap.weights.map(|w| w as i16);
+                let pairs = std::array::from_fn(|lane| weights[lane / 8 * 2 + lane % 2]);
+                (tap.sources.map(|x| x * 4), pairs)
+            })
+            .collect();
+        let consecutive = |(sources, _): &([usize; 4], CubicWeights)| {
+            (1..4).all(|k| sources[k] == sources[0] + 4 * k)
+        };
+        // Sources only move right, so the clamped taps are at the ends.
+        let consecutive = match (
+            taps.iter().position(consecutive),
+            taps.iter().rposition(consecutive),
+        ) {
+            (Some(first), Some(last)) => first..last + 1,
+            _ => 0..0,
+        };
+        let reach = taps[consecutive.clone()]
+            .iter()
+            .map(|(sources, _)| sources[0] + 16)
+            .max()
+            .unwrap_or(0);
+        CubicAcross {
+            taps,
+            consecutive,
+            reach,
+        }
+    }
+
+    /// The source row `line` filtered across for every canvas pixel, four channels each,
+    /// into `filtered`.
+    fn filter(&self, line: &[u8], filtered: &mut [i16]) {
+        // One check for the row instead of one a pixel.
+        assert!(self.reach <= line.len(), "a tap reads past the row");
+        let outs = filtered.chunks_exact_mut(4);
+        for (column, (out, (sources, weights))) in outs.zip(&self.taps).enumerate() {
+            let out: &mut [i16; 4] = out.try_into().expect("four channels");
+            if self.consecutive.contains(&column) {
+                // SAFETY: `sources[0] + 16 <= reach <= line.len()`: the 16 bytes are in the row.
+                let pixels: &[u8; 16] = unsafe { &*line.as_ptr().add(sources[0]).cast() };
+                filter_four(pixels, weights, out);
+            } else {
+                let mut pixels = [0; 16];
+                for (pixel, &at) in pixels.chunks_exact_mut(4).zip(sources) {
+                    pixel.copy_from_slice(&line[at..at + 4]);
+                }
+                filter_four(&pixels, weights, out);
+            }
+        }
+    }
+}
+
+/// Four pixels (`pixels`, four bytes each) summed at their `weights` (of 2^14), each channel
+/// rounded to 2^6, into `out`. With SIMD in the wasm builds; the same integers either way.
 #[inline(always)]
-fn sum_down(rows: [&[i32; 4]; 4], weights: [i32; 4]) -> [u8; 4] {
+fn filter_four(pixels: &[u8; 16], weights: &CubicWeights, out: &mut [i16; 4]) {
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     {
-        sum_down_simd128(rows, weights)
+        filter_four_simd128(pixels, weights, out)
     }
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     {
-        sum_down_scalar(rows, weights)
+        filter_four_scalar(pixels, weights, out)
     }
 }
 
 #[cfg_attr(all(target_arch = "wasm32", target_feature = "simd128"), cfg(test))]
-fn sum_down_scalar(rows: [&[i32; 4]; 4], weights: [i32; 4]) -> [u8; 4] {
-    from_lanes(premultiplied(std::array::from_fn(|c| {
-        let sum = (0..4).fold(0i32, |sum, r| {
-            sum.wrapping_add(weights[r].wrapping_mul(rows[r][c]))
-        });
-        sum.wrapping_add(1 << 21) >> 22
-    })))
+fn filter_four_scalar(pixels: &[u8; 16], weights: &CubicWeights, out: &mut [i16; 4]) {
+    let weights = [weights[0], weights[1], weights[8], weights[9]].map(i32::from);
+    for (channel, out) in out.iter_mut().enumerate() {
+        let sum: i32 = (0..4)
+            .map(|k| weights[k] * i32::from(pixels[k * 4 + channel]))
+            .sum();
+        *out = ((sum + (1 << 7)) >> 8) as i16;
+    }
 }
 
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[inline(always)]
-fn sum_down_simd128(rows: [&[i32; 4]; 4], weights: [i32; 4]) -> [u8; 4] {
+fn filter_four_simd128(pixels: &[u8; 16], weights: &CubicWeights, out: &mut [i16; 4]) {
     use std::arch::wasm32::*;
-    // SAFETY: each load reads the 16 bytes of one row's four channels; wasm loads may be
-    // unaligned.
-    let [a, b, c, d] = rows.map(|row| unsafe { v128_load(row.as_ptr().cast()) });
-    let [wa, wb, wc, wd] = weights.map(|weight| i32x4_splat(weight));
-    let sum = i32x4_add(
-        i32x4_add(i32x4_mul(a, wa), i32x4_mul(b, wb)),
-        i32x4_add(i32x4_mul(c, wc), i32x4_mul(d, wd)),
-    );
-    let rounded = i32x4_shr(i32x4_add(sum, i32x4_splat(1 << 21)), 22);
-    // Alpha to 0..=255, then every channel to 0..=alpha (alpha itself stays).
-    let zero = i32x4_splat(0);
-    let alpha = i32x4_min(
-        i32x4_max(i32x4_shuffle::<3, 3, 3, 3>(rounded, rounded), zero),
-        i32x4_splat(255),
-    );
-    let clamped = i32x4_min(i32x4_max(rounded, zero), alpha);
-    let halves = i16x8_narrow_i32x4(clamped, clamped);
-    u32x4_extract_lane::<0>(u8x16_narrow_i16x8(halves, halves)).to_le_bytes()
+    // SAFETY: the loads read the 16 bytes of `pixels` and the 32 of `weights`, the store the
+    // 8 of `out`; wasm loads and stores may be unaligned.
+    unsafe {
+        let pixels = v128_load(pixels.as_ptr().cast());
+        // Each channel of the first two pixels side by side, then of the last two.
+        let paired =
+            i8x16_shuffle::<0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15>(pixels, pixels);
+        let first = i32x4_dot_i16x8(
+            u16x8_extend_low_u8x16(paired),
+            v128_load(weights.as_ptr().cast()),
+        );
+        let last = i32x4_dot_i16x8(
+            u16x8_extend_high_u8x16(paired),
+            v128_load(weights.as_ptr().add(8).cast()),
+        );
+        let rounded = i32x4_shr(i32x4_add(i32x4_add(first, last), i32x4_splat(1 << 7)), 8);
+        // At most 1.07 x 255 x 2^6 in size: 16 bits hold it.
+        v128_store64_lane::<0>(
+            i16x8_narrow_i32x4(rounded, rounded),
+            out.as_mut_ptr().cast(),
+        );
+    }
+}
+
+/// The bicubic sum down of four filtered rows (`rows`, each channel of 2^6) at their
+/// `weights` (of 2^14), rounded to whole channels and clamped as [`premultiplied`] does,
+/// into the pixels `out`: whether every pixel is opaque. With SIMD in the wasm builds, four
+/// pixels a step; the same integers either way.
+fn sum_down(rows: [&[i16]; 4], weights: [i16; 4], out: &mut [u8]) -> bool {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        sum_down_simd128(rows, weights, out)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    {
+        sum_down_scalar(rows, weights, out)
+    }
+}
+
+fn sum_down_scalar(rows: [&[i16]; 4], weights: [i16; 4], out: &mut [u8]) -> bool {
+    let mut alpha = 255;
+    for (at, out) in out.chunks_exact_mut(4).enumerate() {
+        let sums = std::array::from_fn(|channel| {
+            let sum: i32 = (0..4)
+                .map(|r| i32::from(weights[r]) * i32::from(rows[r][at * 4 + channel]))
+                .sum();
+            (sum + (1 << 19)) >> 20
+        });
+        let pixel = from_lanes(premultiplied(sums));
+        alpha &= pixel[3];
+        out.copy_from_slice(&pixel);
+    }
+    alpha == 255
+}
+
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+fn sum_down_simd128(rows: [&[i16]; 4], weights: [i16; 4], out: &mut [u8]) -> bool {
+    use std::arch::wasm32::*;
+    // Two rows' weights side by side, for dot products with their channels paired.
+    let pair =
+        |first: i16, second: i16| i32x4_splat(i32::from(first as u16) | i32::from(second) << 16);
+    let (upper, lower) = (pair(weights[0], weights[1]), pair(weights[2], weights[3]));
+    let rounding = i32x4_splat(1 << 19);
+    // Two pixels (eight channels) of each row: their sums down, clamped, in 16-bit lanes.
+    let two = |[a, b, c, d]: [v128; 4]| {
+        let first = |x: v128, y: v128| i16x8_shuffle::<0, 8, 1, 9, 2, 10, 3, 11>(x, y);
+        let second = |x: v128, y: v128| i16x8_shuffle::<4, 12, 5, 13, 6, 14, 7, 15>(x, y);
+        let sum = |ab: v128, cd: v128| {
+            let sum = i32x4_add(i32x4_dot_i16x8(ab, upper), i32x4_dot_i16x8(cd, lower));
+            i32x4_shr(i32x4_add(sum, rounding), 20)
+        };
+        // Within a few levels of 0..=255: the narrowing keeps them.
+        let pixels = i16x8_narrow_i32x4(
+            sum(first(a, b), first(c, d)),
+            sum(second(a, b), second(c, d)),
+        );
+        // Alpha to 0..=255, then every channel to 0..=alpha (alpha itself stays).
+        let alpha = i16x8_shuffle::<3, 3, 3, 3, 7, 7, 7, 7>(pixels, pixels);
+        let alpha = i16x8_min(i16x8_max(alpha, i16x8_splat(0)), i16x8_splat(255));
+        i16x8_min(i16x8_max(pixels, i16x8_splat(0)), alpha)
+    };
+    let steps = out.len() / 16;
+    assert!(rows.iter().all(|row| row.len() >= steps * 16));
+    // Each pixel's alpha byte, ANDed over the row.
+    let mut alphas = u32x4_splat(0xFF00_0000);
+    for step in 0..steps {
+        let at = step * 16;
+        // SAFETY: the loads read 16 channels (32 bytes) of each row at `at`, the store
+        // writes 16 bytes of `out` there: all within the lengths checked above.
+        unsafe {
+            let load =
+                |offset: usize| rows.map(|row| v128_load(row.as_ptr().add(at + offset).cast()));
+            let pixels = u8x16_narrow_i16x8(two(load(0)), two(load(8)));
+            alphas = v128_and(alphas, pixels);
+            v128_store(out.as_mut_ptr().add(at).cast(), pixels);
+        }
+    }
+    let at = steps * 16;
+    let rest = rows.map(|row| &row[at..]);
+    let rest_opaque = sum_down_scalar(rest, weights, &mut out[at..]);
+    rest_opaque && u32x4_all_true(i32x4_eq(alphas, u32x4_splat(0xFF00_0000)))
 }
 
 /// A bicubic sum in 16-bit lanes. The negative lobes can overshoot, so it is clamped as
