@@ -9,7 +9,7 @@ mod cases;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use presspack::infra::engine::{EngineHost, engine_wasm};
+use presspack::infra::engine::EngineHost;
 use presspack_engine::wire::{Op, read_drawn};
 
 /// A `Draw` answer encoded as the host encodes it.
@@ -19,7 +19,7 @@ fn png(drawn: &[u8]) -> Vec<u8> {
 
 fn engine_benches(c: &mut Criterion) {
     let mut native = cases::native_engine();
-    let module = engine_wasm();
+    let module = cases::guest_module();
     let wasm = cases::wasm_engine(&EngineHost::config(), &module, true);
     eprintln!("wasm module size: {} bytes", module.len());
 

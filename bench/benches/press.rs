@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use image::{ImageEncoder, RgbImage};
-use presspack::infra::engine::{EngineHost, engine_wasm};
+use presspack::infra::engine::EngineHost;
 use presspack_engine::press::{PreflightLimits, PressOptions};
 use presspack_engine::render::{BoxType, ImageInput};
 use presspack_engine::wire::{
@@ -149,7 +149,7 @@ fn font_bytes(pdf: &[u8]) -> usize {
 
 fn press_benches(c: &mut Criterion) {
     let mut native = cases::native_engine();
-    let module = engine_wasm();
+    let module = cases::guest_module();
     let wasm = cases::wasm_engine(&EngineHost::config(), &module, true);
     let photo = twelve_megapixels(0x2545_f491_4f6c_dd1d);
     let photo_jpeg = jpeg(&photo);

@@ -9,7 +9,7 @@ mod cases;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use presspack::infra::engine::{EngineHost, engine_wasm};
+use presspack::infra::engine::EngineHost;
 use presspack_engine::wire::Op;
 use wasmtime::{Config, OptLevel, RegallocAlgorithm};
 
@@ -63,7 +63,7 @@ fn variations() -> Vec<(&'static str, Config)> {
 
 fn settings_benches(c: &mut Criterion) {
     let mut native = cases::native_engine();
-    let module = engine_wasm();
+    let module = cases::guest_module();
     let sides = [
         ("photo side", cases::photo_side_frame()),
         ("text side", cases::text_side_frame()),

@@ -3,12 +3,14 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasher, BuildHasherDefault};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::failure::FailureCode;
 use crate::ingest::IngestError;
+use crate::keyhash::{KeyHasher, KeyMap, same_bytes};
 use crate::layout::{LayoutError, LayoutReport, layout_side};
 use crate::model::{ModelError, Side, Template, TemplateError};
 use crate::raster::{
@@ -209,7 +211,7 @@ pub struct Engine {
 #[derive(Default)]
 struct ImageCache {
     /// Hash of the encoded bytes -> (encoded bytes, decoded image) with that hash.
-    entries: HashMap<u64, Vec<CachedImage>>,
+    entries: KeyMap<u64, Vec<CachedImage>>,
     pixels: u64,
 }
 
@@ -229,12 +231,10 @@ pub const MAX_CACHED_PIXELS: u64 = 16_000_000;
 
 impl ImageCache {
     fn decode(&mut self, input: ImageInput<'_>) -> Result<Arc<DecodedImage>, ImageError> {
-        let mut hasher = std::hash::DefaultHasher::new();
-        std::hash::Hasher::write(&mut hasher, input.bytes);
-        let key = std::hash::Hasher::finish(&hasher);
+        let key = BuildHasherDefault::<KeyHasher>::default().hash_one(input.bytes);
         if let Some((_, _, image)) = self.entries.get(&key).and_then(|list| {
             list.iter()
-                .find(|(b, enhance, _)| b.as_slice() == input.bytes && *enhance == input.enhance)
+                .find(|(b, enhance, _)| *enhance == input.enhance && same_bytes(b, input.bytes))
         }) {
             return Ok(Arc::clone(image));
         }

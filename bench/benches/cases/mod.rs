@@ -32,13 +32,28 @@ pub fn native_engine() -> Engine {
     native
 }
 
+/// The engine's wasm module: the service's, or for a profile the file named by
+/// `PRESSPACK_BENCH_GUEST` (a guest build that keeps its function names, see
+/// docs/benchmarks.md).
+pub fn guest_module() -> Vec<u8> {
+    match std::env::var_os("PRESSPACK_BENCH_GUEST") {
+        Some(path) => std::fs::read(&path).unwrap_or_else(|e| panic!("{path:?}: {e}")),
+        None => presspack::infra::engine::engine_wasm(),
+    }
+}
+
 /// The wasm engine under wasmtime with `config`, one instance set up like the native one;
-/// compiled modules are kept in `target/bench-engine-cache` when `cached`.
+/// compiled modules are kept in `target/bench-engine-cache` when `cached`. With
+/// `PRESSPACK_BENCH_PERFMAP` set, wasmtime writes `/tmp/perf-PID.map` for `perf report`.
 pub fn wasm_engine(config: &wasmtime::Config, wasm: &[u8], cached: bool) -> Arc<EngineHost> {
     let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench-engine-cache");
     let fonts = Fonts::load(None).unwrap();
+    let mut config = config.clone();
+    if std::env::var_os("PRESSPACK_BENCH_PERFMAP").is_some() {
+        config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     EngineHost::start_with(
-        config,
+        &config,
         wasm,
         cached.then_some(cache.as_path()),
         EngineSetup {

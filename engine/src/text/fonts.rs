@@ -12,6 +12,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use crate::keyhash::KeyMap;
+
 /// The catalogue shipped in `fonts/catalogue.json`.
 pub const BUILTIN_CATALOGUE: &str = presspack_assets::FONT_CATALOGUE;
 
@@ -146,6 +148,24 @@ pub fn builtin_face_bytes() -> Vec<(&'static str, &'static [u8])> {
     ]
 }
 
+/// Glyphs numbered below this have their kerning pairs in a dense table.
+const LOW_GLYPHS: u16 = 128;
+
+/// The dense table of [`Face::low_kerning`].
+fn low_kerning(kerning: &KeyMap<u32, i16>) -> Vec<i16> {
+    let low = usize::from(LOW_GLYPHS);
+    let mut table = Vec::new();
+    for (&pair, &value) in kerning {
+        let (left, right) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
+        if left < low && right < low {
+            // Made at the first such pair: a face without any keeps no table.
+            table.resize(low * low, 0);
+            table[left * low + right] = value;
+        }
+    }
+    table
+}
+
 /// One face: metrics read up front, rasteriser built on first use.
 pub struct Face {
     pub name: String,
@@ -154,10 +174,17 @@ pub struct Face {
     pub ascender: f64,
     pub descender: f64,
     pub line_gap: f64,
-    glyphs: HashMap<char, u16>,
+    glyphs: KeyMap<char, u16>,
+    /// [`Face::glyphs`] of the ASCII characters, by code: most text is ASCII, and an array
+    /// read is no hash, no probe loop (which under wasmtime also pays time-limit checks).
+    ascii_glyphs: [Option<u16>; 128],
     advances: Vec<u16>,
     /// `kern` table pairs, `(left << 16) | right` to font units.
-    kerning: HashMap<u32, i16>,
+    kerning: KeyMap<u32, i16>,
+    /// [`Face::kerning`] of the glyphs numbered below [`LOW_GLYPHS`] as a dense table
+    /// (`left * LOW_GLYPHS + right`; empty when the face has no kerning): the ASCII letters
+    /// in the usual glyph order.
+    low_kerning: Vec<i16>,
     rasteriser: OnceLock<Result<fontdue::Font, String>>,
 }
 
@@ -174,7 +201,7 @@ impl Face {
             return Err(bad(format!("larger than {MAX_FACE_BYTES} bytes")));
         }
         let face = ttf_parser::Face::parse(&data, 0).map_err(|e| bad(e.to_string()))?;
-        let mut glyphs = HashMap::new();
+        let mut glyphs = KeyMap::default();
         if let Some(cmap) = face.tables().cmap {
             for subtable in cmap.subtables {
                 if subtable.is_unicode() {
@@ -192,7 +219,7 @@ impl Face {
         let advances = (0..face.number_of_glyphs())
             .map(|g| face.glyph_hor_advance(ttf_parser::GlyphId(g)).unwrap_or(0))
             .collect();
-        let mut kerning = HashMap::new();
+        let mut kerning = KeyMap::default();
         if let Some(kern) = face.tables().kern {
             for subtable in kern.subtables {
                 if let ttf_parser::kern::Format::Format0(table) = subtable.format
@@ -211,8 +238,10 @@ impl Face {
             ascender: f64::from(face.ascender()),
             descender: f64::from(face.descender()),
             line_gap: f64::from(face.line_gap()),
+            ascii_glyphs: std::array::from_fn(|code| glyphs.get(&char::from(code as u8)).copied()),
             glyphs,
             advances,
+            low_kerning: low_kerning(&kerning),
             kerning,
             data,
             rasteriser: OnceLock::new(),
@@ -226,7 +255,10 @@ impl Face {
 
     /// The glyph for a character, if the face has one.
     pub fn glyph(&self, c: char) -> Option<u16> {
-        self.glyphs.get(&c).copied()
+        match self.ascii_glyphs.get(c as usize) {
+            Some(&glyph) => glyph,
+            None => self.glyphs.get(&c).copied(),
+        }
     }
 
     /// Advance of a glyph in font units.
@@ -236,6 +268,13 @@ impl Face {
 
     /// Kerning between two glyphs in font units (0 when the pair has none).
     pub fn kerning(&self, left: u16, right: u16) -> f64 {
+        let low = usize::from(LOW_GLYPHS);
+        if left < LOW_GLYPHS && right < LOW_GLYPHS {
+            let value = self
+                .low_kerning
+                .get(usize::from(left) * low + usize::from(right));
+            return f64::from(value.copied().unwrap_or(0));
+        }
         if self.kerning.is_empty() {
             return 0.0;
         }
@@ -278,7 +317,8 @@ pub struct FontBook {
     /// Family name -> face of each [`Style`] (regular stands in for a missing style).
     families: HashMap<String, [FaceId; 4]>,
     aliases: HashMap<String, String>,
-    fallback: Vec<String>,
+    /// The fallback families' faces by style, in order.
+    fallback: Vec<[FaceId; 4]>,
 }
 
 impl FontBook {
@@ -355,12 +395,12 @@ impl FontBook {
         }
         for family in &catalogue.fallback {
             let family = family.to_lowercase();
-            if !book.families.contains_key(&family) {
+            let Some(&faces) = book.families.get(&family) else {
                 return Err(FontError(format!(
                     "fallback entry {family:?} is not a font family"
                 )));
-            }
-            book.fallback.push(family);
+            };
+            book.fallback.push(faces);
         }
         Ok(book)
     }
@@ -410,8 +450,16 @@ impl FontBook {
 
     /// The face for a client's family name (case-insensitive, aliases resolved) and style.
     pub fn resolve(&self, family: &str, bold: bool, italic: bool) -> Result<FaceId, FontError> {
-        let wanted = family.trim().to_lowercase();
-        let family = self.aliases.get(&wanted).unwrap_or(&wanted);
+        let family = family.trim();
+        // Names are kept lower-case; most clients already send them so (no allocation).
+        let lowered;
+        let wanted = if family.is_ascii() && !family.bytes().any(|b| b.is_ascii_uppercase()) {
+            family
+        } else {
+            lowered = family.to_lowercase();
+            &lowered
+        };
+        let family = self.aliases.get(wanted).map_or(wanted, String::as_str);
         match self.families.get(family) {
             Some(faces) => Ok(faces[Style::new(bold, italic).index()]),
             None => Err(FontError(format!(
@@ -425,9 +473,7 @@ impl FontBook {
     /// The face of the service's own small print (a press file's slug line): the regular
     /// face of the first fallback family.
     pub fn plain_face(&self) -> FaceId {
-        self.fallback
-            .first()
-            .map_or(FaceId(0), |family| self.families[family][0])
+        self.fallback.first().map_or(FaceId(0), |faces| faces[0])
     }
 
     /// Every family and alias name, sorted, for error messages.
@@ -452,8 +498,8 @@ impl FontBook {
             .unwrap_or(0);
         let mut order = Vec::new();
         for index in [style, 0] {
-            for family in &self.fallback {
-                let face = self.families[family][index];
+            for faces in &self.fallback {
+                let face = faces[index];
                 if face != primary && !order.contains(&face) {
                     order.push(face);
                 }
@@ -512,6 +558,35 @@ mod tests {
                 book.resolve(family, bold, italic).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn the_ascii_and_low_glyph_tables_agree_with_the_maps() {
+        let book = FontBook::builtin();
+        for slot in &book.faces {
+            let FaceSlot::Loaded(face) = slot else {
+                panic!("the built-in faces are all loaded");
+            };
+            for code in 0..512 {
+                let c = char::from_u32(code).unwrap();
+                assert_eq!(face.glyph(c), face.glyphs.get(&c).copied(), "{c:?}");
+            }
+            for left in 0..200 {
+                for right in 0..200 {
+                    let key = (u32::from(left) << 16) | u32::from(right);
+                    let expected = face.kerning.get(&key).copied().unwrap_or(0);
+                    assert_eq!(face.kerning(left, right), f64::from(expected));
+                }
+            }
+            let kerns_low = face
+                .kerning
+                .keys()
+                .any(|&k| k >> 16 < 128 && k & 0xFFFF < 128);
+            assert_eq!(face.low_kerning.is_empty(), !kerns_low, "{}", face.name);
+        }
+        // The table is in use: DejaVu Sans kerns ASCII letters (its glyphs 3 to 97).
+        let sans = book.face(book.resolve("sans", false, false).unwrap());
+        assert!(sans.low_kerning.iter().any(|&k| k != 0));
     }
 
     #[test]

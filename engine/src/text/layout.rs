@@ -137,14 +137,13 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
         return Ok(layout);
     }
     let fallbacks = book.fallback_faces(request.face);
-    let paragraphs: Vec<&str> = request.text.split('\n').collect();
     let whole_text_face = match request.substitution {
         FontSubstitution::AllLinesIfAnyNeeded => {
             Some(unit_face(book, request.face, &fallbacks, request.text)?)
         }
         FontSubstitution::LineByLine => None,
     };
-    for paragraph in paragraphs {
+    for paragraph in request.text.split('\n') {
         let paragraph = paragraph.strip_suffix('\r').unwrap_or(paragraph);
         let face = match whole_text_face {
             Some(face) => face,

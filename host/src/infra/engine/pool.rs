@@ -120,13 +120,28 @@ pub struct EngineSetup {
     pub templates: Arc<Vec<String>>,
 }
 
+/// An instance and its ABI (`presspack_engine::guest`).
 struct Guest {
     store: Store<StoreLimits>,
     memory: Memory,
-    alloc: TypedFunc<u32, u32>,
-    call: TypedFunc<(u32, u32, u32), u32>,
-    output_ptr: TypedFunc<(), u32>,
-    output_len: TypedFunc<(), u32>,
+    /// Where the guest's slot lies: output and input buffer, pointer and length each.
+    slot: usize,
+    reserve: TypedFunc<u32, ()>,
+    call: TypedFunc<(u32, u32), u32>,
+}
+
+impl Guest {
+    /// The slot: `[output ptr, output len, input buffer ptr, input buffer len]`.
+    fn slot(&self) -> Result<[u32; 4], EngineCallError> {
+        let bytes = self
+            .memory
+            .data(&self.store)
+            .get(self.slot..self.slot + 16)
+            .ok_or_else(|| EngineCallError::Trapped("slot outside the engine's memory".into()))?;
+        Ok(std::array::from_fn(|i| {
+            u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+        }))
+    }
 }
 
 pub struct EngineHost {
@@ -333,19 +348,18 @@ impl EngineHost {
         let memory = instance
             .get_memory(&mut store, "memory")
             .ok_or_else(|| EngineCallError::Setup("the module exports no memory".into()))?;
+        let slot = instance
+            .get_typed_func::<(), u32>(&mut store, "presspack_slot")
+            .and_then(|slot| slot.call(&mut store, ()))
+            .map_err(setup_error)?;
         let mut guest = Guest {
-            alloc: instance
-                .get_typed_func(&mut store, "presspack_alloc")
+            reserve: instance
+                .get_typed_func(&mut store, "presspack_reserve")
                 .map_err(setup_error)?,
             call: instance
                 .get_typed_func(&mut store, "presspack_call")
                 .map_err(setup_error)?,
-            output_ptr: instance
-                .get_typed_func(&mut store, "presspack_output_ptr")
-                .map_err(setup_error)?,
-            output_len: instance
-                .get_typed_func(&mut store, "presspack_output_len")
-                .map_err(setup_error)?,
+            slot: slot as usize,
             memory,
             store,
         };
@@ -388,17 +402,21 @@ impl EngineHost {
         guest.store.set_epoch_deadline(ticks(timeout));
         let len = u32::try_from(input.len())
             .map_err(|_| EngineCallError::Trapped("input larger than 4 GiB".into()))?;
-        let ptr = guest.alloc.call(&mut guest.store, len).map_err(trap)?;
+        // A small call crosses into the module once: the buffer usually has room already.
+        let [_, _, mut buffer, room] = guest.slot()?;
+        if len > room {
+            guest.reserve.call(&mut guest.store, len).map_err(trap)?;
+            buffer = guest.slot()?[2];
+        }
         guest
             .memory
-            .write(&mut guest.store, ptr as usize, input)
+            .write(&mut guest.store, buffer as usize, input)
             .map_err(|e| EngineCallError::Trapped(e.to_string()))?;
         let status = guest
             .call
-            .call(&mut guest.store, (op as u32, ptr, len))
+            .call(&mut guest.store, (op as u32, len))
             .map_err(trap)?;
-        let out_ptr = guest.output_ptr.call(&mut guest.store, ()).map_err(trap)? as usize;
-        let out_len = guest.output_len.call(&mut guest.store, ()).map_err(trap)? as usize;
+        let [out_ptr, out_len, ..] = guest.slot()?.map(|n| n as usize);
         let output = guest
             .memory
             .data(&guest.store)
@@ -522,16 +540,16 @@ mod tests {
     #[test]
     fn a_trap_fails_one_call_and_the_next_succeeds() {
         let host = host(one_instance());
-        // Misuse the ABI: input "at" an address far outside the instance's memory.
-        let trapped = {
-            let mut guest = host.idle.lock().unwrap().pop().unwrap();
-            let result = guest
-                .call
-                .call(&mut guest.store, (Op::Draw as u32, 0xFFFF_0000, 64));
-            assert!(result.is_err(), "reading outside memory traps");
-            result
-        };
-        assert!(trapped.is_err());
+        let mut guest = host.idle.lock().unwrap().pop().unwrap();
+        // Misuse the ABI: an input longer than the buffer is refused, not read past it.
+        let refused = guest
+            .call
+            .call(&mut guest.store, (Op::Draw as u32, u32::MAX));
+        assert_eq!(refused.unwrap(), 2);
+        // A buffer larger than the instance may grow: the allocation fails and aborts.
+        let trapped = guest.reserve.call(&mut guest.store, u32::MAX);
+        assert!(trapped.is_err(), "an allocation failure traps");
+        drop(guest);
         // That instance is gone (it was never returned); the pool makes a fresh one.
         assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
     }
