@@ -1,9 +1,10 @@
-//! A hash for the engine's own lookup tables, whose keys are small integers (characters,
-//! glyphs, kerning pairs) or an image's bytes, and whose lookups run per character or per
-//! render. One multiply a word: SipHash (std's default) resists chosen keys, which buys
-//! nothing here (the keys come from font files, or a hit is confirmed by comparing the
-//! bytes) and cost most of a text measurement's table lookups. Under wasmtime each SipHash
-//! round also pays the call time limit's checks.
+//! A hash for tables whose keys nobody outside chooses: a face's characters and kerning
+//! pairs (from the font file), looked up per character, and the digest of an image's bytes
+//! (a hit is confirmed by comparing the bytes; the cache's own map stays on std's keyed hash,
+//! since an uploader could make digests that share buckets). One multiply a word: SipHash
+//! (std's default) resists chosen keys, which buys nothing here, and cost most of a text
+//! measurement's table lookups; under wasmtime each SipHash round also pays the call time
+//! limit's checks.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};

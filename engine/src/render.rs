@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::failure::FailureCode;
 use crate::ingest::IngestError;
-use crate::keyhash::{KeyHasher, KeyMap, same_bytes};
+use crate::keyhash::{KeyHasher, same_bytes};
 use crate::layout::{LayoutError, LayoutReport, layout_side};
 use crate::model::{ModelError, Side, Template, TemplateError};
 use crate::raster::{
@@ -210,8 +210,9 @@ pub struct Engine {
 /// holds more than [`MAX_CACHED_PIXELS`].
 #[derive(Default)]
 struct ImageCache {
-    /// Hash of the encoded bytes -> (encoded bytes, decoded image) with that hash.
-    entries: KeyMap<u64, Vec<CachedImage>>,
+    /// Hash of the encoded bytes -> (encoded bytes, decoded image) with that hash. The map
+    /// itself keeps std's keyed hash: the hashes are the uploader's to choose.
+    entries: HashMap<u64, Vec<CachedImage>>,
     pixels: u64,
 }
 
@@ -229,9 +230,23 @@ pub struct ImageInput<'a> {
 /// Decoded pixels an engine keeps between renders (4 bytes each).
 pub const MAX_CACHED_PIXELS: u64 = 16_000_000;
 
+/// Images kept under one hash. Different images share one only when made to (the hash is
+/// not keyed), so two is plenty; the bound keeps a crafted set of colliding uploads from
+/// turning every lookup into a long scan.
+const MAX_IMAGES_PER_HASH: usize = 2;
+
 impl ImageCache {
     fn decode(&mut self, input: ImageInput<'_>) -> Result<Arc<DecodedImage>, ImageError> {
         let key = BuildHasherDefault::<KeyHasher>::default().hash_one(input.bytes);
+        self.decode_under(key, input)
+    }
+
+    /// [`ImageCache::decode`] with the image's hash `key`.
+    fn decode_under(
+        &mut self,
+        key: u64,
+        input: ImageInput<'_>,
+    ) -> Result<Arc<DecodedImage>, ImageError> {
         if let Some((_, _, image)) = self.entries.get(&key).and_then(|list| {
             list.iter()
                 .find(|(b, enhance, _)| *enhance == input.enhance && same_bytes(b, input.bytes))
@@ -244,18 +259,20 @@ impl ImageCache {
         } else {
             decoded
         });
-        let pixels = u64::from(image.width()) * u64::from(image.height());
-        if self.pixels + pixels > MAX_CACHED_PIXELS {
+        let pixels = |image: &DecodedImage| u64::from(image.width()) * u64::from(image.height());
+        let added = pixels(&image);
+        if self.pixels + added > MAX_CACHED_PIXELS {
             self.entries.clear();
             self.pixels = 0;
         }
-        if pixels <= MAX_CACHED_PIXELS {
-            self.pixels += pixels;
-            self.entries.entry(key).or_default().push((
-                input.bytes.to_vec(),
-                input.enhance,
-                Arc::clone(&image),
-            ));
+        if added <= MAX_CACHED_PIXELS {
+            let list = self.entries.entry(key).or_default();
+            if list.len() >= MAX_IMAGES_PER_HASH {
+                let (_, _, oldest) = list.remove(0);
+                self.pixels -= pixels(&oldest);
+            }
+            self.pixels += added;
+            list.push((input.bytes.to_vec(), input.enhance, Arc::clone(&image)));
         }
         Ok(image)
     }
@@ -386,5 +403,36 @@ impl Engine {
             number_of_lines: layout.lines.len() as u32,
             font_substituted: layout.font_substituted,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_made_to_share_a_hash_keep_only_a_few_entries() {
+        let mut cache = ImageCache::default();
+        let pngs: Vec<Vec<u8>> = (0..10u8)
+            .map(|shade| crate::raster::encode_png(2, 2, png::ColorType::Rgb, &[shade; 12]))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        fn input(png: &[u8]) -> ImageInput<'_> {
+            ImageInput {
+                bytes: png,
+                enhance: false,
+            }
+        }
+        // As if every upload had been crafted to the same hash.
+        for png in &pngs {
+            cache.decode_under(7, input(png)).unwrap();
+        }
+        assert_eq!(cache.entries[&7].len(), MAX_IMAGES_PER_HASH);
+        assert_eq!(cache.pixels, 4 * MAX_IMAGES_PER_HASH as u64);
+        // The newest are the ones kept: found again, not decoded again.
+        let kept = Arc::clone(&cache.entries[&7][MAX_IMAGES_PER_HASH - 1].2);
+        let found = cache.decode_under(7, input(&pngs[9])).unwrap();
+        assert!(Arc::ptr_eq(&kept, &found));
+        assert_eq!(cache.entries[&7].len(), MAX_IMAGES_PER_HASH);
     }
 }

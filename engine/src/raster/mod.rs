@@ -10,6 +10,7 @@ mod transformed;
 mod upright;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
 
 use tiny_skia::{
@@ -83,7 +84,7 @@ impl std::error::Error for RasterError {}
 /// same few faces and sizes again and again). Cleared when it reaches its bound.
 #[derive(Default)]
 pub struct GlyphCache {
-    glyphs: crate::keyhash::KeyMap<(FaceId, u16, u32), GlyphBitmap>,
+    glyphs: HashMap<(FaceId, u16, u32), GlyphBitmap>,
 }
 
 /// At most this many glyph bitmaps are cached (a few MB at card sizes).
