@@ -520,6 +520,48 @@ async fn a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknow
     let listed = app.cli(&["mail", "list", "--json"]);
     let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(listed.len(), 4, "{listed:?}");
+
+    // A link not used yet is a key to the account: once its message is sent, neither the
+    // stored record nor a listing holds it (nor any other link the account was sent).
+    let unused = link_in(&mails[3], "/account/reset/");
+    let mut links = vec![link_in(&mails[0], "/account/confirm/")];
+    links.extend(mails[1..].iter().map(|m| link_in(m, "/account/reset/")));
+    let records = sent_mail_records(&app, 4).await;
+    let listed = app.cli(&["mail", "list", "--json"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    for link in &links {
+        let token = &link[link.len() - 64..];
+        assert!(records.iter().all(|r| !r.contains(token)), "{records:?}");
+        assert!(!listed.contains(token), "{listed}");
+    }
+    assert!(
+        records.iter().any(|r| r.contains("password_reset")),
+        "{records:?}"
+    );
+    assert_eq!(
+        stranger.get(&unused).await.status,
+        200,
+        "the link still works"
+    );
+}
+
+/// The stored records of the `count` mail jobs once all are sent (the record moves to the
+/// finished kind just after the server has the message).
+async fn sent_mail_records(app: &TestApp, count: usize) -> Vec<String> {
+    use presspack::domain::mail::MAILS_DONE;
+    for _ in 0..200 {
+        let ids = app.store.list(MAILS_DONE).await.unwrap();
+        if ids.len() == count {
+            let mut records = Vec::new();
+            for id in ids {
+                let record = app.store.get(MAILS_DONE, &id).await.unwrap().unwrap();
+                records.push(String::from_utf8(record.value).unwrap());
+            }
+            return records;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the mail jobs did not finish");
 }
 
 async fn the_shop_name_brands_pages_console_and_mail(kind: StoreKind) {

@@ -72,12 +72,14 @@ pub struct MailMessage {
     pub account_link: Option<AccountLink>,
 }
 
-/// The account link a message carries. The store holds it until the message's record goes;
-/// the link itself stops working when it expires or is used.
+/// The account link a message carries. The link is a key to the account until it expires
+/// or is used, so the store holds its address only until the message is sent or given up.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AccountLink {
     pub name: String,
+    /// Empty once the message is sent or given up.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
 }
 
@@ -158,6 +160,12 @@ impl Queue for Mails {
 
     fn retry_delays(&self) -> &[Duration] {
         self.0.mailer.retry_delays()
+    }
+
+    fn forget_when_finished(mail: &mut MailMessage) {
+        if let Some(link) = &mut mail.account_link {
+            link.url.clear();
+        }
     }
 
     async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {

@@ -104,6 +104,10 @@ pub trait Queue: Send + Sync + 'static {
     /// Delays before the second, third, ... attempt.
     fn retry_delays(&self) -> &[Duration];
 
+    /// Takes out of a finished (or given-up) job's payload what only its attempts needed and
+    /// must not outlive them, such as a key to an account; by default nothing.
+    fn forget_when_finished(_payload: &mut Self::Payload) {}
+
     async fn attempt(&self, store: &dyn Store, job: &Job<Self::Payload>) -> Outcome;
 }
 
@@ -310,6 +314,7 @@ async fn run_if_due<Q: Queue>(store: &dyn Store, queue: &Q, id: &str) -> Result<
         JobState::GaveUp
     };
     job.finished_at = Some(now);
+    Q::forget_when_finished(&mut job.payload);
     let value = serde_json::to_vec(&job).map_err(|e| StoreError::corrupt(e.to_string()))?;
     // A job queued again under a finished one's id (the same order's files made again)
     // replaces its record.
