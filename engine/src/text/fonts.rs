@@ -154,14 +154,18 @@ const LOW_GLYPHS: u16 = 128;
 /// The dense table of [`Face::low_kerning`].
 fn low_kerning(kerning: &KeyMap<u32, i16>) -> Vec<i16> {
     let low = usize::from(LOW_GLYPHS);
-    let mut table = Vec::new();
-    for (&pair, &value) in kerning {
-        let (left, right) = ((pair >> 16) as usize, (pair & 0xFFFF) as usize);
-        if left < low && right < low {
-            // Made at the first such pair: a face without any keeps no table.
-            table.resize(low * low, 0);
-            table[left * low + right] = value;
-        }
+    let mut low_pairs = kerning
+        .iter()
+        .map(|(&pair, &value)| ((pair >> 16) as usize, (pair & 0xFFFF) as usize, value))
+        .filter(|&(left, right, _)| left < low && right < low)
+        .peekable();
+    // A face without such pairs keeps no table.
+    if low_pairs.peek().is_none() {
+        return Vec::new();
+    }
+    let mut table = vec![0; low * low];
+    for (left, right, value) in low_pairs {
+        table[left * low + right] = value;
     }
     table
 }
@@ -266,15 +270,23 @@ impl Face {
         f64::from(self.advances.get(usize::from(glyph)).copied().unwrap_or(0))
     }
 
-    /// Kerning between two glyphs in font units (0 when the pair has none).
+    /// Kerning between two glyphs in font units (0 when the pair has none). Small enough to
+    /// be inlined into layout's loop over the characters in the wasm build too, where a call
+    /// of its own cost about 4 ns a pair (a function entry pays stack and time-limit checks).
+    #[inline]
     pub fn kerning(&self, left: u16, right: u16) -> f64 {
-        let low = usize::from(LOW_GLYPHS);
         if left < LOW_GLYPHS && right < LOW_GLYPHS {
             let value = self
                 .low_kerning
-                .get(usize::from(left) * low + usize::from(right));
+                .get(usize::from(left) * usize::from(LOW_GLYPHS) + usize::from(right));
             return f64::from(value.copied().unwrap_or(0));
         }
+        self.high_kerning(left, right)
+    }
+
+    /// [`Face::kerning`] of a pair outside the dense table: a hash probe.
+    #[inline(never)]
+    fn high_kerning(&self, left: u16, right: u16) -> f64 {
         if self.kerning.is_empty() {
             return 0.0;
         }
@@ -319,6 +331,8 @@ pub struct FontBook {
     aliases: HashMap<String, String>,
     /// The fallback families' faces by style, in order.
     fallback: Vec<[FaceId; 4]>,
+    /// [`FontBook::fallback_faces`] of each face, by face id: worked out once, not per text.
+    fallback_order: Vec<Vec<FaceId>>,
 }
 
 impl FontBook {
@@ -352,6 +366,7 @@ impl FontBook {
             families: HashMap::new(),
             aliases: HashMap::new(),
             fallback: Vec::new(),
+            fallback_order: Vec::new(),
         };
         let mut face_ids: HashMap<String, FaceId> = HashMap::new();
         for name in catalogue.face_names() {
@@ -402,6 +417,32 @@ impl FontBook {
             };
             book.fallback.push(faces);
         }
+        // A face's style is its place in the first family, in the catalogue's order, that
+        // has it (a family without a bold face has its regular one in that place too).
+        let style_of = |face: FaceId| {
+            catalogue
+                .families
+                .keys()
+                .filter_map(|family| book.families.get(&family.to_lowercase()))
+                .find_map(|faces| faces.iter().position(|&f| f == face))
+                .unwrap_or(0)
+        };
+        book.fallback_order = (0..book.faces.len())
+            .map(|index| {
+                let primary = FaceId(index as u16); // fewer than 65536: checked above
+                let style = style_of(primary);
+                let mut order = Vec::new();
+                for index in [style, 0] {
+                    for faces in &book.fallback {
+                        let face = faces[index];
+                        if face != primary && !order.contains(&face) {
+                            order.push(face);
+                        }
+                    }
+                }
+                order
+            })
+            .collect();
         Ok(book)
     }
 
@@ -490,22 +531,10 @@ impl FontBook {
 
     /// The faces to try, in order, for characters `primary` lacks: each fallback family in
     /// the primary's style, then in its regular style.
-    pub fn fallback_faces(&self, primary: FaceId) -> Vec<FaceId> {
-        let style = self
-            .families
-            .values()
-            .find_map(|faces| faces.iter().position(|&f| f == primary))
-            .unwrap_or(0);
-        let mut order = Vec::new();
-        for index in [style, 0] {
-            for faces in &self.fallback {
-                let face = faces[index];
-                if face != primary && !order.contains(&face) {
-                    order.push(face);
-                }
-            }
-        }
-        order
+    pub fn fallback_faces(&self, primary: FaceId) -> &[FaceId] {
+        self.fallback_order
+            .get(usize::from(primary.0))
+            .map_or(&[], Vec::as_slice)
     }
 }
 
@@ -595,8 +624,8 @@ mod tests {
         let serif_bold = book.resolve("serif", true, false).unwrap();
         let order: Vec<String> = book
             .fallback_faces(serif_bold)
-            .into_iter()
-            .map(|f| book.face(f).name.clone())
+            .iter()
+            .map(|&f| book.face(f).name.clone())
             .collect();
         assert_eq!(
             order,

@@ -139,7 +139,7 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
     let fallbacks = book.fallback_faces(request.face);
     let whole_text_face = match request.substitution {
         FontSubstitution::AllLinesIfAnyNeeded => {
-            Some(unit_face(book, request.face, &fallbacks, request.text)?)
+            Some(unit_face(book, request.face, fallbacks, request.text)?)
         }
         FontSubstitution::LineByLine => None,
     };
@@ -147,9 +147,9 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
         let paragraph = paragraph.strip_suffix('\r').unwrap_or(paragraph);
         let face = match whole_text_face {
             Some(face) => face,
-            None => unit_face(book, request.face, &fallbacks, paragraph)?,
+            None => unit_face(book, request.face, fallbacks, paragraph)?,
         };
-        let (shaped, substituted) = shape(book, face, &fallbacks, paragraph, request.size)?;
+        let (shaped, substituted) = shape(book, face, fallbacks, paragraph, request.size)?;
         layout.font_substituted |= substituted || face != request.face;
         match request.wrap_width {
             None => layout.lines.push(make_line(&shaped)),
