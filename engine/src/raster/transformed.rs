@@ -78,16 +78,8 @@ pub(super) fn draw_transformed(
             _ => start..start,
         };
         let first = at((start as f64 + 0.5, row + 0.5));
-        let (u, v) = (fixed(first.0), fixed(first.1));
-        // Wrapping: a sliver of an image (a box a hair wide) has steps near the fixed
-        // point's range, and its pixels cover nothing anyway.
-        let source_at = |x: usize| {
-            let n = (x - start) as i64;
-            (
-                u.wrapping_add(step.0.wrapping_mul(n)),
-                v.wrapping_add(step.1.wrapping_mul(n)),
-            )
-        };
+        let first = (fixed(first.0), fixed(first.1));
+        let source_at = |x: usize| steps_on(first, step, x - start);
         let line = &mut data[(y * canvas_width + start) * 4..(y * canvas_width + end) * 4];
         // The edge pixels, each at the area of its square inside the region.
         for x in (start..whole.start).chain(whole.end..end) {
@@ -111,6 +103,17 @@ pub(super) fn draw_transformed(
             }
         }
     }
+}
+
+/// The fixed-point source coordinates `n` steps of `step` on from `origin`. Wrapping: a
+/// sliver of an image (a box a hair wide) has steps near the fixed point's range, and its
+/// pixels cover nothing anyway.
+fn steps_on((u, v): (i64, i64), step: (i64, i64), n: usize) -> (i64, i64) {
+    let n = n as i64;
+    (
+        u.wrapping_add(step.0.wrapping_mul(n)),
+        v.wrapping_add(step.1.wrapping_mul(n)),
+    )
 }
 
 /// The image's pixels sampled at fixed-point source coordinates, clamped to its edges as
@@ -155,20 +158,14 @@ impl Sampler<'_> {
             }
             Filter::Bicubic => 0..0,
         };
-        let source_at = |n: usize| {
-            (
-                u.wrapping_add(step.0.wrapping_mul(n as i64)),
-                v.wrapping_add(step.1.wrapping_mul(n as i64)),
-            )
-        };
         let mut alpha = 255;
         for n in (0..inside.start).chain(inside.end..pixels) {
-            let pixel = self.sample(source_at(n));
+            let pixel = self.sample(steps_on((u, v), step, n));
             alpha &= pixel[3];
             out[n * 4..][..4].copy_from_slice(&pixel);
         }
         let out = &mut out[inside.start * 4..inside.end * 4];
-        alpha & self.bilinear_inside(source_at(inside.start), step, out) == 255
+        alpha & self.bilinear_inside(steps_on((u, v), step, inside.start), step, out) == 255
     }
 
     /// Bilinear samples from `(u, v)`, `step` apart, whose pixels are all inside the image
