@@ -43,6 +43,19 @@ struct Args {
     /// Run only the baseline and getPack signed and unverified (what signing costs).
     #[arg(long)]
     signing_only: bool,
+    /// Run only the cases whose name holds this text (and the baseline), e.g. `createPack`:
+    /// one case under a profiler.
+    #[arg(long)]
+    only: Option<String>,
+}
+
+impl Args {
+    /// Whether the case named `name` runs.
+    fn runs(&self, name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| name.contains(only.as_str()))
+    }
 }
 
 /// How a benchmark server treats signatures.
@@ -521,45 +534,38 @@ async fn main() {
         };
         if !args.signing_only {
             if *store == "embedded" {
-                render_cases(&endpoint, &signer, concurrency, seconds, &side, &baseline).await;
+                render_cases(&args, &endpoint, &signer, &side, &baseline).await;
             }
-            let signed = load(&get, concurrency, seconds, Some(&side)).await;
-            row(
-                &format!("getPack, signed, {store} store, presspack serve"),
-                &signed,
-                &baseline,
-            );
-            let created = load(&create, concurrency, seconds, Some(&side)).await;
-            row(
-                &format!("createPack, signed, {store} store"),
-                &created,
-                &baseline,
-            );
+            let getpack = format!("getPack, signed, {store} store, presspack serve");
+            case(&args, &getpack, &get, concurrency, &side, &baseline).await;
+            let createpack = format!("createPack, signed, {store} store");
+            case(&args, &createpack, &create, concurrency, &side, &baseline).await;
             // What a big pack costs to read: 49 picture sides and the details side.
-            let big_pack = sample_pack(49);
-            let big_create = Request {
-                params: params(&[
-                    ("method", "svc.pack.createPack"),
-                    ("product", "businesscard"),
-                    ("pack", &big_pack),
-                ]),
-                ..create.clone()
-            };
-            let big_get = Request {
-                params: params(&[
-                    ("method", "svc.pack.getPack"),
-                    ("packId", &created_pack_id(&big_create).await),
-                ]),
-                ..get.clone()
-            };
-            let big = load(&big_get, concurrency, seconds, Some(&side)).await;
-            row(
-                &format!("getPack of a 50-side pack, signed, {store} store"),
-                &big,
-                &baseline,
-            );
+            let big_name = format!("getPack of a 50-side pack, signed, {store} store");
+            if args.runs(&big_name) {
+                let big_pack = sample_pack(49);
+                let big_create = Request {
+                    params: params(&[
+                        ("method", "svc.pack.createPack"),
+                        ("product", "businesscard"),
+                        ("pack", &big_pack),
+                    ]),
+                    ..create.clone()
+                };
+                let big_get = Request {
+                    params: params(&[
+                        ("method", "svc.pack.getPack"),
+                        ("packId", &created_pack_id(&big_create).await),
+                    ]),
+                    ..get.clone()
+                };
+                case(&args, &big_name, &big_get, concurrency, &side, &baseline).await;
+            }
         }
         drop(server);
+        if !args.runs(&format!("getPack, signed, {store} store, round")) {
+            continue;
+        }
 
         // What verification costs: one binary, started the same way, serves getPack verifying
         // and then trusting the consumer key, so that the two differ in verification only.
@@ -655,10 +661,9 @@ async fn main() {
 /// sent by as many clients as the server has engine instances, so latency is service time,
 /// not queueing.
 async fn render_cases(
+    args: &Args,
     endpoint: &str,
     signer: &Option<(String, String)>,
-    concurrency: usize,
-    seconds: u64,
     side: &ServerSide,
     baseline: &Figures,
 ) {
@@ -694,12 +699,8 @@ async fn render_cases(
             ]),
             signer: signer.clone(),
         };
-        let figures = load(&render, instances, seconds, Some(side)).await;
-        row(
-            &format!("renderSide {name}, 1024 px, {instances} clients"),
-            &figures,
-            baseline,
-        );
+        let name = format!("renderSide {name}, 1024 px, {instances} clients");
+        case(args, &name, &render, instances, side, baseline).await;
     }
     let measure = Request {
         post: false,
@@ -716,8 +717,23 @@ async fn render_cases(
         ]),
         signer: None,
     };
-    let figures = load(&measure, concurrency, seconds, Some(side)).await;
-    row("text.measure, 40 characters", &figures, baseline);
+    let name = "text.measure, 40 characters";
+    case(args, name, &measure, args.concurrency, side, baseline).await;
+}
+
+/// Runs the case `name` with `clients` clients, when `args` selects it, and prints its row.
+async fn case(
+    args: &Args,
+    name: &str,
+    request: &Request,
+    clients: usize,
+    side: &ServerSide,
+    baseline: &Figures,
+) {
+    if args.runs(name) {
+        let figures = load(request, clients, args.seconds, Some(side)).await;
+        row(name, &figures, baseline);
+    }
 }
 
 /// Deletes the benchmark's keys from Redis (one Lua call, in batches within Lua's limits).

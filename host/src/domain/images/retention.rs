@@ -28,29 +28,81 @@ const SWEEP_BATCH: usize = 100;
 
 /// The image ids a pack's or design's JSON names (`store://<id>` and its renditions).
 pub fn image_ids(json: &str) -> Vec<String> {
-    fn walk(value: &serde_json::Value, ids: &mut Vec<String>) {
-        match value {
-            serde_json::Value::String(text) => {
-                if let Some(id) = text
-                    .strip_prefix(super::STORE_SCHEME)
-                    .and_then(|rest| rest.get(..32))
-                    .filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit()))
-                {
-                    ids.push(id.to_owned());
-                }
-            }
-            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, ids)),
-            serde_json::Value::Object(fields) => fields.values().for_each(|item| walk(item, ids)),
-            _ => {}
-        }
-    }
     let mut ids = Vec::new();
-    if let Ok(value) = serde_json::from_str::<serde_json::Value>(json) {
-        walk(&value, &mut ids);
+    let mut reader = serde_json::Deserializer::from_str(json);
+    // Text that is not JSON names no image (a pack is JSON by the time it is stored).
+    let walked = serde::de::DeserializeSeed::deserialize(ImageIds(&mut ids), &mut reader)
+        .and_then(|()| reader.end());
+    if walked.is_err() {
+        ids.clear();
     }
     ids.sort_unstable();
     ids.dedup();
     ids
+}
+
+/// Collects the id of every string value that begins with `store://`, walking the JSON as
+/// it is read: a pack's JSON is never built as a tree (maps and strings allocated) only to
+/// be searched.
+struct ImageIds<'a>(&'a mut Vec<String>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for ImageIds<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for ImageIds<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<(), E> {
+        if let Some(id) = text
+            .strip_prefix(super::STORE_SCHEME)
+            .and_then(|rest| rest.get(..32))
+            .filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            self.0.push(id.to_owned());
+        }
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<(), A::Error> {
+        while items.next_element_seed(ImageIds(self.0))?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut fields: A) -> Result<(), A::Error> {
+        while fields.next_key::<serde::de::IgnoredAny>()?.is_some() {
+            fields.next_value_seed(ImageIds(self.0))?;
+        }
+        Ok(())
+    }
 }
 
 /// Pins every image `json` names, so no sweep deletes it. Images that do not exist (or are
@@ -179,5 +231,11 @@ mod tests {
         );
         assert_eq!(image_ids(&json), [a, b]);
         assert!(image_ids("not json").is_empty());
+        assert!(image_ids(&format!(r#"["store://{a}"] trailing"#)).is_empty());
+        // Escaped characters are read as JSON reads them; a key is not a value; numbers,
+        // booleans and nulls are walked past.
+        let escaped =
+            format!(r#"{{"a": [1, -2, 3.5, true, null, "store:\/\/{a}"], "store://{b}": {{}}}}"#);
+        assert_eq!(image_ids(&escaped), [a]);
     }
 }

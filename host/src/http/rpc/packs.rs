@@ -178,9 +178,11 @@ fn check_trial(
 /// `pack.productCode` (MOO's PHP client sends only the last two). Two that disagree are an
 /// error naming both.
 fn named_product(params: &Params) -> Result<String, DomainError> {
+    // Only the top level is read: a pack's sides are parsed once, by `read_pack`.
     let inner = |parameter: &str, field: &str| -> Option<String> {
-        let value: serde_json::Value = serde_json::from_str(params.get(parameter)?).ok()?;
-        value.get(field)?.as_str().map(str::to_owned)
+        let fields: BTreeMap<String, &serde_json::value::RawValue> =
+            serde_json::from_str(params.get(parameter)?).ok()?;
+        serde_json::from_str(fields.get(field)?.get()).ok()
     };
     let named = [
         ("product", params.get("product").map(str::to_owned)),

@@ -36,6 +36,11 @@ const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// its call: wasm memory never shrinks, and an idle pool should not hold hundreds of MiB.
 const RETAINED_MEMORY_BYTES: usize = 192 * 1024 * 1024;
 
+/// Layout reports of at most this many bytes of sides in all run on the calling task: a
+/// business card's two sides take tens of microseconds, less than the hand-over to a
+/// blocking thread and back costs; the bound keeps any one call short.
+const INLINE_REPORT_BYTES: usize = 2048;
+
 /// The engine's settings: its pool of instances and their limits.
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(default)]
@@ -285,15 +290,19 @@ impl EngineHost {
             return Ok(Vec::new());
         }
         let _turn = self.turn().await?;
-        let host = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
+        let run_each = move |host: &EngineHost, inputs: &[Vec<u8>]| {
             inputs
                 .iter()
                 .map(|input| host.call_blocking(op, input))
                 .collect()
-        })
-        .await
-        .map_err(|e| EngineCallError::Trapped(e.to_string()))
+        };
+        if inputs.iter().map(Vec::len).sum::<usize>() <= INLINE_REPORT_BYTES {
+            return Ok(run_each(self, &inputs));
+        }
+        let host = Arc::clone(self);
+        tokio::task::spawn_blocking(move || run_each(&host, &inputs))
+            .await
+            .map_err(|e| EngineCallError::Trapped(e.to_string()))
     }
 
     /// Runs one call on the calling thread; at most `instances` may run at once.
@@ -591,6 +600,32 @@ mod tests {
         assert!(matches!(error, EngineCallError::Busy(2)), "{error}");
         drop(held);
         assert!(host.call(Op::Measure, MEASURE.to_vec()).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn reports_small_enough_to_run_here_match_those_handed_to_a_thread() {
+        let host = host(one_instance());
+        let side = |n: usize| {
+            serde_json::to_vec(&serde_json::json!({"type": "details", "sideNum": 1,
+                "templateCode": "businesscard_full_text_landscape",
+                "data": [{"type": "textData", "linkId": "back_line_1",
+                          "text": "Wide ".repeat(n)}]}))
+            .unwrap()
+        };
+        let small = vec![side(1), side(40)];
+        let large: Vec<Vec<u8>> = (0..12).map(|n| side(n * 4)).collect();
+        assert!(small.iter().map(Vec::len).sum::<usize>() <= INLINE_REPORT_BYTES);
+        assert!(large.iter().map(Vec::len).sum::<usize>() > INLINE_REPORT_BYTES);
+        for inputs in [small, large] {
+            let each = host.call_each(Op::Report, inputs.clone()).await.unwrap();
+            assert_eq!(each.len(), inputs.len());
+            for (input, output) in inputs.iter().zip(each) {
+                assert_eq!(
+                    output.unwrap(),
+                    host.call_blocking(Op::Report, input).unwrap()
+                );
+            }
+        }
     }
 
     #[test]
