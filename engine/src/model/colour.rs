@@ -2,7 +2,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::ModelError;
-use super::json::{Fields, FromJson, number_in};
+use super::json::{Fields, FromJson};
 
 /// A colour as clients send it: RGB channels 0-255, or CMYK percentages 0-100 (fractions
 /// allowed). Type names are accepted in any case and always emitted upper-case.
@@ -47,7 +47,15 @@ impl FromJson for Colour {
             })
         };
         let percent = |fields: &mut Fields, key: &str| -> Result<f64, ModelError> {
-            number_in(fields.required(key)?, 0.0..=100.0, &format!("{path}.{key}"))
+            let n: f64 = fields.required(key)?;
+            if (0.0..=100.0).contains(&n) {
+                Ok(n)
+            } else {
+                Err(ModelError::invalid(
+                    &format!("{path}.{key}"),
+                    format!("expected a number from 0 to 100, got {n}"),
+                ))
+            }
         };
         match kind.to_ascii_uppercase().as_str() {
             "RGB" => Ok(Colour::Rgb {
@@ -102,6 +110,7 @@ mod tests {
         let err =
             parse::<Colour>(r#"{"type":"CMYK","c":0,"m":0,"y":0,"k":101}"#, "colour").unwrap_err();
         assert_eq!(err.path(), "colour.k");
+        assert!(err.to_string().contains("0 to 100, got 101"), "{err}");
     }
 
     #[test]

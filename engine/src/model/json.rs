@@ -3,6 +3,8 @@
 //! properties it did not read so they can be echoed. (serde's derive loses the path as soon
 //! as a type keeps unknown fields with `#[serde(flatten)]`.)
 
+use std::fmt::Write;
+
 use serde_json::{Map, Value};
 
 use super::ModelError;
@@ -42,12 +44,19 @@ fn expected(path: &str, what: &str, got: &Value) -> ModelError {
 pub(crate) struct Fields<'p> {
     map: Map<String, Value>,
     path: &'p str,
+    /// The path of the property being read (`path.key`), one buffer for all of them: a pack
+    /// has hundreds of properties, and a path is only ever shown in an error.
+    child_path: String,
 }
 
 impl<'p> Fields<'p> {
     pub(crate) fn new(value: Value, path: &'p str) -> Result<Self, ModelError> {
         match value {
-            Value::Object(map) => Ok(Fields { map, path }),
+            Value::Object(map) => Ok(Fields {
+                map,
+                path,
+                child_path: String::new(),
+            }),
             other => Err(expected(path, "an object", &other)),
         }
     }
@@ -56,15 +65,19 @@ impl<'p> Fields<'p> {
         self.path
     }
 
-    fn child(&self, key: &str) -> String {
-        format!("{}.{key}", self.path)
+    fn child(&mut self, key: &str) -> &str {
+        self.child_path.clear();
+        self.child_path.push_str(self.path);
+        self.child_path.push('.');
+        self.child_path.push_str(key);
+        &self.child_path
     }
 
     /// A property that may be absent; `null` counts as absent.
     pub(crate) fn optional<T: FromJson>(&mut self, key: &str) -> Result<Option<T>, ModelError> {
         match self.map.remove(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(value) => T::from_json(value, &self.child(key)).map(Some),
+            Some(value) => T::from_json(value, self.child(key)).map(Some),
         }
     }
 
@@ -82,7 +95,7 @@ impl<'p> Fields<'p> {
 
     pub(crate) fn required<T: FromJson>(&mut self, key: &str) -> Result<T, ModelError> {
         self.optional(key)?
-            .ok_or_else(|| ModelError::invalid(&self.child(key), "is required"))
+            .ok_or_else(|| ModelError::invalid(self.child(key), "is required"))
     }
 
     /// An array property where absent or `null` means empty.
@@ -99,20 +112,18 @@ impl<'p> Fields<'p> {
         if let Some(Value::Array(entries)) = self.map.get(key)
             && entries.len() > max
         {
-            return Err(ModelError::invalid(
-                &self.child(key),
-                format!("at most {max} entries, got {}", entries.len()),
-            ));
+            let message = format!("at most {max} entries, got {}", entries.len());
+            return Err(ModelError::invalid(self.child(key), message));
         }
         self.list(key)
     }
 
     /// Fails on the first property not read yet, naming the ones allowed.
-    pub(crate) fn deny_rest(self, allowed: &[&str]) -> Result<(), ModelError> {
-        match self.map.keys().next() {
+    pub(crate) fn deny_rest(mut self, allowed: &[&str]) -> Result<(), ModelError> {
+        match self.map.keys().next().cloned() {
             None => Ok(()),
             Some(key) => Err(ModelError::invalid(
-                &self.child(key),
+                self.child(&key),
                 format!("unknown property; allowed: {}", allowed.join(", ")),
             )),
         }
@@ -177,32 +188,20 @@ impl FromJson for serde_json::Number {
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(value: Value, path: &str) -> Result<Self, ModelError> {
         match value {
-            Value::Array(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| T::from_json(item, &format!("{path}[{i}]")))
-                .collect(),
+            Value::Array(items) => {
+                // One buffer for every entry's path, as in `Fields`.
+                let mut item_path = String::with_capacity(path.len() + 6);
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        item_path.clear();
+                        let _ = write!(item_path, "{path}[{i}]");
+                        T::from_json(item, &item_path)
+                    })
+                    .collect()
+            }
             other => Err(expected(path, "an array", &other)),
         }
-    }
-}
-
-/// Reads a number that must lie in `range`, for fields such as colour channels.
-pub(crate) fn number_in(
-    value: f64,
-    range: std::ops::RangeInclusive<f64>,
-    path: &str,
-) -> Result<f64, ModelError> {
-    if range.contains(&value) {
-        Ok(value)
-    } else {
-        Err(ModelError::invalid(
-            path,
-            format!(
-                "expected a number from {} to {}, got {value}",
-                range.start(),
-                range.end()
-            ),
-        ))
     }
 }

@@ -649,6 +649,12 @@ mod tests {
                 r#"{"sides":[{"type":"image","sideNum":1,"templateCode":"t","data":[{"type":"boxData","linkId":"b","colour":{"type":"RGB","r":1,"g":2,"b":-3}}]}]}"#,
                 "pack.sides[0].data[0].colour.b",
             ),
+            // Paths are built in buffers reused for each entry and property: an error after
+            // good entries and properties names the right one.
+            (
+                r#"{"sides":[{"type":"image","sideNum":1,"templateCode":"t"},{"type":"details","sideNum":1,"templateCode":"t","data":[{"type":"boxData","linkId":"a","colour":{"type":"RGB","r":1,"g":2,"b":3}},{"type":"boxData","linkId":"b","colour":{"type":"CMYK","c":0,"m":0,"y":0,"k":100.5}}]}]}"#,
+                "pack.sides[1].data[1].colour.k",
+            ),
             (r#"{"productCode":"minicard"}"#, "pack.productCode"),
             (r#"{"sides":{}}"#, "pack.sides"),
             (r#"[1]"#, "pack"),

@@ -153,11 +153,11 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)
         .map_err(|e| StoreError::unavailable(format!("cannot open {}: {e}", path.display())))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(error)?;
-    // Memory-mapped reads: a read is a memory copy rather than a pread per page.
-    conn.execute_batch(
-        "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA mmap_size=268435456;",
-    )
-    .map_err(error)?;
+    // No memory-mapped reads: a read transaction that finds the file changed (under writes,
+    // nearly every one) unmaps the whole mapping, and the munmap's TLB shootdown cost more
+    // than the preads it saves (docs/benchmarks.md).
+    conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;")
+        .map_err(error)?;
     Ok(conn)
 }
 
