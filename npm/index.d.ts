@@ -152,7 +152,11 @@ export interface Engine {
   /** Adds a template (XML); returns its code. */
   addTemplate(xml: string): string;
   render(request: RenderRequest, images: ImageInput[]): RenderResult;
-  renderPixels(request: RenderRequest, images: ImageInput[]): PixelsResult;
+  /**
+   * Straight-alpha RGBA rows. `into` (an earlier answer's `pixels`) is filled and handed back
+   * when it has this render's size, so a page that redraws reuses one array.
+   */
+  renderPixels(request: RenderRequest, images: ImageInput[], into?: Uint8Array): PixelsResult;
   measure(request: MeasureRequest): Measurement;
   /** A side's layout report (text overflow, fallback fonts) without drawing. */
   report(side: Side): LayoutReport;

@@ -58,9 +58,9 @@ struct RenderOutput {
     report: LayoutReport,
 }
 
+/// `renderPixels`'s answer but its `pixels`, which are set on the object as a typed array.
 #[derive(Serialize)]
-struct PixelsOutput<'a> {
-    pixels: &'a serde_bytes::Bytes,
+struct PixelsOutput {
     width: u32,
     height: u32,
     report: LayoutReport,
@@ -292,9 +292,26 @@ impl WebEngine {
     }
 
     /// Renders a side as straight-alpha RGBA rows for a canvas: `{pixels, width, height,
-    /// report}`; the pixels `render` encodes as PNG.
+    /// report}`; the pixels `render` encodes as PNG. `into`, if given, is a `Uint8Array`
+    /// (an earlier answer's `pixels`) that is filled and handed back as `pixels` when it has
+    /// the render's size; a new array is made otherwise. A page that redraws reuses one
+    /// array: the browser zeroes a new one's memory page by page, which costs more than
+    /// drawing into it at 2048 px and up (docs/benchmarks.md).
     #[wasm_bindgen(js_name = renderPixels)]
-    pub fn render_pixels(&self, request: JsValue, images: JsValue) -> Result<JsValue, JsValue> {
+    pub fn render_pixels(
+        &self,
+        request: JsValue,
+        images: JsValue,
+        into: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let into =
+            if into.is_undefined() || into.is_null() {
+                None
+            } else {
+                Some(into.dyn_into::<js_sys::Uint8Array>().map_err(|_| {
+                    invalid("into: expected a Uint8Array (an earlier answer's pixels)")
+                })?)
+            };
         let (request, images) = render_input(request, images)?;
         let (canvas, report) = self
             .engine
@@ -302,12 +319,20 @@ impl WebEngine {
             .map_err(refused)?;
         let pixels = canvas.pixels();
         let rgba = pixels.rgba();
-        to_js(&PixelsOutput {
-            pixels: serde_bytes::Bytes::new(&rgba),
+        let array = match into {
+            Some(array) if array.length() as usize == rgba.len() => {
+                array.copy_from(&rgba);
+                array
+            }
+            _ => js_sys::Uint8Array::from(&rgba[..]),
+        };
+        let output = to_js(&PixelsOutput {
             width: pixels.width(),
             height: pixels.height(),
             report,
-        })
+        })?;
+        js_sys::Reflect::set(&output, &JsValue::from_str("pixels"), &array)?;
+        Ok(output)
     }
 
     /// The images a render draws and the stored rendition to fetch for each (the one the

@@ -77,6 +77,32 @@ test("boxType and maxSide default to renderSide's: print, 1024 px", () => {
   assert.deepEqual(plain.pixels, named.pixels);
 });
 
+// A page that redraws hands back its last pixels: they are filled again, the same array,
+// with the pixels a new array would get; an array of another size is left alone.
+test("renderPixels fills the array passed as `into` when it has the render's size", () => {
+  const side = (text) => ({ type: "details", sideNum: 1,
+    templateCode: "businesscard_full_text_landscape",
+    data: [{ type: "textData", linkId: "back_line_1", text }] });
+  const request = (text, maxSide = 300) => ({ side: side(text), boxType: "bleed", maxSide });
+  const first = engine.renderPixels(request("Ann"), []);
+  const again = engine.renderPixels(request("Bob Example"), [], first.pixels);
+  assert.equal(again.pixels, first.pixels, "the same array");
+  assert.deepEqual(again.pixels, engine.renderPixels(request("Bob Example"), []).pixels);
+  assert.notDeepEqual(again.pixels, engine.renderPixels(request("Ann"), []).pixels);
+
+  const other = new Uint8Array(12).fill(9);
+  const larger = engine.renderPixels(request("Ann", 400), [], other);
+  assert.notEqual(larger.pixels, other);
+  assert.equal(larger.pixels.length, larger.width * larger.height * 4);
+  assert.deepEqual(other, new Uint8Array(12).fill(9), "left alone");
+
+  assert.throws(() => engine.renderPixels(request("Ann"), [], [1, 2, 3]), (error) => {
+    assert.equal(error.code, "invalid_request");
+    assert.match(error.message, /^into: /);
+    return true;
+  });
+});
+
 test("refusals are thrown as PresspackError with the engine's failure code", () => {
   const thrown = (call) => {
     try {

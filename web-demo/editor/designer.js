@@ -310,12 +310,13 @@ export class Designer {
   }
 
   /** Draws `side` at `maxSide`: `{pixels, width, height, report}`, or null while a picture
-   * or a font is loading (it draws again when they arrive). */
-  draw(side, maxSide) {
+   * or a font is loading (it draws again when they arrive). `into`: pixels of an earlier
+   * draw to fill again when the size is the same (see `renderPixels`). */
+  draw(side, maxSide, into) {
     const request = this.request(side, maxSide);
     const images = this.resources.imagesFor(request, this.pack.imageBasket);
     if (!images) return null;
-    return this.resources.draw(() => this.engine.renderPixels(request, images));
+    return this.resources.draw(() => this.engine.renderPixels(request, images, into));
   }
 
   /** Draws the side on the stage; `started` is the timeStamp of the input event that asked. */
