@@ -1,7 +1,8 @@
 //! The engine's benchmarks (docs/benchmarks.md): a text-only business card side and one with
 //! a photo at 1024 px, laid out and drawn, and rendered to PNG (drawn, then encoded natively
 //! as the host does), natively and by the wasm module under wasmtime (the same bytes-level
-//! call for both); and measuring a 40-character line. Run with
+//! call for both); measuring a 40-character line, and the text side's layout report
+//! (createPack's check for overflowing text). Run with
 //! `cargo bench -p presspack-bench --bench engine`.
 
 mod cases;
@@ -54,16 +55,27 @@ fn engine_benches(c: &mut Criterion) {
         group.finish();
     }
 
-    let input = cases::measure_input();
-    let mut group = c.benchmark_group("measure a 40-character line");
-    group.throughput(Throughput::Elements(1));
-    group.bench_function("native", |b| {
-        b.iter(|| native.call(Op::Measure, &input).unwrap())
-    });
-    group.bench_function("wasmtime", |b| {
-        b.iter(|| wasm.call_blocking(Op::Measure, &input).unwrap())
-    });
-    group.finish();
+    let small_calls = [
+        (
+            "measure a 40-character line",
+            Op::Measure,
+            cases::measure_input(),
+        ),
+        (
+            "text side, layout report (createPack's check)",
+            Op::Report,
+            cases::report_input(),
+        ),
+    ];
+    for (name, op, input) in small_calls {
+        let mut group = c.benchmark_group(name);
+        group.throughput(Throughput::Elements(1));
+        group.bench_function("native", |b| b.iter(|| native.call(op, &input).unwrap()));
+        group.bench_function("wasmtime", |b| {
+            b.iter(|| wasm.call_blocking(op, &input).unwrap())
+        });
+        group.finish();
+    }
 }
 
 criterion_group! {

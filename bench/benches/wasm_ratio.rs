@@ -1,5 +1,6 @@
 //! Issue 26's goal 4, wasmtime against native (docs/benchmarks.md): the photo side and the
-//! text side laid out and drawn at 1024 px, and a 40-character line measured, natively,
+//! text side laid out and drawn at 1024 px, the text side's layout report (createPack's
+//! check for overflowing text), and a 40-character line measured, natively,
 //! under wasmtime with the service's settings, and under wasmtime without epoch
 //! interruption (no call time limit: what the limit's checks cost), in alternating blocks of
 //! about 20 ms, 41 rounds. The criterion benchmark times one build after the other, and on
@@ -63,6 +64,11 @@ fn main() {
             "text side, lay out and draw",
             Op::Draw,
             cases::text_side_frame(),
+        ),
+        (
+            "text side, layout report (createPack's check)",
+            Op::Report,
+            cases::report_input(),
         ),
         (
             "measure a 40-character line",

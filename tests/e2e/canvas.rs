@@ -109,6 +109,31 @@ async fn server_pixels(app: &TestApp, browser: &Client, max_side: u64) -> (Strin
     )
 }
 
+/// The side thumbnails once each is drawn: per thumbnail a digest of its pixels and how
+/// many are inked (opaque and not near white).
+async fn side_thumbnails(browser: &Client) -> Vec<(u64, u64)> {
+    const THUMBNAILS: &str = "
+        return [...document.querySelectorAll('.designer-sides canvas[data-side]')].map(c => {
+          const d = c.getContext('2d').getImageData(0, 0, c.width || 1, c.height || 1).data;
+          let digest = 0, inked = 0;
+          for (let i = 0; i < d.length; i += 4) {
+            digest = (digest * 31 + d[i] + 7 * d[i + 1] + 13 * d[i + 2] + 17 * d[i + 3]) >>> 0;
+            if (d[i + 3] > 0 && Math.min(d[i], d[i + 1], d[i + 2]) < 200) inked++;
+          }
+          return [digest, inked];
+        });";
+    let mut thumbnails = Vec::new();
+    for _ in 0..200 {
+        thumbnails =
+            serde_json::from_value(browser.execute(THUMBNAILS, vec![]).await.unwrap()).unwrap();
+        if !thumbnails.is_empty() && thumbnails.iter().all(|&(_, inked)| inked > 0) {
+            return thumbnails;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the side thumbnails were not drawn: {thumbnails:?}");
+}
+
 pub async fn designer_value(browser: &Client, expression: &str) -> Value {
     browser
         .execute(
@@ -191,6 +216,15 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
     let before = preview_pixels(&browser).await;
     assert_eq!(before, server_pixels(&app, &browser, max_side).await);
     screenshot(&browser, &format!("canvas-{store}-1-opened")).await;
+
+    // Each side has its thumbnail, drawn and its own, although all are drawn into one pixel
+    // array one after the other.
+    let thumbnails = side_thumbnails(&browser).await;
+    assert_eq!(thumbnails.len(), 2, "{thumbnails:?}");
+    assert_ne!(
+        thumbnails[0], thumbnails[1],
+        "the two sides' thumbnails are alike"
+    );
 
     // Typing redraws the preview in the page.
     let renders = state["renders"].as_u64().unwrap();

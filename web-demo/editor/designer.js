@@ -29,6 +29,7 @@ export class Designer {
     this.pack.sides ??= [];
     this.pack.imageBasket ??= { items: [], type: null, name: null, immutable: false };
     this.pack.imageBasket.items ??= [];
+    this.thumbnailPixels = undefined; // the last thumbnail's pixels, drawn into again
     this.engine = engine;
     this.families = families;
     this.csrf = root.dataset.csrf ?? "";
@@ -369,11 +370,14 @@ export class Designer {
   thumbnail(canvas, side) {
     let drawn;
     try {
-      drawn = this.draw(side, THUMBNAIL_SIDE);
+      // Thumbnails are drawn one at a time and each is copied into its canvas at once, so
+      // they all fill one pixel array rather than each making a new one.
+      drawn = this.draw(side, THUMBNAIL_SIDE, this.thumbnailPixels);
     } catch {
       return; // a side the engine refuses shows its warning on the stage
     }
     if (!drawn) return;
+    this.thumbnailPixels = drawn.pixels;
     canvas.width = drawn.width;
     canvas.height = drawn.height;
     const { pixels, width } = drawn;

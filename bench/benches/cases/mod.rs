@@ -122,6 +122,14 @@ pub fn photo_side_frame() -> Vec<u8> {
     frame(side, &[(uri, photo)])
 }
 
+/// The `Report` call's input: [`text_side`] as createPack sends it to check for overflowing
+/// text (the side read and written back, every default filled in).
+pub fn report_input() -> Vec<u8> {
+    use presspack_engine::model::{FromJson, Side};
+    let side = Side::from_json(text_side(), "side").unwrap();
+    serde_json::to_vec(&side).unwrap()
+}
+
 /// The `Measure` call's input: a 40-character line, as text.measure sends it.
 pub fn measure_input() -> Vec<u8> {
     let request = MeasureRequest {
