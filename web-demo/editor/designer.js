@@ -29,7 +29,9 @@ export class Designer {
     this.pack.sides ??= [];
     this.pack.imageBasket ??= { items: [], type: null, name: null, immutable: false };
     this.pack.imageBasket.items ??= [];
-    this.thumbnailPixels = undefined; // the last thumbnail's pixels, drawn into again
+    // Per use of `draw` ("stage", "thumbnail"), its last pixels, drawn into again: a new
+    // array per draw costs the browser more than the drawing at 2048 px.
+    this.pixelArrays = new Map();
     this.engine = engine;
     this.families = families;
     this.csrf = root.dataset.csrf ?? "";
@@ -311,13 +313,17 @@ export class Designer {
   }
 
   /** Draws `side` at `maxSide`: `{pixels, width, height, report}`, or null while a picture
-   * or a font is loading (it draws again when they arrive). `into`: pixels of an earlier
-   * draw to fill again when the size is the same (see `renderPixels`). */
-  draw(side, maxSide, into) {
+   * or a font is loading (it draws again when they arrive). The pixels are `use`'s array,
+   * filled again (see `renderPixels`'s `into`): a caller copies them out before its next
+   * draw. */
+  draw(side, maxSide, use) {
     const request = this.request(side, maxSide);
     const images = this.resources.imagesFor(request, this.pack.imageBasket);
     if (!images) return null;
-    return this.resources.draw(() => this.engine.renderPixels(request, images, into));
+    const into = this.pixelArrays.get(use);
+    const drawn = this.resources.draw(() => this.engine.renderPixels(request, images, into));
+    if (drawn) this.pixelArrays.set(use, drawn.pixels);
+    return drawn;
   }
 
   /** Draws the side on the stage; `started` is the timeStamp of the input event that asked. */
@@ -370,14 +376,12 @@ export class Designer {
   thumbnail(canvas, side) {
     let drawn;
     try {
-      // Thumbnails are drawn one at a time and each is copied into its canvas at once, so
-      // they all fill one pixel array rather than each making a new one.
-      drawn = this.draw(side, THUMBNAIL_SIDE, this.thumbnailPixels);
+      // Thumbnails are drawn one at a time and each is copied into its canvas at once.
+      drawn = this.draw(side, THUMBNAIL_SIDE, "thumbnail");
     } catch {
       return; // a side the engine refuses shows its warning on the stage
     }
     if (!drawn) return;
-    this.thumbnailPixels = drawn.pixels;
     canvas.width = drawn.width;
     canvas.height = drawn.height;
     const { pixels, width } = drawn;

@@ -21,7 +21,6 @@ export class Stage {
     this.popover = h("div", { class: "designer-inplace", hidden: true, role: "dialog", "aria-label": "Edit" });
     this.element = h("div", { class: "designer-stage" }, this.preview, this.guides, this.slots, this.popover);
     this.slotsOf = null; // the template and side the slot buttons are for
-    this.pixels = undefined; // the last preview's pixels, drawn into again
     this.editing = null; // linkId whose editor is open
     this.warningsOf = new Map(); // linkId -> the customer's words of its warnings
     this.pointers = new Map(); // pointerId -> {x, y}: two of them pinch
@@ -61,15 +60,12 @@ export class Stage {
     const ratio = window.devicePixelRatio || 1;
     const longest = Math.max(outline.bleed.width, outline.bleed.height);
     const maxSide = Math.round(Math.min(MAX_PREVIEW_SIDE, Math.max(16, (cssWidth * ratio * longest) / outline.bleed.width)));
-    // The last preview's array is drawn into again: a new one per keystroke costs the
-    // browser more than the drawing at 2048 px.
-    const drawn = d.draw(d.side, maxSide, this.pixels);
+    const drawn = d.draw(d.side, maxSide, "stage");
     if (!drawn) {
       d.announce("Loading pictures and fonts…");
       return null;
     }
     const { pixels, width, height } = drawn;
-    this.pixels = pixels;
     if (this.preview.width !== width || this.preview.height !== height) {
       this.preview.width = width;
       this.preview.height = height;
