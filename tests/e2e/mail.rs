@@ -213,6 +213,11 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
     );
     assert!(confirmation.header("To").contains(&email));
     assert_eq!(confirmation.header("X-RcptTo"), email);
+    // Named after its queued job, so a message sent twice is recognisably the same one.
+    assert_eq!(
+        confirmation.header("Message-ID"),
+        format!("<mail_{number}_confirmed@print.example>")
+    );
     let text = confirmation.text();
     assert!(text.contains("Hello Ann Example,"), "{text}");
     assert!(text.contains("This message is your invoice"), "{text}");
@@ -263,6 +268,12 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
         "{text}"
     );
     assert!(notice.pdfs().is_empty());
+    let notice_id = notice.header("Message-ID");
+    assert!(
+        notice_id.starts_with(&format!("<mail_{number}_chg_"))
+            && notice_id.ends_with("@print.example>"),
+        "{notice_id}"
+    );
 
     // A name that looks like more recipients stays a name: one recipient, the customer.
     let other = Shopper::new(&app);
@@ -328,6 +339,12 @@ async fn mail_waits_for_a_server_that_is_down_and_never_fails_the_order(kind: St
     let smtp = SmtpServer::start_on(port);
     let mails = smtp.order_mail(1).await;
     assert_eq!(mails[0].header("Subject"), format!("Your order {number}"));
+    // Every attempt names the message the same way (the failed ones too, were they to have
+    // reached the customer).
+    assert_eq!(
+        mails[0].header("Message-ID"),
+        format!("<{}@print.example>", failed["id"].as_str().unwrap())
+    );
     for _ in 0..600 {
         let listed = mail_list(&app);
         if listed[0]["state"] == "done" {

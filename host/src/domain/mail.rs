@@ -171,7 +171,7 @@ impl Queue for Mails {
     async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {
         let mail = &job.payload;
         let message = match &mail.account_link {
-            Some(link) => self.account_message(mail, link),
+            Some(link) => self.account_message(&job.id, mail, link),
             None => {
                 let (number, queued_at) = (&mail.order_number, job.created_at);
                 let change = mail.change.as_deref();
@@ -180,7 +180,7 @@ impl Queue for Mails {
                 {
                     return waiting;
                 }
-                self.message(store, mail).await
+                self.message(store, &job.id, mail).await
             }
         };
         let message = match message {
@@ -211,7 +211,12 @@ fn money(currency: &str, amount: u64) -> String {
 impl Mails {
     /// The message, made from the order as stored now; what the attempt answers when it
     /// cannot be made.
-    async fn message(&self, store: &dyn Store, mail: &MailMessage) -> Result<Message, Outcome> {
+    async fn message(
+        &self,
+        store: &dyn Store,
+        id: &str,
+        mail: &MailMessage,
+    ) -> Result<Message, Outcome> {
         let services = &self.0;
         let order = record::load(store, &mail.order_number)
             .await
@@ -250,18 +255,23 @@ impl Mails {
             MultiPart::mixed().multipart(body),
             |parts, (name, bytes)| parts.singlepart(Attachment::new(name).body(bytes, pdf.clone())),
         );
-        self.build(to, subject, parts)
+        self.build(id, to, subject, parts)
     }
 
     /// The message of an account link.
-    fn account_message(&self, mail: &MailMessage, link: &AccountLink) -> Result<Message, Outcome> {
+    fn account_message(
+        &self,
+        id: &str,
+        mail: &MailMessage,
+        link: &AccountLink,
+    ) -> Result<Message, Outcome> {
         let name = one_line(&link.name);
         let to = mailbox(&name, &mail.to)?;
         let (subject, text, html) = match mail.kind {
             MailKind::PasswordReset => password_reset(&name, &link.url),
             _ => address_confirmation(&name, &link.url),
         };
-        self.build(to, subject, self.branded(text, html))
+        self.build(id, to, subject, self.branded(text, html))
     }
 
     /// A message's text and HTML with the shop's brand: its name at the top of the HTML and
@@ -284,9 +294,20 @@ impl Mails {
         MultiPart::alternative_plain_html(text, html.into_string())
     }
 
-    fn build(&self, to: Mailbox, subject: String, body: MultiPart) -> Result<Message, Outcome> {
+    /// The message of the queued mail `id`. Its Message-ID is made from `id`, so every attempt
+    /// sends the same one: a message sent again (its attempt succeeded but the store could
+    /// not record it, or the lease ran out) is a duplicate mail programs can recognise.
+    fn build(
+        &self,
+        id: &str,
+        to: Mailbox,
+        subject: String,
+        body: MultiPart,
+    ) -> Result<Message, Outcome> {
+        let from = self.0.mailer.from();
         Message::builder()
-            .from(self.0.mailer.from().clone())
+            .message_id(Some(format!("<{id}@{}>", from.email.domain())))
+            .from(from.clone())
             .to(to)
             .subject(subject)
             .multipart(body)
