@@ -5,6 +5,8 @@
 //! journey in Chromium is `browser::console`.
 
 use presspack::domain::operators;
+use presspack::domain::orders::record::{ORDERS, PLACED, PLACED_INDEX};
+use serde_json::Value;
 
 use crate::customers::new_pack;
 use crate::every_store;
@@ -14,6 +16,7 @@ use crate::shop::{Page, Shopper};
 every_store!(
     operators_sign_in_with_password_and_code_and_nobody_else_gets_in,
     the_console_lists_filters_moves_and_reprints_orders,
+    the_order_list_pages_through_an_index_that_takes_in_earlier_orders,
 );
 
 pub const OPERATOR_PASSWORD: &str = "operator password 1";
@@ -379,4 +382,93 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     assert_eq!(count(&operator.get("/admin/orders").await), 3);
     let bad_key = operator.post(&page, &action, &[("key", "x")]).await;
     assert_eq!(bad_key.status, 400);
+}
+
+/// The order numbers on a list page, in the order shown.
+fn listed_numbers(page: &Page) -> Vec<String> {
+    page.body
+        .split("href=\"/admin/orders/")
+        .skip(1)
+        .map(|rest| rest.split_once('"').unwrap().0.to_owned())
+        .collect()
+}
+
+async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    add_operator(&app, "ann.ops");
+    let operator = Shopper::new(&app);
+    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    // One more than a page (25), most placed within the same second.
+    let (buyer, _, first) = customer_with_order(&app).await;
+    let mut placed = vec![first.clone()];
+    for _ in 0..25 {
+        let (pack, _) = new_pack(&app, &[]).await;
+        placed.push(buyer.order(&app, &[&pack]).await);
+    }
+    // The store as it was before the index: no entries and no mark that it was built. And a
+    // checkout that crashed before its commit left an order record no customer lists.
+    for number in &placed {
+        app.store.unschedule(PLACED, number).await.unwrap();
+    }
+    assert!(app.store.delete(PLACED_INDEX, "built").await.unwrap());
+    let abandoned = "PP-ABANDONED0000";
+    let stored = app.store.get(ORDERS, &first).await.unwrap().unwrap();
+    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
+    record["number"] = abandoned.into();
+    let value = serde_json::to_vec(&record).unwrap();
+    assert!(app.store.insert(ORDERS, abandoned, &value).await.unwrap());
+
+    // The CLI lists every placed order, oldest first (by when, then by number).
+    let listed = app.cli(&["orders", "list", "--json"]);
+    assert!(listed.status.success());
+    let listed: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let oldest_first: Vec<(u64, String)> = listed
+        .iter()
+        .map(|o| {
+            (
+                o["placedAt"].as_u64().unwrap(),
+                o["number"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let mut sorted = oldest_first.clone();
+    sorted.sort();
+    assert_eq!(oldest_first, sorted);
+    let mut numbers: Vec<String> = oldest_first.into_iter().map(|(_, n)| n).collect();
+    let mut expected = placed.clone();
+    expected.sort();
+    let mut found = numbers.clone();
+    found.sort();
+    assert_eq!(
+        found, expected,
+        "every placed order once, not the abandoned one"
+    );
+
+    // The console shows them newest first, 25 to a page.
+    numbers.reverse();
+    let first_page = operator.get("/admin/orders").await;
+    assert!(
+        first_page.body.contains(">26 orders · page 1 of 2<"),
+        "{}",
+        first_page.body
+    );
+    assert_eq!(listed_numbers(&first_page), numbers[..25]);
+    assert!(first_page.body.contains("rel=\"next\""));
+    let second_page = operator
+        .get("/admin/orders?state=&from=&to=&key=&q=&page=2")
+        .await;
+    assert!(second_page.body.contains(">26 orders · page 2 of 2<"));
+    assert_eq!(listed_numbers(&second_page), numbers[25..]);
+    assert!(!second_page.body.contains("rel=\"next\""));
+    assert!(second_page.body.contains("rel=\"prev\""));
+    // A filtered list pages the same way.
+    let filtered = operator.get("/admin/orders?state=placed&page=2").await;
+    assert_eq!(listed_numbers(&filtered), numbers[25..]);
+
+    // An order placed now is indexed as it is placed: on the first page.
+    let (pack, _) = new_pack(&app, &[]).await;
+    let newest = buyer.order(&app, &[&pack]).await;
+    let first_page = operator.get("/admin/orders").await;
+    assert!(first_page.body.contains(">27 orders · page 1 of 2<"));
+    assert!(listed_numbers(&first_page).contains(&newest));
 }

@@ -486,15 +486,19 @@ impl TestApp {
     }
 
     /// Changes order `number` as stored, behind the service's back (as a damaged store or
-    /// an operator's mistake would).
+    /// an operator's mistake would). An order that still reads as one takes its place in the
+    /// index of placed orders by its `placedAt` (as if placed then).
     pub async fn change_stored_order(&self, number: &str, change: impl FnOnce(&mut Value)) {
-        let orders = presspack::domain::orders::record::ORDERS;
-        let stored = self.store.get(orders, number).await.unwrap().unwrap();
+        use presspack::domain::orders::{self, record::ORDERS};
+        let stored = self.store.get(ORDERS, number).await.unwrap().unwrap();
         let mut order: Value = serde_json::from_slice(&stored.value).unwrap();
         change(&mut order);
         let value = serde_json::to_vec(&order).unwrap();
-        let replaced = self.store.replace(orders, number, &value, stored.revision);
+        let replaced = self.store.replace(ORDERS, number, &value, stored.revision);
         assert!(replaced.await.unwrap());
+        if let Ok(order) = serde_json::from_value::<orders::Order>(order) {
+            orders::index(self.store.as_ref(), &order).await.unwrap();
+        }
     }
 
     /// Runs the `presspack` binary with this app's store configuration.

@@ -20,7 +20,7 @@ every_store!(
     compare_and_swap_loses_no_increment,
     a_second_process_sees_the_same_records,
     claims_are_taken_once_until_they_expire_or_are_released,
-    the_schedule_gives_what_is_due_earliest_first,
+    the_schedule_gives_what_is_due_earliest_first_and_pages_latest_first,
     windows_count_events_until_they_end,
 );
 
@@ -188,7 +188,7 @@ async fn claims_are_taken_once_until_they_expire_or_are_released(kind: StoreKind
     );
 }
 
-async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
+async fn the_schedule_gives_what_is_due_earliest_first_and_pages_latest_first(kind: StoreKind) {
     let dir = tempfile::tempdir().unwrap();
     let (store, _config, _keys) = store(kind, dir.path()).await;
     let queue = WEBHOOKS_PENDING;
@@ -221,6 +221,20 @@ async fn the_schedule_gives_what_is_due_earliest_first(kind: StoreKind) {
     // The backlog counts what is scheduled, due or not, and names the earliest time.
     assert_eq!(store.backlog(queue).await.unwrap(), (3, Some(3000)));
     assert_eq!(store.backlog(ORDERS).await.unwrap(), (1, Some(0)));
+    // Read as an index: the latest first (the ids of one time in reverse order), by pages.
+    store.schedule(queue, "also late", 3000).await.unwrap();
+    assert_eq!(
+        store.latest(queue, 0, 10).await.unwrap(),
+        ["future", "early", "late", "also late"]
+    );
+    assert_eq!(store.latest(queue, 1, 2).await.unwrap(), ["early", "late"]);
+    assert_eq!(
+        store.latest(queue, 3, usize::MAX).await.unwrap(),
+        ["also late"]
+    );
+    assert!(store.latest(queue, 4, 10).await.unwrap().is_empty());
+    assert!(store.latest(queue, 0, 0).await.unwrap().is_empty());
+    assert_eq!(store.latest(ORDERS, 0, 10).await.unwrap(), ["other kind"]);
 }
 
 async fn windows_count_events_until_they_end(kind: StoreKind) {

@@ -30,7 +30,7 @@ use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
-    is_committed, list, load,
+    count, index, is_committed, list, load, newest,
 };
 
 /// Checkout forms remembered per customer (the latest ones).
@@ -249,6 +249,10 @@ async fn place_claimed(
         press_files::withdraw(store, &order.number).await?;
         store.delete(ORDERS, &order.number).await?;
         return Err(error);
+    }
+    // Placed. Should this write fail, the order's press-file job indexes it.
+    if let Err(error) = index(store, &order).await {
+        tracing::warn!(order = %order.number, %error, "the order is not in the index yet");
     }
     state.wake.press_files.notify_one();
     state.wake.webhooks.notify_one();

@@ -182,6 +182,8 @@ impl PressFileJobs {
         let order = record::load(store, number)
             .await?
             .ok_or_else(|| StoreError::corrupt(format!("order {number} vanished")))?;
+        // The order is placed: in the index, should the checkout's own write have been lost.
+        record::index(store, &order).await?;
         let recorded = store::load::<OrderPressFiles>(store, PRESS_FILES, number)
             .await?
             .map(|(record, _)| record)

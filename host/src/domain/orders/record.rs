@@ -8,10 +8,18 @@ use serde_json::value::RawValue;
 
 use crate::domain::customers;
 use crate::infra::queue::Outcome;
-use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
+use crate::infra::store::{self, Kind, Records, Schedule, Store, StoreError, unix_millis};
 
 /// Record kind: placed orders, by order number.
 pub const ORDERS: Kind = Kind::new("order");
+
+/// Index: the numbers of placed orders in the order they were placed (each at its
+/// `placed_at`), so that the console and the CLI find orders without listing every record of
+/// the store (on Redis, a scan of the whole key space).
+pub const PLACED: Kind = Kind::new("orders-placed");
+
+/// Record kind: `built` once the index holds the orders placed before it existed.
+pub const PLACED_INDEX: Kind = Kind::new("orders-placed-index");
 
 /// Where an order goes. Every field is bounded; `line2` may be empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,17 +254,59 @@ pub async fn load(store: &dyn Records, number: &str) -> Result<Option<Order>, St
     Ok(store::load(store, ORDERS, number).await?.map(|(o, _)| o))
 }
 
-/// Every placed order, oldest first (operator CLI). An order record no customer lists (a
-/// checkout that crashed before its commit) was never placed and is left out.
-pub async fn list(store: &dyn Records) -> Result<Vec<Order>, StoreError> {
-    let mut orders = Vec::new();
+/// Puts order `order` in the index of placed orders, once it is placed (committed). Doing it
+/// again does nothing, so the press-file job of every order does it too: it mends an index
+/// write lost to a crash just after the commit.
+pub async fn index(store: &dyn Schedule, order: &Order) -> Result<(), StoreError> {
+    let at = i64::try_from(order.placed_at).unwrap_or(i64::MAX);
+    store.schedule(PLACED, &order.number, at).await
+}
+
+/// Indexes the orders placed before the index existed: once per store, by the first reader.
+/// Readers that meet in that first moment each do it; indexing an order twice is harmless.
+async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
+    if store.get(PLACED_INDEX, "built").await?.is_some() {
+        return Ok(());
+    }
     for number in store.list(ORDERS).await? {
+        // An order record no customer lists (a checkout that crashed before its commit) was
+        // never placed and is left out.
         if let Some(order) = load(store, &number).await?
             && is_committed(store, &order).await?
         {
-            orders.push(order);
+            index(store, &order).await?;
         }
     }
-    orders.sort_by_key(|o| o.placed_at);
+    store.insert(PLACED_INDEX, "built", b"{}").await?;
+    Ok(())
+}
+
+/// How many orders are placed.
+pub async fn count(store: &dyn Store) -> Result<u64, StoreError> {
+    index_earlier_orders(store).await?;
+    Ok(store.backlog(PLACED).await?.0)
+}
+
+/// Up to `limit` placed orders, the newest first, after skipping the `skip` newest.
+pub async fn newest(
+    store: &dyn Store,
+    skip: usize,
+    limit: usize,
+) -> Result<Vec<Order>, StoreError> {
+    index_earlier_orders(store).await?;
+    let mut orders = Vec::new();
+    for number in store.latest(PLACED, skip, limit).await? {
+        match load(store, &number).await? {
+            Some(order) => orders.push(order),
+            None => tracing::warn!(order = %number, "an indexed order has no record"),
+        }
+    }
+    Ok(orders)
+}
+
+/// Every placed order, oldest first (the operator CLI, the console's filtered lists).
+pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
+    let mut orders = newest(store, 0, usize::MAX).await?;
+    orders.reverse();
     Ok(orders)
 }

@@ -8,7 +8,7 @@
 //! press files queued before it is committed to the customer's record, as at checkout.
 
 use crate::domain::customers;
-use crate::domain::orders::record::{ORDERS, Order, OrderStatus, StatusChange};
+use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
 use crate::domain::orders::{Payment, PaymentState, now, order_number, press_files};
 use crate::domain::services::Services;
 use crate::infra::store::{Kind, StoreError};
@@ -112,6 +112,10 @@ pub async fn reprint(
         store.delete(ORDERS, &order.number).await?;
         store.delete(REPRINT_KEYS, key).await?;
         return Err(error.into());
+    }
+    // Placed. Should this write fail, the order's press-file job indexes it.
+    if let Err(error) = record::index(store, &order).await {
+        tracing::warn!(order = %order.number, %error, "the order is not in the index yet");
     }
     services.wake.press_files.notify_one();
     tracing::info!(order = %order.number, of = %number, by, "order reprinted");

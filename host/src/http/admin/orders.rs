@@ -143,6 +143,13 @@ impl Filter {
         })
     }
 
+    /// Whether every order matches.
+    fn is_empty(&self) -> bool {
+        [&self.state, &self.from, &self.to, &self.key, &self.search]
+            .iter()
+            .all(|value| value.is_empty())
+    }
+
     fn matches(&self, order: &Order) -> bool {
         (self.state.is_empty() || order.status.code() == self.state)
             && (self.window.0..self.window.1).contains(&order.placed_at)
@@ -202,20 +209,29 @@ pub async fn list(
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    let mut matching: Vec<Order> = orders::list(state.store.as_ref())
-        .await?
-        .into_iter()
-        .filter(|order| filter.matches(order))
-        .collect();
-    matching.reverse();
-    let pages = matching.len().div_ceil(PAGE_SIZE).max(1);
-    let shown = matching
-        .iter()
-        .skip((filter.page - 1) * PAGE_SIZE)
-        .take(PAGE_SIZE);
+    let store = state.store.as_ref();
+    let skip = (filter.page - 1) * PAGE_SIZE;
+    // Unfiltered, a page is read from the index of placed orders; a filter reads every order.
+    let (count, shown) = if filter.is_empty() {
+        let count = usize::try_from(orders::count(store).await?).unwrap_or(usize::MAX);
+        (count, orders::newest(store, skip, PAGE_SIZE).await?)
+    } else {
+        let mut matching: Vec<Order> = orders::list(store)
+            .await?
+            .into_iter()
+            .filter(|order| filter.matches(order))
+            .collect();
+        matching.reverse();
+        let count = matching.len();
+        (
+            count,
+            matching.into_iter().skip(skip).take(PAGE_SIZE).collect(),
+        )
+    };
+    let pages = count.div_ceil(PAGE_SIZE).max(1);
     let content = html! {
         (filter.form())
-        p.lead #order-count { (matching.len()) @if matching.len() == 1 { " order" } @else { " orders" } " · page " (filter.page.min(pages)) " of " (pages) }
+        p.lead #order-count { (count) @if count == 1 { " order" } @else { " orders" } " · page " (filter.page.min(pages)) " of " (pages) }
         table.orders {
             caption.visually-hidden { "Orders" }
             thead { tr {
@@ -224,7 +240,7 @@ pub async fn list(
                 th scope="col" { "Partner key" }
             } }
             tbody {
-                @for order in shown {
+                @for order in &shown {
                     tr {
                         td.number { a href=(format!("/admin/orders/{}", order.number)) { (order.number) } }
                         td.nowrap { (when(order.placed_at)) }

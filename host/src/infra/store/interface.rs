@@ -173,7 +173,8 @@ pub trait ExpiringValues: Send + Sync {
     async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
 }
 
-/// Work schedules of background workers (webhook deliveries, the image sweep).
+/// Ids kept in order of a time: the work schedules of background workers (webhook
+/// deliveries, the image sweep) and indexes (placed orders by when they were placed).
 #[async_trait]
 pub trait Schedule: Send + Sync {
     /// Puts `id` on the work schedule of `kind`, due at `at` (milliseconds since 1970),
@@ -190,6 +191,16 @@ pub trait Schedule: Send + Sync {
     /// How many ids are on the schedule of `kind`, and the earliest time one is due (for the
     /// queue metrics).
     async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError>;
+
+    /// Up to `limit` ids of `kind`, the latest time first (ids of one time in reverse order),
+    /// after skipping `skip` of them: a page of an index, read at a cost that grows with the
+    /// page and what it skips, not with the whole store.
+    async fn latest(
+        &self,
+        kind: Kind,
+        skip: usize,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
 }
 
 /// A whole store: every capability, and what a serving process needs of it.

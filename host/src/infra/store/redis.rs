@@ -459,6 +459,27 @@ impl Schedule for RedisStore {
             .map_err(error)
     }
 
+    async fn latest(
+        &self,
+        kind: Kind,
+        skip: usize,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        // Ranks count from 0 and the last is inclusive; ranks past the end read nothing.
+        let rank = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        let mut conn = self.connection.clone();
+        redis::cmd("ZREVRANGE")
+            .arg(self.schedule_key(kind))
+            .arg(rank(skip))
+            .arg(rank(skip.saturating_add(limit - 1)))
+            .query_async(&mut conn)
+            .await
+            .map_err(error)
+    }
+
     async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError> {
         let mut conn = self.connection.clone();
         let key = self.schedule_key(kind);

@@ -484,6 +484,26 @@ impl Schedule for SqliteStore {
             .await
     }
 
+    async fn latest(
+        &self,
+        kind: Kind,
+        skip: usize,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let skip = i64::try_from(skip).unwrap_or(i64::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.records
+            .read(move |conn| {
+                conn.prepare_cached(
+                    "SELECT id FROM schedule WHERE kind = ?1 ORDER BY at DESC, id DESC
+                     LIMIT ?2 OFFSET ?3",
+                )?
+                .query_map(params![kind.as_str(), limit, skip], |row| row.get(0))?
+                .collect()
+            })
+            .await
+    }
+
     async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError> {
         self.records
             .read(move |conn| {
