@@ -7,7 +7,9 @@ use std::process::Command;
 
 use serde_json::json;
 
-use presspack::domain::orders::press_files::{PRESS_FILES, PRESS_JOBS_DONE, PressFileLinks};
+use presspack::domain::orders::press_files::{
+    PRESS_FILES, PRESS_JOBS, PRESS_JOBS_DONE, PressFileLinks,
+};
 use presspack::infra::secrets::SecretKey;
 
 use crate::customers::new_pack;
@@ -477,6 +479,13 @@ async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
     // As an order placed before press files were made: no job, no files.
     let store = app.store.as_ref();
     let forget_press_files = || async {
+        // The job is recorded as done just after its files (and so the webhook) are out.
+        for _ in 0..600 {
+            if store.get(PRESS_JOBS, &number).await.unwrap().is_none() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
         assert!(store.delete(PRESS_JOBS_DONE, &number).await.unwrap());
         assert!(store.delete(PRESS_FILES, &number).await.unwrap());
     };
