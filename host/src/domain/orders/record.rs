@@ -180,47 +180,30 @@ pub struct StatusChange {
     pub by: String,
 }
 
-/// How long a change may take between queueing its webhooks and being written.
+/// How long a checkout or a change may take between queueing its jobs and being written.
 const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// What a job telling order `number` (or, with `change`, that change of it), queued at
 /// `queued_at`, must do first: `None` once what it tells is written (see
-/// [`hold_until_placed`] and [`change_is_written`]).
+/// [`hold_until_placed`]).
 pub async fn hold_until_written(
     store: &dyn Records,
     number: &str,
     change: Option<&str>,
     queued_at: i64,
 ) -> Option<Outcome> {
-    match change {
-        Some(change) => change_is_written(store, number, change, queued_at).await,
-        None => hold_until_placed(store, number, queued_at).await,
-    }
+    let Some(change) = change else {
+        return hold_until_placed(store, number, queued_at).await;
+    };
+    let written = load(store, number)
+        .await
+        .map(|order| order.is_some_and(|order| order.history.iter().any(|c| c.id == change)));
+    hold(
+        written,
+        queued_at,
+        "the order's change was never written (another change got in first)",
+    )
 }
-
-/// What a job for change `id` of order `number`, queued at `queued_at` (milliseconds), must
-/// do first: `None` once the change is in the order; else wait while it may still be written,
-/// and give up once it cannot.
-async fn change_is_written(
-    store: &dyn Records,
-    number: &str,
-    id: &str,
-    queued_at: i64,
-) -> Option<Outcome> {
-    match load(store, number).await {
-        Ok(Some(order)) if order.history.iter().any(|c| c.id == id) => None,
-        Err(error) => Some(Outcome::retry(error.to_string())),
-        Ok(_) if unix_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
-            Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
-        }
-        Ok(_) => Some(Outcome::give_up(
-            "the order's change was never written (another change got in first)",
-        )),
-    }
-}
-
-/// How long a checkout may take between queueing its order's jobs and committing the order.
-const COMMIT_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// What a job for order `number`, queued at `queued_at` (milliseconds since 1970), must do
 /// before its work: `None` once the order is placed; else wait while its checkout may still
@@ -235,15 +218,24 @@ pub async fn hold_until_placed(
         Ok(None) => Ok(false),
         Err(error) => Err(error),
     };
-    match placed {
+    hold(
+        placed,
+        queued_at,
+        "the order was never placed (its checkout did not complete)",
+    )
+}
+
+/// What a job queued at `queued_at` answers while what it tells may not be written yet: `None`
+/// once it is (`written`); else try again in a second while the write may still come, and
+/// give up (`never`) once it cannot.
+fn hold(written: Result<bool, StoreError>, queued_at: i64, never: &str) -> Option<Outcome> {
+    match written {
         Ok(true) => None,
         Err(error) => Some(Outcome::retry(error.to_string())),
-        Ok(false) if unix_millis() - queued_at < COMMIT_GRACE.as_millis() as i64 => {
+        Ok(false) if unix_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
             Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
         }
-        Ok(false) => Some(Outcome::give_up(
-            "the order was never placed (its checkout did not complete)",
-        )),
+        Ok(false) => Some(Outcome::give_up(never)),
     }
 }
 
