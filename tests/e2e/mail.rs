@@ -12,6 +12,7 @@ use base64::Engine;
 use presspack::config::Config;
 use serde_json::Value;
 
+use crate::console::{OPERATOR_PASSWORD, add_operator, sign_in};
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -25,6 +26,7 @@ every_store!(
     sign_up_mails_a_link_that_confirms_the_address_once,
     a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknown_addresses,
     the_shop_name_brands_pages_console_and_mail,
+    the_console_counts_mail_sent_and_lists_what_waits_or_was_given_up,
 );
 
 /// aiosmtpd on loopback, storing what it receives in a maildir; stopped when dropped.
@@ -639,4 +641,74 @@ async fn the_shop_name_brands_pages_console_and_mail(kind: StoreKind) {
     });
     let refused = bad.expect_err("a name on two lines is refused").to_string();
     assert!(refused.contains("PRESSPACK_SHOP_NAME"), "{refused}");
+}
+
+/// Every queued message as the CLI lists it, once none is waiting (within a minute).
+async fn all_mail_finished(app: &TestApp, count: usize) -> Vec<Value> {
+    for _ in 0..600 {
+        let listed = app.cli(&["mail", "list", "--json"]);
+        assert!(listed.status.success());
+        let all: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+        if all.len() == count && all.iter().all(|m| m["state"] != "pending") {
+            return all;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{count} messages were not all finished within a minute");
+}
+
+async fn the_console_counts_mail_sent_and_lists_what_waits_or_was_given_up(kind: StoreKind) {
+    use presspack::domain::mail::{MAILS_DONE, MAILS_GAVE_UP};
+    use presspack::infra::queue::INDEXED;
+    // No server at first, and one retry: the first customer's messages are given up.
+    let port = free_port();
+    let app = spawn_app_with(kind, |config| {
+        mail_to(config, port, 100);
+        config.mail.retry_delays = vec![Duration::from_millis(100)];
+    })
+    .await;
+    add_operator(&app, "ann.ops");
+    let operator = Shopper::new(&app);
+    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    let first = order_one_pack(&app, &Shopper::new(&app), &unique_email()).await;
+    all_mail_finished(&app, 2).await;
+    // Then the server is up: the second customer's address link and confirmation go out.
+    let smtp = SmtpServer::start_on(port);
+    let second = order_one_pack(&app, &Shopper::new(&app), &unique_email()).await;
+    smtp.order_mail(1).await;
+    let all = all_mail_finished(&app, 4).await;
+    let states: Vec<&str> = all.iter().map(|m| m["state"].as_str().unwrap()).collect();
+    assert_eq!(
+        states.iter().filter(|s| **s == "gave_up").count(),
+        2,
+        "{all:?}"
+    );
+
+    let shown = |page: &crate::shop::Page| {
+        assert!(
+            page.body.contains("2 sent · 2 waiting or given up"),
+            "{}",
+            page.body
+        );
+        assert_eq!(page.body.matches("class=\"mail-job\"").count(), 2);
+        assert_eq!(page.body.matches(">given up<").count(), 2);
+        assert!(page.body.contains(&first));
+        assert!(!page.body.contains(&second));
+    };
+    shown(&operator.get("/admin/mail").await);
+
+    // A store from before the indexes of finished messages: the same page, from the records.
+    for mail in &all {
+        let id = mail["id"].as_str().unwrap();
+        app.store.unschedule(MAILS_DONE, id).await.unwrap();
+        app.store.unschedule(MAILS_GAVE_UP, id).await.unwrap();
+    }
+    assert!(
+        app.store
+            .delete(INDEXED, MAILS_DONE.as_str())
+            .await
+            .unwrap()
+    );
+    shown(&operator.get("/admin/mail").await);
+    assert_eq!(all_mail_finished(&app, 4).await.len(), 4);
 }

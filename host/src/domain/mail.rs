@@ -29,6 +29,8 @@ use crate::infra::store::{Kind, Store, StoreError};
 /// Record kinds: messages waiting to be sent, and sent or given up.
 pub const MAILS_PENDING: Kind = Kind::new("mail");
 pub const MAILS_DONE: Kind = Kind::new("mail-done");
+/// Index: the jobs given up, by when.
+pub const MAILS_GAVE_UP: Kind = Kind::new("mail-gave-up");
 
 /// What a message tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +156,7 @@ impl Queue for Mails {
     type Payload = MailMessage;
     const PENDING: Kind = MAILS_PENDING;
     const DONE: Kind = MAILS_DONE;
+    const GAVE_UP: Kind = MAILS_GAVE_UP;
     /// Making the proofs and a slow server take a while.
     const LEASE: Duration = Duration::from_secs(5 * 60);
     const CONCURRENCY: usize = 2;

@@ -41,6 +41,8 @@ use crate::infra::store::{Kind, Store, StoreError, unix_millis};
 pub const WEBHOOKS_PENDING: Kind = Kind::new("webhook");
 /// Record kind: webhook messages delivered, or given up on after the last retry.
 pub const WEBHOOKS_DONE: Kind = Kind::new("webhook-done");
+/// Index: the jobs given up, by when.
+pub const WEBHOOKS_GAVE_UP: Kind = Kind::new("webhook-gave-up");
 
 pub const EVENT_TYPE: &str = "order.confirmed";
 
@@ -253,6 +255,7 @@ impl Queue for Webhooks {
     type Payload = WebhookMessage;
     const PENDING: Kind = WEBHOOKS_PENDING;
     const DONE: Kind = WEBHOOKS_DONE;
+    const GAVE_UP: Kind = WEBHOOKS_GAVE_UP;
     const LEASE: Duration = Duration::from_secs(60);
     /// Several at once, so that one slow receiver does not hold up the others.
     const CONCURRENCY: usize = 8;

@@ -95,8 +95,10 @@ pub trait Queue: Send + Sync + 'static {
     type Payload: Serialize + DeserializeOwned + Clone + Send + Sync;
     /// Jobs waiting (and their schedule).
     const PENDING: Kind;
-    /// Jobs finished or given up.
+    /// Jobs finished or given up (records), and an index of them by when they finished.
     const DONE: Kind;
+    /// An index of the jobs given up, by when.
+    const GAVE_UP: Kind;
     /// How long a claim keeps other processes off a job; an attempt is cut off at half of it.
     const LEASE: Duration;
     const CONCURRENCY: usize;
@@ -159,12 +161,42 @@ pub async fn find<Q: Queue>(
     Ok(None)
 }
 
+/// Record kind: one record per queue (by its `DONE` kind), written once the indexes of
+/// finished jobs hold the jobs that finished before the indexes existed.
+pub const INDEXED: Kind = Kind::new("queue-indexed");
+
 /// Every job, pending first, for the operator. A job caught moving from pending to done is
 /// shown once, done.
 pub async fn list<Q: Queue>(store: &dyn Store) -> Result<Vec<Job<Q::Payload>>, StoreError> {
+    index_earlier_finished::<Q>(store).await?;
+    let pending = store.latest(Q::PENDING, 0, usize::MAX).await?;
+    let finished = store.latest(Q::DONE, 0, usize::MAX).await?;
+    load_jobs::<Q>(store, pending, finished).await
+}
+
+/// What the operator's page of a queue shows: how many jobs are done, and every job waiting
+/// or given up (pending first), read through the indexes: a count and what is outstanding,
+/// not every job there ever was.
+pub async fn outstanding<Q: Queue>(
+    store: &dyn Store,
+) -> Result<(u64, Vec<Job<Q::Payload>>), StoreError> {
+    index_earlier_finished::<Q>(store).await?;
+    let (finished, _) = store.backlog(Q::DONE).await?;
+    let gave_up = store.latest(Q::GAVE_UP, 0, usize::MAX).await?;
+    let done = finished.saturating_sub(gave_up.len() as u64);
+    let pending = store.latest(Q::PENDING, 0, usize::MAX).await?;
+    Ok((done, load_jobs::<Q>(store, pending, gave_up).await?))
+}
+
+/// The jobs `pending` and `finished`, pending first and then by when they were queued.
+async fn load_jobs<Q: Queue>(
+    store: &dyn Store,
+    pending: Vec<String>,
+    finished: Vec<String>,
+) -> Result<Vec<Job<Q::Payload>>, StoreError> {
     let mut all: Vec<Job<Q::Payload>> = Vec::new();
-    for kind in [Q::PENDING, Q::DONE] {
-        for id in store.list(kind).await? {
+    for (kind, ids) in [(Q::PENDING, pending), (Q::DONE, finished)] {
+        for id in ids {
             if let Some((job, _)) = store::load::<Job<Q::Payload>>(store, kind, &id).await? {
                 all.retain(|j| j.id != job.id);
                 all.push(job);
@@ -173,6 +205,36 @@ pub async fn list<Q: Queue>(store: &dyn Store) -> Result<Vec<Job<Q::Payload>>, S
     }
     all.sort_by_key(|j| (j.state != JobState::Pending, j.created_at));
     Ok(all)
+}
+
+/// Puts a finished job in the index of finished jobs, and in (or out of) the index of those
+/// given up. Doing it again does nothing.
+async fn index_finished<Q: Queue>(
+    store: &dyn Store,
+    job: &Job<Q::Payload>,
+) -> Result<(), StoreError> {
+    let at = job.finished_at.unwrap_or_default();
+    store.schedule(Q::DONE, &job.id, at).await?;
+    match job.state {
+        JobState::GaveUp => store.schedule(Q::GAVE_UP, &job.id, at).await,
+        _ => store.unschedule(Q::GAVE_UP, &job.id).await,
+    }
+}
+
+/// Indexes the jobs that finished before the indexes existed: once per store and queue, by
+/// the first reader (readers meeting in that moment each do it; it does nothing twice).
+async fn index_earlier_finished<Q: Queue>(store: &dyn Store) -> Result<(), StoreError> {
+    let queue = Q::DONE.as_str();
+    if store.get(INDEXED, queue).await?.is_some() {
+        return Ok(());
+    }
+    for id in store.list(Q::DONE).await? {
+        if let Some((job, _)) = store::load::<Job<Q::Payload>>(store, Q::DONE, &id).await? {
+            index_finished::<Q>(store, &job).await?;
+        }
+    }
+    store.insert(INDEXED, queue, b"{}").await?;
+    Ok(())
 }
 
 /// How many due jobs the worker takes at a time.
@@ -322,6 +384,9 @@ async fn run_if_due<Q: Queue>(store: &dyn Store, queue: &Q, id: &str) -> Result<
         store.delete(Q::DONE, id).await?;
         store.insert(Q::DONE, id, &value).await?;
     }
+    // Indexed before the pending record goes: a crash in between runs the job again, which
+    // indexes it then.
+    index_finished::<Q>(store, &job).await?;
     store.delete(Q::PENDING, id).await?;
     store.unschedule(Q::PENDING, id).await?;
     tracing::info!(queue = Q::PENDING.as_str(), job = %id, state = ?job.state, attempts = job.attempts, "job finished");

@@ -33,6 +33,8 @@ pub const PRESS_FILES: Kind = Kind::new("press-files");
 /// Record kinds: the jobs making them, waiting and finished.
 pub const PRESS_JOBS: Kind = Kind::new("press-job");
 pub const PRESS_JOBS_DONE: Kind = Kind::new("press-job-done");
+/// Index: the jobs given up, by when.
+pub const PRESS_JOBS_GAVE_UP: Kind = Kind::new("press-job-gave-up");
 
 /// A pack's press file in the order's record.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -152,6 +154,7 @@ impl Queue for PressFileJobs {
     type Payload = PressJob;
     const PENDING: Kind = PRESS_JOBS;
     const DONE: Kind = PRESS_JOBS_DONE;
+    const GAVE_UP: Kind = PRESS_JOBS_GAVE_UP;
     /// A pack of large photos takes seconds; a busy engine queues it.
     const LEASE: Duration = Duration::from_secs(10 * 60);
     /// One at a time per process: each is CPU work for the engine, which also renders.

@@ -593,12 +593,7 @@ pub async fn mail(
     staff: Staff,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let all = queue::list::<Mails>(state.store.as_ref()).await?;
-    let sent = all.iter().filter(|j| j.state == JobState::Done).count();
-    let unsent: Vec<_> = all
-        .into_iter()
-        .filter(|j| j.state != JobState::Done)
-        .collect();
+    let (sent, unsent) = queue::outstanding::<Mails>(state.store.as_ref()).await?;
     let content = html! {
         @if !state.mailer.is_configured() {
             p.notice { "This shop sends no e-mail: no SMTP server is configured (smtp_host)." }
