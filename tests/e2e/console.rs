@@ -5,7 +5,8 @@
 //! journey in Chromium is `browser::console`.
 
 use presspack::domain::operators;
-use presspack::domain::orders::record::{ORDERS, PLACED, PLACED_INDEX};
+use presspack::domain::orders::record::{ORDERS, PLACED};
+use presspack::infra::store::INDEXES_BUILT;
 use serde_json::Value;
 
 use crate::customers::new_pack;
@@ -32,6 +33,14 @@ pub fn add_operator(app: &TestApp, name: &str) {
         "{}",
         String::from_utf8_lossy(&added.stderr)
     );
+}
+
+/// The browser of operator `ann.ops`, added with the CLI and signed in (no authenticator).
+pub async fn signed_in_operator(app: &TestApp) -> Shopper {
+    add_operator(app, "ann.ops");
+    let operator = Shopper::new(app);
+    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    operator
 }
 
 /// Sends the console's sign-in form as `operator`'s browser would.
@@ -209,9 +218,7 @@ async fn bytes(shopper: &Shopper, app: &TestApp, path: &str) -> (u16, Vec<u8>) {
 
 async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    add_operator(&app, "ann.ops");
-    let operator = Shopper::new(&app);
-    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    let operator = signed_in_operator(&app).await;
     let (buyer, email, first) = customer_with_order(&app).await;
     let (_, _, second) = customer_with_order(&app).await;
     let partner = app.key.consumer_key.clone();
@@ -395,9 +402,7 @@ fn listed_numbers(page: &Page) -> Vec<String> {
 
 async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind: StoreKind) {
     let app = spawn_app(kind).await;
-    add_operator(&app, "ann.ops");
-    let operator = Shopper::new(&app);
-    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    let operator = signed_in_operator(&app).await;
     // One more than a page (25), most placed within the same second.
     let (buyer, _, first) = customer_with_order(&app).await;
     let mut placed = vec![first.clone()];
@@ -410,7 +415,12 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
     for number in &placed {
         app.store.unschedule(PLACED, number).await.unwrap();
     }
-    assert!(app.store.delete(PLACED_INDEX, "built").await.unwrap());
+    assert!(
+        app.store
+            .delete(INDEXES_BUILT, PLACED.as_str())
+            .await
+            .unwrap()
+    );
     let abandoned = "PP-ABANDONED0000";
     let stored = app.store.get(ORDERS, &first).await.unwrap().unwrap();
     let mut record: Value = serde_json::from_slice(&stored.value).unwrap();

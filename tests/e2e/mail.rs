@@ -12,7 +12,7 @@ use base64::Engine;
 use presspack::config::Config;
 use serde_json::Value;
 
-use crate::console::{OPERATOR_PASSWORD, add_operator, sign_in};
+use crate::console::signed_in_operator;
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -659,7 +659,7 @@ async fn all_mail_finished(app: &TestApp, count: usize) -> Vec<Value> {
 
 async fn the_console_counts_mail_sent_and_lists_what_waits_or_was_given_up(kind: StoreKind) {
     use presspack::domain::mail::{MAILS_DONE, MAILS_GAVE_UP};
-    use presspack::infra::queue::INDEXED;
+    use presspack::infra::store::INDEXES_BUILT;
     // No server at first, and one retry: the first customer's messages are given up.
     let port = free_port();
     let app = spawn_app_with(kind, |config| {
@@ -667,9 +667,7 @@ async fn the_console_counts_mail_sent_and_lists_what_waits_or_was_given_up(kind:
         config.mail.retry_delays = vec![Duration::from_millis(100)];
     })
     .await;
-    add_operator(&app, "ann.ops");
-    let operator = Shopper::new(&app);
-    sign_in(&operator, "ann.ops", OPERATOR_PASSWORD, "").await;
+    let operator = signed_in_operator(&app).await;
     let first = order_one_pack(&app, &Shopper::new(&app), &unique_email()).await;
     all_mail_finished(&app, 2).await;
     // Then the server is up: the second customer's address link and confirmation go out.
@@ -705,7 +703,7 @@ async fn the_console_counts_mail_sent_and_lists_what_waits_or_was_given_up(kind:
     }
     assert!(
         app.store
-            .delete(INDEXED, MAILS_DONE.as_str())
+            .delete(INDEXES_BUILT, MAILS_DONE.as_str())
             .await
             .unwrap()
     );

@@ -161,10 +161,6 @@ pub async fn find<Q: Queue>(
     Ok(None)
 }
 
-/// Record kind: one record per queue (by its `DONE` kind), written once the indexes of
-/// finished jobs hold the jobs that finished before the indexes existed.
-pub const INDEXED: Kind = Kind::new("queue-indexed");
-
 /// Every job, pending first, for the operator. A job caught moving from pending to done is
 /// shown once, done.
 pub async fn list<Q: Queue>(store: &dyn Store) -> Result<Vec<Job<Q::Payload>>, StoreError> {
@@ -221,20 +217,17 @@ async fn index_finished<Q: Queue>(
     }
 }
 
-/// Indexes the jobs that finished before the indexes existed: once per store and queue, by
-/// the first reader (readers meeting in that moment each do it; it does nothing twice).
+/// Indexes the jobs that finished before the indexes existed (once per store and queue).
 async fn index_earlier_finished<Q: Queue>(store: &dyn Store) -> Result<(), StoreError> {
-    let queue = Q::DONE.as_str();
-    if store.get(INDEXED, queue).await?.is_some() {
-        return Ok(());
-    }
-    for id in store.list(Q::DONE).await? {
-        if let Some((job, _)) = store::load::<Job<Q::Payload>>(store, Q::DONE, &id).await? {
-            index_finished::<Q>(store, &job).await?;
-        }
-    }
-    store.insert(INDEXED, queue, b"{}").await?;
-    Ok(())
+    store::index_once(store, Q::DONE, Q::DONE, |id| {
+        Box::pin(async move {
+            match store::load::<Job<Q::Payload>>(store, Q::DONE, &id).await? {
+                Some((job, _)) => index_finished::<Q>(store, &job).await,
+                None => Ok(()),
+            }
+        })
+    })
+    .await
 }
 
 /// How many due jobs the worker takes at a time.

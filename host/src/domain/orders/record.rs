@@ -18,9 +18,6 @@ pub const ORDERS: Kind = Kind::new("order");
 /// the store (on Redis, a scan of the whole key space).
 pub const PLACED: Kind = Kind::new("orders-placed");
 
-/// Record kind: `built` once the index holds the orders placed before it existed.
-pub const PLACED_INDEX: Kind = Kind::new("orders-placed-index");
-
 /// Where an order goes. Every field is bounded; `line2` may be empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -254,23 +251,21 @@ pub async fn index(store: &dyn Schedule, order: &Order) -> Result<(), StoreError
     store.schedule(PLACED, &order.number, at).await
 }
 
-/// Indexes the orders placed before the index existed: once per store, by the first reader.
-/// Readers that meet in that first moment each do it; indexing an order twice is harmless.
+/// Indexes the orders placed before the index existed (once per store).
 async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
-    if store.get(PLACED_INDEX, "built").await?.is_some() {
-        return Ok(());
-    }
-    for number in store.list(ORDERS).await? {
-        // An order record no customer lists (a checkout that crashed before its commit) was
-        // never placed and is left out.
-        if let Some(order) = load(store, &number).await?
-            && is_committed(store, &order).await?
-        {
-            index(store, &order).await?;
-        }
-    }
-    store.insert(PLACED_INDEX, "built", b"{}").await?;
-    Ok(())
+    store::index_once(store, PLACED, ORDERS, |number| {
+        Box::pin(async move {
+            // An order record no customer lists (a checkout that crashed before its commit)
+            // was never placed and is left out.
+            if let Some(order) = load(store, &number).await?
+                && is_committed(store, &order).await?
+            {
+                index(store, &order).await?;
+            }
+            Ok(())
+        })
+    })
+    .await
 }
 
 /// How many orders are placed.

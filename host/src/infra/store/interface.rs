@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -284,6 +285,29 @@ where
         kind.as_str()
     ))
     .into())
+}
+
+/// Record kind: one record per index (by the index's kind), written once the index holds the
+/// records from before it existed.
+pub const INDEXES_BUILT: Kind = Kind::new("index-built");
+
+/// Fills the index `index` with the records of `kind` from before it existed, once per store:
+/// `add` puts one (by its id) in it. The first reader of a new index does it; readers that
+/// meet in that moment each do it, so `add` must do nothing the second time.
+pub async fn index_once<'a>(
+    store: &'a dyn Store,
+    index: Kind,
+    kind: Kind,
+    add: impl Fn(String) -> BoxFuture<'a, Result<(), StoreError>>,
+) -> Result<(), StoreError> {
+    if store.get(INDEXES_BUILT, index.as_str()).await?.is_some() {
+        return Ok(());
+    }
+    for id in store.list(kind).await? {
+        add(id).await?;
+    }
+    store.insert(INDEXES_BUILT, index.as_str(), b"{}").await?;
+    Ok(())
 }
 
 /// 128 random bits as 32 lower-case hex digits, from the thread's CSPRNG.

@@ -20,8 +20,8 @@ pub use blobs::{BlobCacheStats, BlobStore, Delivery, DirectoryBlobs, SharedBlobs
 pub use cache::CachedBlobs;
 pub(crate) use interface::unix_millis;
 pub use interface::{
-    Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, SharedStore, Store,
-    StoreError, StoreErrorKind, Versioned, decode, load, modify, random_id,
+    Claim, Claims, Counters, ExpiringValues, INDEXES_BUILT, Kind, Records, Schedule, SharedStore,
+    Store, StoreError, StoreErrorKind, Versioned, decode, index_once, load, modify, random_id,
 };
 pub use migrate::{MigrateError, Migrated, migrate};
 pub use redis::RedisStore;
