@@ -77,6 +77,17 @@ enum OperatorCommand {
     /// The blob stores (image files, renditions, press files).
     #[command(subcommand)]
     Blobs(BlobCommand),
+    /// The store's indexes (placed orders; finished webhooks, press-file jobs and e-mail).
+    #[command(subcommand)]
+    Indexes(IndexCommand),
+}
+
+#[derive(Subcommand)]
+enum IndexCommand {
+    /// Fill every index again from the records. Run it once all the hosts of a rolling
+    /// upgrade run a version with the indexes (what older hosts did meanwhile is not in
+    /// them), and whenever the console seems to miss an order or a message.
+    Rebuild,
 }
 
 #[derive(Subcommand)]
@@ -339,6 +350,20 @@ pub async fn run(cli: Cli) -> ExitCode {
             OperatorCommand::Orders(command) => order_command(&config, store, command).await,
             OperatorCommand::Webhooks(WebhookCommand::List { json }) => {
                 list_jobs::<Webhooks>(store, json, |message| message.url.clone()).await
+            }
+            OperatorCommand::Indexes(IndexCommand::Rebuild) => {
+                let store = store.as_ref();
+                let rebuilt = async {
+                    orders::rebuild_index(store).await?;
+                    queue::rebuild_indexes::<Webhooks>(store).await?;
+                    queue::rebuild_indexes::<press_files::PressFileJobs>(store).await?;
+                    queue::rebuild_indexes::<Mails>(store).await
+                };
+                rebuilt.await.map_err(|e| e.to_string())?;
+                println!(
+                    "rebuilt the indexes of placed orders and of finished webhooks, press-file jobs and e-mail"
+                );
+                Ok(())
             }
             OperatorCommand::Mail(MailCommand::List { json }) => {
                 list_jobs::<Mails>(store, json, |mail| {

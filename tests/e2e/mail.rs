@@ -709,4 +709,13 @@ async fn the_console_counts_mail_sent_and_lists_what_waits_or_was_given_up(kind:
     );
     shown(&operator.get("/admin/mail").await);
     assert_eq!(all_mail_finished(&app, 4).await.len(), 4);
+    // And again when the operator rebuilds the indexes.
+    for mail in &all {
+        app.store
+            .unschedule(MAILS_GAVE_UP, mail["id"].as_str().unwrap())
+            .await
+            .unwrap();
+    }
+    assert!(app.cli(&["indexes", "rebuild"]).status.success());
+    shown(&operator.get("/admin/mail").await);
 }

@@ -230,6 +230,12 @@ async fn index_earlier_finished<Q: Queue>(store: &dyn Store) -> Result<(), Store
     .await
 }
 
+/// Puts every finished job of queue `Q` in its indexes again (`presspack indexes rebuild`).
+pub async fn rebuild_indexes<Q: Queue>(store: &dyn Store) -> Result<(), StoreError> {
+    store.delete(store::INDEXES_BUILT, Q::DONE.as_str()).await?;
+    index_earlier_finished::<Q>(store).await
+}
+
 /// How many due jobs the worker takes at a time.
 const BATCH: usize = 64;
 /// How often the worker looks for due jobs when nothing wakes it.

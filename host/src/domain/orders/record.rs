@@ -268,6 +268,12 @@ async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
     .await
 }
 
+/// Puts every placed order in the index again (`presspack indexes rebuild`).
+pub async fn rebuild_index(store: &dyn Store) -> Result<(), StoreError> {
+    store.delete(store::INDEXES_BUILT, PLACED.as_str()).await?;
+    index_earlier_orders(store).await
+}
+
 /// How many orders are placed.
 pub async fn count(store: &dyn Store) -> Result<u64, StoreError> {
     index_earlier_orders(store).await?;
