@@ -30,7 +30,7 @@ use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
-    count, index, is_committed, list, load, newest, rebuild_index,
+    index, is_committed, list, load, newest, rebuild_index,
 };
 
 /// Checkout forms remembered per customer (the latest ones).

@@ -274,19 +274,15 @@ pub async fn rebuild_index(store: &dyn Store) -> Result<(), StoreError> {
     index_earlier_orders(store).await
 }
 
-/// How many orders are placed.
-pub async fn count(store: &dyn Store) -> Result<u64, StoreError> {
-    index_earlier_orders(store).await?;
-    Ok(store.backlog(PLACED).await?.0)
-}
-
-/// Up to `limit` placed orders, the newest first, after skipping the `skip` newest.
+/// How many orders are placed, and up to `limit` of them, the newest first, after skipping
+/// the `skip` newest.
 pub async fn newest(
     store: &dyn Store,
     skip: usize,
     limit: usize,
-) -> Result<Vec<Order>, StoreError> {
+) -> Result<(u64, Vec<Order>), StoreError> {
     index_earlier_orders(store).await?;
+    let (placed, _) = store.backlog(PLACED).await?;
     let mut orders = Vec::new();
     for number in store.latest(PLACED, skip, limit).await? {
         match load(store, &number).await? {
@@ -294,12 +290,12 @@ pub async fn newest(
             None => tracing::warn!(order = %number, "an indexed order has no record"),
         }
     }
-    Ok(orders)
+    Ok((placed, orders))
 }
 
 /// Every placed order, oldest first (the operator CLI, the console's filtered lists).
 pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
-    let mut orders = newest(store, 0, usize::MAX).await?;
+    let (_, mut orders) = newest(store, 0, usize::MAX).await?;
     orders.reverse();
     Ok(orders)
 }

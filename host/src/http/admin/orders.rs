@@ -213,8 +213,8 @@ pub async fn list(
     let skip = (filter.page - 1) * PAGE_SIZE;
     // Unfiltered, a page is read from the index of placed orders; a filter reads every order.
     let (count, shown) = if filter.is_empty() {
-        let count = usize::try_from(orders::count(store).await?).unwrap_or(usize::MAX);
-        (count, orders::newest(store, skip, PAGE_SIZE).await?)
+        let (placed, page) = orders::newest(store, skip, PAGE_SIZE).await?;
+        (usize::try_from(placed).unwrap_or(usize::MAX), page)
     } else {
         let mut matching: Vec<Order> = orders::list(store)
             .await?
