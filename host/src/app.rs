@@ -379,6 +379,10 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/orders/{number}/confirmation", get(orders::confirmation))
         .route("/orders/{number}/proof/{line}", get(orders::proof))
         .route(
+            "/orders/{number}/lines/{line}/sides/{side}",
+            get(orders::ordered_side_image),
+        )
+        .route(
             "/press-files/{number}/{line}",
             get(orders::press_file_download),
         )

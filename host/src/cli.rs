@@ -172,18 +172,20 @@ enum OperatorAccountCommand {
         #[arg(long)]
         totp: bool,
     },
-    /// Set an operator's password, read from standard input (one line).
+    /// Set an operator's password, read from standard input (one line); their console
+    /// sessions end at once.
     Password {
         /// The operator's name.
         name: String,
     },
     /// Give an operator a new authenticator (TOTP) secret, so signing in needs its code too;
-    /// prints the secret and its otpauth:// address for the app.
+    /// prints the secret and its otpauth:// address for the app; their console sessions end.
     Totp {
         /// The operator's name.
         name: String,
     },
-    /// Let an operator sign in without an authenticator code again.
+    /// Let an operator sign in without an authenticator code again; their console sessions
+    /// end.
     NoTotp {
         /// The operator's name.
         name: String,
@@ -511,7 +513,7 @@ async fn design_command(store: SharedStore, command: DesignCommand) -> Result<()
             )?;
             crate::domain::images::retention::pin_images(store, design.pack.get())
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| e.message)?;
             if !designs::add(store, &design)
                 .await
                 .map_err(|e| e.to_string())?

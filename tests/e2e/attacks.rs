@@ -4,6 +4,7 @@
 //! engine time, slow bodies holding upload permits, and the smaller holes after them.
 
 use presspack::domain::images::IMAGES;
+use presspack::domain::orders::record::ORDERS;
 use presspack::domain::packs::PACKS;
 use std::time::Duration;
 
@@ -16,7 +17,8 @@ use tokio::io::AsyncWriteExt;
 
 use crate::customers::{add_to_cart, local, new_pack};
 use crate::helpers::{
-    ApiResponse, MEASURE_CALL, StoreKind, TestApp, http_client, spawn_app, spawn_app_with,
+    ApiResponse, Credentials, MEASURE_CALL, StoreKind, TestApp, http_client, spawn_app,
+    spawn_app_with,
 };
 use crate::images::fixture;
 use crate::shop::{Page, Shopper};
@@ -29,13 +31,20 @@ every_store!(
     api_replies_forbid_sniffing_scripts_and_framing,
     parallel_sign_in_guesses_are_counted_before_checking,
     a_guesser_elsewhere_cannot_lock_the_owner_out,
+    a_password_reset_ends_what_earlier_device_cookies_spared,
     ten_clicks_on_place_order_place_one_order,
     a_cart_changed_since_the_checkout_page_is_shown_again,
+    checkout_pages_of_one_cart_sent_at_once_place_one_order,
+    sign_ups_are_limited_per_network,
+    a_design_saved_in_the_same_second_shows_the_checkout_again,
+    the_order_page_shows_packs_as_ordered,
     a_corrupt_record_fails_the_checkout_not_a_line,
     corrupt_records_on_drop_ins_are_not_invalid_links,
     calls_without_a_key_are_limited_per_address,
+    calls_with_a_wrong_signature_are_limited_per_address,
     unsigned_upload_bytes_are_budgeted_before_the_engine,
     unused_uploads_are_swept_and_used_ones_kept,
+    an_upload_during_a_sweep_keeps_its_image,
     image_addresses_cannot_be_derived_from_the_file,
     a_planted_csrf_cookie_is_useless,
     a_cart_drop_in_link_changes_nothing,
@@ -268,6 +277,13 @@ async fn api_replies_forbid_sniffing_scripts_and_framing(kind: StoreKind) {
 }
 
 /// The sign-in form's page for `shopper`, and a function posting a guess from it.
+/// Trusts 127.0.0.1 as a proxy: a test's `X-Forwarded-For` says which network a request is from.
+fn trusting_local_proxy(config: &mut presspack::config::Config) {
+    config.edge.trusted_proxies = presspack::http::client::TrustedProxies(vec![
+        presspack::http::client::Network::parse("127.0.0.1").unwrap(),
+    ]);
+}
+
 async fn sign_in_form(shopper: &Shopper) -> Page {
     shopper.get("/account/signin").await
 }
@@ -280,6 +296,47 @@ async fn guess(shopper: &Shopper, form: &Page, email: &str, password: &str) -> P
             &[("email", email), ("password", password)],
         )
         .await
+}
+
+/// Low to medium: the device cookie, which spares a browser the per-address limit, was a MAC
+/// of the address alone: whoever signed up with someone's address first (or once knew the
+/// password) kept a cookie that went on sparing guesses from any network after the owner
+/// took the account back with a password reset.
+async fn a_password_reset_ends_what_earlier_device_cookies_spared(kind: StoreKind) {
+    let app = spawn_app_with(kind, trusting_local_proxy).await;
+    let email = unique_email();
+    let squatter = Shopper::from_address(&app, "203.0.113.9");
+    squatter.sign_up(&email).await;
+    let device = squatter.cookie("pp_device").expect("a device cookie");
+    // The owner takes the account back with a reset link.
+    let customer = customers::find_by_email(app.store.as_ref(), &email)
+        .await
+        .unwrap()
+        .unwrap();
+    let holder = presspack::domain::account_links::LinkHolder {
+        customer_id: customer.id.clone(),
+        email: customer.email.clone(),
+        session_generation: customer.session_generation,
+    };
+    let hashing = customers::PasswordHashing::new(1);
+    customers::reset_password(
+        app.store.as_ref(),
+        &hashing,
+        &holder,
+        "the owner's password",
+    )
+    .await
+    .unwrap();
+    // Guesses from many networks, each with the old cookie, meet the per-address limit.
+    let mut statuses = Vec::new();
+    for i in 0..12 {
+        let spread = Shopper::from_address(&app, &format!("192.0.2.{}", 10 + i));
+        spread.set_cookie("pp_device", &device);
+        let form = sign_in_form(&spread).await;
+        statuses.push(guess(&spread, &form, &email, "wrong").await.status);
+    }
+    assert_eq!(statuses[..10], [401; 10]);
+    assert_eq!(statuses[10..], [429, 429], "{statuses:?}");
 }
 
 /// Medium: 60 guesses at once for one address used to get about 46 passwords checked (the
@@ -321,12 +378,7 @@ async fn parallel_sign_in_guesses_are_counted_before_checking(kind: StoreKind) {
 
 /// Medium: five wrong guesses by anyone used to lock the owner out for 15 minutes.
 async fn a_guesser_elsewhere_cannot_lock_the_owner_out(kind: StoreKind) {
-    let app = spawn_app_with(kind, |config| {
-        config.edge.trusted_proxies = presspack::http::client::TrustedProxies(vec![
-            presspack::http::client::Network::parse("127.0.0.1").unwrap(),
-        ]);
-    })
-    .await;
+    let app = spawn_app_with(kind, trusting_local_proxy).await;
     let email = unique_email();
     let owner = Shopper::from_address(&app, "198.51.100.7");
     owner.sign_up(&email).await;
@@ -483,6 +535,166 @@ async fn a_cart_changed_since_the_checkout_page_is_shown_again(kind: StoreKind) 
     // The page shown again places the order as shown.
     let page = place_order(&shopper, &page).await;
     assert!(page.path.ends_with("/confirmation"), "{}", page.body);
+}
+
+/// Low to medium: sign-ups were not counted at all, so one network could make accounts
+/// without end, each a password hash on the small pool sign-ins share and a confirmation
+/// mail (with a name of its choosing) to any address.
+async fn sign_ups_are_limited_per_network(kind: StoreKind) {
+    let app = spawn_app_with(kind, trusting_local_proxy).await;
+    for _ in 0..20 {
+        Shopper::from_address(&app, "203.0.113.5")
+            .sign_up(&unique_email())
+            .await;
+    }
+    let flooder = Shopper::from_address(&app, "203.0.113.5");
+    let form = flooder.get("/account/signup").await;
+    let email = unique_email();
+    let refused = flooder
+        .post(
+            &form,
+            "/account/signup",
+            &[
+                ("name", "Ann"),
+                ("email", &email),
+                ("password", "correct horse battery"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, 429, "{}", refused.body);
+    assert!(
+        refused.body.contains("Too many accounts"),
+        "{}",
+        refused.body
+    );
+    assert!(
+        customers::find_by_email(app.store.as_ref(), &email)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Another network is not held back.
+    Shopper::from_address(&app, "198.51.100.7")
+        .sign_up(&unique_email())
+        .await;
+}
+
+/// Medium: checkout pages of one cart from two tabs (or one come back from the browser's
+/// history, with a new form key) sent at once placed an order each: two orders, two
+/// invoices, two sets of press files for one cart.
+async fn checkout_pages_of_one_cart_sent_at_once_place_one_order(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (shopper, email, _) = shopper_with_cart(&app, 1).await;
+    let mut forms = Vec::new();
+    for _ in 0..8 {
+        forms.push(shopper.get("/checkout").await);
+    }
+    let pages =
+        futures_util::future::join_all(forms.iter().map(|form| place_order(&shopper, form))).await;
+    let customer = customers::find_by_email(app.store.as_ref(), &email)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(customer.orders.len(), 1, "{:?}", customer.orders);
+    let confirmation = format!("/orders/{}/confirmation", customer.orders[0]);
+    // The others find the cart changed (or, sent later, empty).
+    for page in pages.iter().filter(|p| p.path != confirmation) {
+        let told = match page.status {
+            409 => page.body.contains("Your cart changed"),
+            400 => page.body.contains("Your cart is empty"),
+            _ => false,
+        };
+        assert!(told, "{}: {}", page.status, page.body);
+    }
+    let listed = app.cli(&["orders", "list", "--json"]);
+    let orders: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(
+        orders.as_array().unwrap().len(),
+        1,
+        "the losers' orders are removed"
+    );
+    let webhooks = presspack::infra::queue::list::<Webhooks>(app.store.as_ref())
+        .await
+        .unwrap();
+    assert_eq!(webhooks.len(), 1, "the losers' webhooks are withdrawn");
+}
+
+/// Low: the order page's pictures drew each pack as it is now, so a design changed after
+/// ordering showed as if it had been ordered (proofs and press files use the ordered copy).
+async fn the_order_page_shows_packs_as_ordered(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (shopper, _, packs) = shopper_with_cart(&app, 1).await;
+    let confirmation = place_order(&shopper, &shopper.get("/checkout").await).await;
+    let number = confirmation.path.split('/').nth(2).unwrap().to_owned();
+    let picture = format!("/orders/{number}/lines/0/sides/0");
+    let page = shopper.get(&format!("/orders/{number}")).await;
+    assert!(
+        page.body.contains(&format!("src=\"{picture}\"")),
+        "{}",
+        page.body
+    );
+    let fetch = |who: &Shopper, path: String| {
+        let request = who.client.get(format!("{}{path}", app.address));
+        async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.bytes().await.unwrap())
+        }
+    };
+    let (status, ordered) = fetch(&shopper, picture.clone()).await;
+    assert_eq!(status, 200);
+    assert!(ordered.starts_with(b"\x89PNG"));
+    // The pack loses its sides after the order: the order page still shows what was ordered.
+    let stored = app.store.get(PACKS, &packs[0]).await.unwrap().unwrap();
+    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
+    record["pack"]["sides"] = json!([]);
+    let changed = serde_json::to_vec(&record).unwrap();
+    assert!(
+        app.store
+            .replace(PACKS, &packs[0], &changed, stored.revision)
+            .await
+            .unwrap()
+    );
+    let live = fetch(&shopper, format!("/packs/{}/sides/0?max=300", packs[0])).await;
+    assert_eq!(live.0, 404);
+    assert_eq!(fetch(&shopper, picture.clone()).await, (200, ordered));
+    // Nobody else sees it.
+    let stranger = Shopper::new(&app);
+    stranger.sign_up(&unique_email()).await;
+    assert_eq!(fetch(&stranger, picture).await.0, 404);
+}
+
+/// Low: the checkout page's cart state held the packs' `updated_at`, in whole seconds, so a
+/// design saved in the same second as the page was shown was ordered unseen.
+async fn a_design_saved_in_the_same_second_shows_the_checkout_again(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (shopper, email, packs) = shopper_with_cart(&app, 1).await;
+    let form = shopper.get("/checkout").await;
+    // The design changes, its `updated_at` does not (saved within the same second).
+    let stored = app.store.get(PACKS, &packs[0]).await.unwrap().unwrap();
+    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
+    record["pack"]["savedInAnotherTab"] = json!(true);
+    let changed = serde_json::to_vec(&record).unwrap();
+    assert!(
+        app.store
+            .replace(PACKS, &packs[0], &changed, stored.revision)
+            .await
+            .unwrap()
+    );
+    let page = place_order(&shopper, &form).await;
+    assert_eq!(page.status, 409, "{}", page.body);
+    assert!(page.body.contains("Your cart changed"), "{}", page.body);
+    let customer = customers::find_by_email(app.store.as_ref(), &email)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(customer.orders.is_empty());
+    // The page shown again orders the design as it is now.
+    let page = place_order(&shopper, &page).await;
+    assert!(page.path.ends_with("/confirmation"), "{}", page.body);
+    let number = page.path.split('/').nth(2).unwrap();
+    let order = app.store.get(ORDERS, number).await.unwrap().unwrap();
+    let order: Value = serde_json::from_slice(&order.value).unwrap();
+    assert_eq!(order["lines"][0]["pack"]["savedInAnotherTab"], true);
 }
 
 /// Replaces a pack's stored record with bytes that are not a pack: the store answers, but
@@ -654,6 +866,41 @@ async fn calls_without_a_key_are_limited_per_address(kind: StoreKind) {
     assert_eq!(signed.headers["ratelimit-limit"], "1200");
 }
 
+/// Medium: a call with a wrong signature or an unknown key was counted against neither a key
+/// nor its address, so guesses (each a nonce claim and an HMAC over up to 2 MB) were free.
+async fn calls_with_a_wrong_signature_are_limited_per_address(kind: StoreKind) {
+    let app = spawn_app_with(kind, |config| {
+        config.unsigned_limits.calls_per_minute = 5;
+    })
+    .await;
+    let wrong = Credentials {
+        key: app.key.consumer_key.clone(),
+        secret: "wrong".into(),
+    };
+    let unknown = Credentials {
+        key: "0".repeat(32),
+        secret: "x".into(),
+    };
+    let params = [("method", "svc.pack.getPack"), ("packId", "x")];
+    for (remaining, signer) in (0..5).rev().zip([&wrong, &unknown].into_iter().cycle()) {
+        let response = app
+            .send(reqwest::Method::POST, &[], &params, Some(signer))
+            .await;
+        response.error("invalid_signature");
+        assert_eq!(
+            response.headers["ratelimit-remaining"],
+            remaining.to_string().as_str()
+        );
+    }
+    let response = app
+        .send(reqwest::Method::POST, &[], &params, Some(&wrong))
+        .await;
+    let message = response.error("rate_limited");
+    assert!(message.contains("this address"), "{message}");
+    // The key itself is not held to the address's limit once it signs right.
+    app.get(&params).await.error("pack_not_found");
+}
+
 async fn per_address_limits_are_shared_by_hosts(kind: StoreKind) {
     let app = spawn_app_with(kind, |config| {
         config.unsigned_limits.calls_per_minute = 3;
@@ -738,6 +985,32 @@ async fn unused_uploads_are_swept_and_used_ones_kept(kind: StoreKind) {
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("deleted 1 unused images"));
     let kept = app.client.get(image(&used)).send().await.unwrap();
     assert_eq!(kept.status(), 200);
+}
+
+/// Low: uploading an unused image again only moved its due time, so a sweep that had read
+/// its record just before still marked it swept (its compare-and-swap saw no change) and
+/// deleted it: the uploader held the address of an image that was gone.
+async fn an_upload_during_a_sweep_keeps_its_image(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let item = app.upload_fixture("photo-moon.jpg", &[]).await;
+    let id = item["cacheId"].as_str().unwrap();
+    // A sweep reads the record (the image is due) ...
+    let read = app.store.get(IMAGES, id).await.unwrap().unwrap();
+    // ... the same file is uploaded again ...
+    let again = app.upload_fixture("photo-moon.jpg", &[]).await;
+    assert_eq!(again["cacheId"], item["cacheId"]);
+    // ... and the sweep's mark, a compare-and-swap on what it read, fails: the image stays.
+    let mut marked: Value = serde_json::from_slice(&read.value).unwrap();
+    marked["swept"] = json!(true);
+    let marked = serde_json::to_vec(&marked).unwrap();
+    let swept = app
+        .store
+        .replace(IMAGES, id, &marked, read.revision)
+        .await
+        .unwrap();
+    assert!(!swept, "the upload moved the record on");
+    let image = app.client.get(app.print_url(&item)).send().await.unwrap();
+    assert_eq!(image.status(), 200);
 }
 
 /// Low: image addresses were the file's SHA-256, so anyone holding a file could see whether
@@ -878,19 +1151,25 @@ async fn a_small_file_declaring_huge_pixels_is_refused_from_its_header() {
     );
 }
 
-/// Raw connections that send an upload's headers and then trickle.
+/// Raw connections that send an upload's headers and then trickle (through a proxy that
+/// says the n-th comes from `from[n]`, if given).
 async fn trickling_uploads(
     app: &TestApp,
     count: usize,
     sent_first: usize,
+    from: &[&str],
 ) -> Vec<tokio::net::TcpStream> {
     let address = app.address.trim_start_matches("http://");
     let mut sockets = Vec::new();
-    for _ in 0..count {
+    for n in 0..count {
+        let forwarded = from
+            .get(n)
+            .map_or_else(String::new, |from| format!("X-Forwarded-For: {from}\r\n"));
         let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
         let head = format!(
             "POST /api/service/?method=svc.image.uploadImage HTTP/1.1\r\nHost: {address}\r\n\
-             Content-Type: multipart/form-data; boundary=X\r\nContent-Length: 60000000\r\n\r\n\
+             {forwarded}Content-Type: multipart/form-data; boundary=X\r\n\
+             Content-Length: 60000000\r\n\r\n\
              --X\r\nContent-Disposition: form-data; name=\"imageFile\"; filename=\"a.jpg\"\r\n\r\n"
         );
         socket.write_all(head.as_bytes()).await.unwrap();
@@ -928,7 +1207,7 @@ fn large_png() -> Vec<u8> {
 #[tokio::test]
 async fn trickling_bodies_hold_no_upload_permit() {
     let app = spawn_app(StoreKind::Embedded).await;
-    let _sockets = trickling_uploads(&app, 4, 1).await;
+    let _sockets = trickling_uploads(&app, 4, 1, &[]).await;
     let envelope = app.upload("large.png", large_png(), &[]).await;
     assert!(envelope["uploadImageError"].is_null(), "{envelope}");
 }
@@ -937,8 +1216,10 @@ async fn trickling_bodies_hold_no_upload_permit() {
 /// server's pace check fails its body and frees the permit for others.
 #[tokio::test]
 async fn stalled_bodies_give_their_permit_back() {
-    let app = spawn_app(StoreKind::Embedded).await;
-    let mut sockets = trickling_uploads(&app, 4, 2_200_000).await;
+    let app = spawn_app_with(StoreKind::Embedded, trusting_local_proxy).await;
+    // Four networks, so that they can hold every permit between them.
+    let networks = ["203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"];
+    let mut sockets = trickling_uploads(&app, 4, 2_200_000, &networks).await;
     let envelope = app.upload("large.png", large_png(), &[]).await;
     assert!(envelope["uploadImageError"].is_null(), "{envelope}");
     // The stalled ones were answered and closed.
@@ -952,6 +1233,33 @@ async fn stalled_bodies_give_their_permit_back() {
         let answer = String::from_utf8_lossy(&answer);
         assert!(answer.contains("request_too_slow"), "{answer}");
     }
+}
+
+/// Medium: connections that send the usual limit at once and then keep just above the
+/// server's pace hold their permits for as long as their 60 MB take (about an hour): four
+/// of them, from one network, held every permit.
+#[tokio::test]
+async fn one_network_keeping_pace_holds_at_most_half_the_upload_permits() {
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        trusting_local_proxy(config);
+        config.images.concurrent_uploads = 2;
+    })
+    .await;
+    let network = ["203.0.113.9"; 2];
+    let mut sockets = trickling_uploads(&app, 2, 2_200_000, &network).await;
+    let keep_pace = tokio::spawn(async move {
+        loop {
+            for socket in &mut sockets {
+                let _ = socket.write_all(&[0u8; 32 * 1024]).await;
+            }
+            tokio::time::sleep(Duration::from_secs(1)).await;
+        }
+    });
+    // (Let the server take their permits first: the attack as it was.)
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let envelope = app.upload("large.png", large_png(), &[]).await;
+    keep_pace.abort();
+    assert!(envelope["uploadImageError"].is_null(), "{envelope}");
 }
 
 /// A signed GET of `params` at `address` (an `Authorization` header by oauth1-request).

@@ -24,6 +24,27 @@ async fn too_many_parameters_or_parts_are_refused() {
     app.post(&params).await.ok();
 }
 
+/// Low: every distinct `store://` address anywhere in a pack (unknown properties are kept)
+/// cost a store read when the pack was saved, so a 2 MB pack cost some 45,000 reads.
+#[tokio::test]
+async fn a_pack_names_a_bounded_number_of_stored_images() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let addresses: Vec<String> = (0..257u32).map(|i| format!("store://{i:032x}")).collect();
+    let pack = json!({"sides": [], "seenElsewhere": addresses});
+    let message = app
+        .create_pack_response("businesscard", &[("pack", &pack.to_string())])
+        .await
+        .error("invalid_pack");
+    assert!(
+        message.contains("pack: names 257 stored images") && message.contains("at most 256"),
+        "{message}"
+    );
+    let pack = json!({"sides": [], "seenElsewhere": addresses[..256]});
+    app.create_pack_response("businesscard", &[("pack", &pack.to_string())])
+        .await
+        .ok();
+}
+
 #[tokio::test]
 async fn packs_have_bounded_lists_and_texts() {
     let app = &spawn_app(StoreKind::Embedded).await;

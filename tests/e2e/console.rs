@@ -18,6 +18,7 @@ every_store!(
     operators_sign_in_with_password_and_code_and_nobody_else_gets_in,
     the_console_lists_filters_moves_and_reprints_orders,
     the_order_list_pages_through_an_index_that_takes_in_earlier_orders,
+    changing_an_operators_credentials_ends_their_sessions,
 );
 
 pub const OPERATOR_PASSWORD: &str = "operator password 1";
@@ -183,6 +184,60 @@ async fn operators_sign_in_with_password_and_code_and_nobody_else_gets_in(kind: 
     );
     assert_eq!(second.get("/admin/orders").await.path, "/admin/signin");
     assert_eq!(operator.get("/admin/mail").await.path, "/admin/signin");
+}
+
+/// Medium: a console session named only its operator, so it outlived a password change (a
+/// stolen password, reset by the admin, kept its session for the rest of the working day)
+/// and came back when an operator of the same name was added again.
+async fn changing_an_operators_credentials_ends_their_sessions(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let intruder = signed_in_operator(&app).await;
+    let owner = Shopper::new(&app);
+    sign_in(&owner, "ann.ops", OPERATOR_PASSWORD, "").await;
+    assert_eq!(intruder.get("/admin/orders").await.path, "/admin/orders");
+
+    let new_password = "operator password 2";
+    let changed = app.cli_input(
+        &["operators", "password", "ann.ops"],
+        &format!("{new_password}\n"),
+    );
+    assert!(changed.status.success(), "{}", stderr(&changed));
+    assert_eq!(intruder.get("/admin/orders").await.path, "/admin/signin");
+    assert_eq!(owner.get("/admin/orders").await.path, "/admin/signin");
+    let page = sign_in(&owner, "ann.ops", new_password, "").await;
+    assert_eq!(page.path, "/admin/orders", "{}", page.body);
+
+    // An authenticator added, or taken away, ends the sessions begun without it (with it).
+    let totp = app.cli(&["operators", "totp", "ann.ops"]);
+    assert!(totp.status.success(), "{}", stderr(&totp));
+    assert_eq!(owner.get("/admin/orders").await.path, "/admin/signin");
+    let secret = String::from_utf8_lossy(&totp.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("authenticator secret: ").map(str::to_owned))
+        .unwrap();
+    let code = operators::current_totp_code(&secret).unwrap();
+    let page = sign_in(&owner, "ann.ops", new_password, &code).await;
+    assert_eq!(page.path, "/admin/orders", "{}", page.body);
+    assert!(
+        app.cli(&["operators", "no-totp", "ann.ops"])
+            .status
+            .success()
+    );
+    assert_eq!(owner.get("/admin/orders").await.path, "/admin/signin");
+
+    // Removed and added again under the same name: a session of the first is not theirs.
+    sign_in(&owner, "ann.ops", new_password, "").await;
+    assert_eq!(owner.get("/admin/orders").await.path, "/admin/orders");
+    assert!(
+        app.cli(&["operators", "remove", "ann.ops"])
+            .status
+            .success()
+    );
+    add_operator(&app, "ann.ops");
+    assert_eq!(owner.get("/admin/orders").await.path, "/admin/signin");
+    // A session is not ended by anything else: signing in again keeps working.
+    sign_in(&owner, "ann.ops", OPERATOR_PASSWORD, "").await;
+    assert_eq!(owner.get("/admin/mail").await.path, "/admin/mail");
 }
 
 /// A new customer who ordered one pack: the shopper, their address and the order number.
@@ -389,6 +444,22 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     assert_eq!(count(&operator.get("/admin/orders").await), 3);
     let bad_key = operator.post(&page, &action, &[("key", "x")]).await;
     assert_eq!(bad_key.status, 400);
+
+    // Low: a cancelled order was reprinted too, as a free, paid, placed order.
+    let second_path = format!("/admin/orders/{second}");
+    let page = operator.get(&second_path).await;
+    let key = page.hidden("key").unwrap();
+    let cancelled = operator
+        .post(&page, &format!("{second_path}/move"), &[("move", "cancel")])
+        .await;
+    assert!(cancelled.body.contains("cancelled"), "{}", cancelled.body);
+    assert!(!cancelled.body.contains("Reprint as a new order"));
+    let refused = operator
+        .post(&page, &format!("{second_path}/reprint"), &[("key", &key)])
+        .await;
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(refused.body.contains("was cancelled"), "{}", refused.body);
+    assert_eq!(count(&operator.get("/admin/orders").await), 3);
 }
 
 /// The order numbers on a list page, in the order shown.

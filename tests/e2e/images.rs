@@ -20,6 +20,7 @@ every_store!(
     import_takes_base64_bytes,
     import_fetches_from_allowed_hosts_and_follows_redirects,
     import_reaches_only_public_addresses,
+    imports_from_addresses_wait_for_an_upload_permit,
     an_uploaded_image_renders_the_right_way_up,
     enhancement_changes_the_render,
 );
@@ -525,6 +526,51 @@ async fn import_fetches_from_allowed_hosts_and_follows_redirects(kind: StoreKind
         .await
         .error("image_fetch_failed");
     assert!(message.contains("404"), "{message}");
+}
+
+/// Medium: an import from `imageUrl` took no upload permit, so one key's parallel imports
+/// held any number of images of up to `max_upload_bytes` in memory at once.
+async fn imports_from_addresses_wait_for_an_upload_permit(kind: StoreKind) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let app = spawn_app_with(kind, |config| {
+        importing_app_config(config);
+        config.images.concurrent_uploads = 1;
+    })
+    .await;
+    // An image server that counts how many of its answers are being fetched at once.
+    let (active, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let counters = (active.clone(), most.clone());
+    let router = axum::Router::new().route(
+        "/slow.jpg",
+        axum::routing::get(move || {
+            let (active, most) = counters.clone();
+            async move {
+                let now = active.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                active.fetch_sub(1, Ordering::SeqCst);
+                ([("content-type", "image/jpeg")], fixture("jpeg-q95.jpg"))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let url = format!("http://images.example:{port}/slow.jpg");
+    let params = [
+        ("method", "svc.image.importImage"),
+        ("imageUrl", url.as_str()),
+    ];
+    let imports = (0..3).map(|_| app.post(&params));
+    for answer in futures_util::future::join_all(imports).await {
+        answer.ok();
+    }
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        1,
+        "one fetch at a time with one permit"
+    );
 }
 
 async fn import_reaches_only_public_addresses(kind: StoreKind) {

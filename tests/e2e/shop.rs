@@ -88,6 +88,13 @@ impl Shopper {
             .map(str::to_owned)
     }
 
+    /// Gives the shopper's browser a cookie for the app (one copied from another browser).
+    pub fn set_cookie(&self, name: &str, value: &str) {
+        let url = self.address.parse().unwrap();
+        self.jar
+            .add_cookie_str(&format!("{name}={value}; Path=/"), &url);
+    }
+
     /// Opens a drop-in as a signed-in customer does: the link, then the button that
     /// continues with the pack (takes it, or puts it in the cart) if the page offers one.
     pub async fn open_drop_in(&self, path: &str) -> Page {

@@ -23,8 +23,8 @@ pub use explain::{Explained, Fix, SideRef, explain, slot_label};
 pub use json::{FromJson, parse};
 pub use pack::{
     Alignment, BoundingBox, BoxDatum, Card, CardSide, Datum, Extra, FixedImageDatum, Font,
-    ImageBasket, ImageBasketItem, ImageDatum, ImageItem, MAX_SIDES, Pack, Point, Side, SideType,
-    TextDatum,
+    ImageBasket, ImageBasketItem, ImageDatum, ImageItem, MAX_BASKET_ITEMS, MAX_SIDES, Pack, Point,
+    Side, SideType, TextDatum,
 };
 pub use physical_spec::{PhysicalSpec, PhysicalSpecInput};
 pub use template::{

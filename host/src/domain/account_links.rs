@@ -54,6 +54,9 @@ pub struct LinkHolder {
     pub customer_id: String,
     /// The address it was sent to: the link does nothing once the account has another.
     pub email: String,
+    /// The account's session generation when it was sent: a password reset moves it on, so
+    /// the other reset links sent before that reset do nothing.
+    pub session_generation: u32,
 }
 
 fn key(token: &str) -> String {
@@ -72,7 +75,10 @@ pub async fn issue(
     holder: &LinkHolder,
 ) -> Result<String, StoreError> {
     let token = hex::encode(rand::random::<[u8; 32]>());
-    let value = format!("{}\n{}", holder.customer_id, holder.email);
+    let value = format!(
+        "{}\n{}\n{}",
+        holder.customer_id, holder.email, holder.session_generation
+    );
     store
         .put_blob(
             purpose.kind(),
@@ -96,10 +102,16 @@ pub async fn peek(
     let Some(value) = store.get_blob(purpose.kind(), &key(token)).await? else {
         return Ok(None);
     };
+    // `{id}\n{email}\n{generation}`; a link sent before generations were kept has none (0).
     let value = String::from_utf8_lossy(&value);
-    Ok(value.split_once('\n').map(|(id, email)| LinkHolder {
+    let mut lines = value.split('\n');
+    let (Some(id), Some(email)) = (lines.next(), lines.next()) else {
+        return Ok(None);
+    };
+    Ok(Some(LinkHolder {
         customer_id: id.to_owned(),
         email: email.to_owned(),
+        session_generation: lines.next().map_or(Ok(0), str::parse).unwrap_or(u32::MAX),
     }))
 }
 

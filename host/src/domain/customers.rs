@@ -327,7 +327,9 @@ pub async fn reset_password(
     check_password(password)?;
     let hash = hashing.hash(password).await?;
     modify(store, &holder.customer_id, |customer| {
-        if customer.email != holder.email {
+        if customer.email != holder.email
+            || customer.session_generation != holder.session_generation
+        {
             return Err(AccountError::LinkOutdated);
         }
         customer.password_hash = hash.clone();

@@ -35,6 +35,11 @@ pub struct Operator {
     /// The time step of the last code accepted: no code of it or before works again.
     #[serde(default)]
     pub last_totp_step: u64,
+    /// Random, and new whenever the password or the authenticator changes. A session keeps
+    /// the stamp it began under, so such a change (or removing the operator and adding one
+    /// of the same name) ends every session begun before it.
+    #[serde(default)]
+    pub session_stamp: u64,
     pub created_at: u64,
 }
 
@@ -130,6 +135,7 @@ pub async fn add(
         password_hash: hashing.hash(password).await?,
         totp_secret: None,
         last_totp_step: 0,
+        session_stamp: rand::random(),
         created_at: now(),
     };
     let value = serde_json::to_vec(&operator).map_err(|e| StoreError::corrupt(e.to_string()))?;
@@ -137,6 +143,21 @@ pub async fn add(
         return Err(OperatorError::Exists(name));
     }
     Ok(operator)
+}
+
+/// Changes the credentials of operator `name` with compare-and-swap, ending their sessions.
+async fn change_credentials(
+    store: &dyn Records,
+    name: &str,
+    mut change: impl FnMut(&mut Operator),
+) -> Result<Operator, OperatorError> {
+    let stamp = rand::random();
+    modify(store, name, |operator| {
+        change(operator);
+        operator.session_stamp = stamp;
+        Ok(())
+    })
+    .await
 }
 
 /// Changes operator `name` with compare-and-swap.
@@ -159,9 +180,8 @@ pub async fn set_password(
 ) -> Result<Operator, OperatorError> {
     check_password(password)?;
     let hash = hashing.hash(password).await?;
-    modify(store, name, |operator| {
+    change_credentials(store, name, |operator| {
         operator.password_hash = hash.clone();
-        Ok(())
     })
     .await
 }
@@ -169,19 +189,17 @@ pub async fn set_password(
 /// Gives operator `name` a new TOTP secret (replacing any); the secret, base32.
 pub async fn enable_totp(store: &dyn Records, name: &str) -> Result<String, OperatorError> {
     let secret = base32(&rand::random::<[u8; 20]>());
-    modify(store, name, |operator| {
+    change_credentials(store, name, |operator| {
         operator.totp_secret = Some(secret.clone());
         operator.last_totp_step = 0;
-        Ok(())
     })
     .await?;
     Ok(secret)
 }
 
 pub async fn disable_totp(store: &dyn Records, name: &str) -> Result<Operator, OperatorError> {
-    modify(store, name, |operator| {
+    change_credentials(store, name, |operator| {
         operator.totp_secret = None;
-        Ok(())
     })
     .await
 }

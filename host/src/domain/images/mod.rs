@@ -83,19 +83,35 @@ pub async fn store_image(
     // and the deployment's key.
     let id = state.secret_key.mac("image", &[&bytes])[..32].to_owned();
     let store = state.store.as_ref();
-    let existing = store.get(IMAGES, &id).await?;
-    let tombstone = match existing
-        .map(|stored| crate::infra::store::decode::<ImageRecord>(IMAGES, &id, stored))
-        .transpose()?
-    {
-        Some((record, _)) if !record.swept => {
-            if !record.pinned {
-                keep_unused(state, &id).await?;
+    let mut attempts = 0;
+    let tombstone = loop {
+        let existing = store.get(IMAGES, &id).await?;
+        match existing
+            .map(|stored| crate::infra::store::decode::<ImageRecord>(IMAGES, &id, stored))
+            .transpose()?
+        {
+            Some((record, _)) if record.pinned && !record.swept => return Ok(Ok((id, record))),
+            Some((record, revision)) if !record.swept => {
+                // Written again, not only given a new due time: a sweep that read the record
+                // before this upload then fails its compare-and-swap and keeps the image.
+                let value =
+                    serde_json::to_vec(&record).map_err(|e| StoreError::corrupt(e.to_string()))?;
+                if store.replace(IMAGES, &id, &value, revision).await? {
+                    keep_unused(state, &id).await?;
+                    return Ok(Ok((id, record)));
+                }
+                // Pinned or being swept since it was read: read it again.
+                attempts += 1;
+                if attempts == 8 {
+                    return Err(StoreError::conflict(format!(
+                        "image {id} is being changed by many requests at once; try again"
+                    ))
+                    .into());
+                }
             }
-            return Ok(Ok((id, record)));
+            Some((_, revision)) => break Some(revision),
+            None => break None,
         }
-        Some((_, revision)) => Some(revision),
-        None => None,
     };
     let request = state.images.ingest_request(bytes.len());
     let ingested = match state.engine.ingest(&request, &bytes).await {

@@ -16,6 +16,10 @@
 use crate::domain::images::IMAGES;
 use std::time::Duration;
 
+use presspack_engine::model::MAX_BASKET_ITEMS;
+
+use crate::domain::error::{DomainError, ErrorCode};
+
 use crate::infra::store::{self, SharedBlobs, Store, StoreError, unix_millis};
 
 use super::ImageRecord;
@@ -105,10 +109,25 @@ impl<'de> serde::de::Visitor<'de> for ImageIds<'_> {
     }
 }
 
-/// Pins every image `json` names, so no sweep deletes it. Images that do not exist (or are
-/// being swept) are left alone: a render will report them missing.
-pub async fn pin_images(store: &dyn Store, json: &str) -> Result<(), StoreError> {
-    for id in image_ids(json) {
+/// The most stored images one pack may name: a pack's images are its basket's items, and
+/// each is read (and maybe written) when the pack is saved.
+pub const MAX_PACK_IMAGES: usize = MAX_BASKET_ITEMS;
+
+/// Pins every image `json` (a pack) names, so no sweep deletes it. Images that do not exist
+/// (or are being swept) are left alone: a render will report them missing.
+pub async fn pin_images(store: &dyn Store, json: &str) -> Result<(), DomainError> {
+    let ids = image_ids(json);
+    if ids.len() > MAX_PACK_IMAGES {
+        return Err(DomainError::new(
+            ErrorCode::InvalidPack,
+            format!(
+                "pack: names {} stored images (store:// addresses); a pack may name at most \
+                 {MAX_PACK_IMAGES}",
+                ids.len()
+            ),
+        ));
+    }
+    for id in ids {
         // Most images are pinned already: read first, write only when needed.
         match store::load::<ImageRecord>(store, IMAGES, &id).await? {
             Some((record, _)) if !record.pinned && !record.swept => {

@@ -1,10 +1,12 @@
 //! The image operations' settings, URL fetcher and upload permits.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use presspack_engine::ingest::IngestRequest;
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::infra::fetch::{FetchError, FetchPolicy, Fetcher};
@@ -17,8 +19,65 @@ pub struct ImageService {
     settings: ImageSettings,
     fetcher: Fetcher,
     uploads: Semaphore,
+    /// The upload permits each holder has.
+    shares: Shares,
     /// An engine instance's memory limit, which decoding an image must fit in.
     engine_memory_bytes: usize,
+}
+
+/// A permit to read a large body (held until the request is answered).
+pub struct UploadPermit<'a> {
+    _permit: SemaphorePermit<'a>,
+    _share: Option<Share<'a>>,
+}
+
+/// How many upload permits each holder has, at most `most` each.
+struct Shares {
+    most: usize,
+    held: Mutex<HashMap<String, usize>>,
+    released: Notify,
+}
+
+/// One of a holder's upload permits; given back when dropped.
+struct Share<'a> {
+    shares: &'a Shares,
+    holder: String,
+}
+
+impl Shares {
+    /// One more permit for `holder`, waiting until `deadline` for one of theirs to come back.
+    async fn take(&self, holder: String, deadline: tokio::time::Instant) -> Option<Share<'_>> {
+        loop {
+            // Listening before looking, so a permit given back in between is not missed.
+            let released = self.released.notified();
+            {
+                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+                let count = held.entry(holder.clone()).or_default();
+                if *count < self.most {
+                    *count += 1;
+                    return Some(Share {
+                        shares: self,
+                        holder,
+                    });
+                }
+            }
+            tokio::time::timeout_at(deadline, released).await.ok()?;
+        }
+    }
+}
+
+impl Drop for Share<'_> {
+    fn drop(&mut self) {
+        let mut held = self.shares.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = held.get_mut(&self.holder) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.holder);
+            }
+        }
+        drop(held);
+        self.shares.released.notify_waiters();
+    }
 }
 
 /// What an engine instance holds besides the image it is checking: fonts, templates, its
@@ -40,6 +99,11 @@ impl ImageService {
             settings: settings.clone(),
             fetcher: Fetcher::new(policy).map_err(|e| e.to_string())?,
             uploads: Semaphore::new(settings.concurrent_uploads),
+            shares: Shares {
+                most: (settings.concurrent_uploads / 2).max(1),
+                held: Mutex::new(HashMap::new()),
+                released: Notify::new(),
+            },
             engine_memory_bytes,
         })
     }
@@ -50,22 +114,37 @@ impl ImageService {
         self.settings.max_upload_bytes.div_ceil(3) * 4 + 1024 * 1024
     }
 
-    /// One of the few permits to read a large body, waiting a while for one.
-    pub async fn upload_permit(&self) -> Result<SemaphorePermit<'_>, DomainError> {
+    /// One of the few permits to read a large body, waiting a while for one. `holder` (a
+    /// client network, or an API key) holds at most half of them at once, so one client
+    /// cannot hold them all (a slow body on every connection it opens, each just fast enough
+    /// for the server's pace check).
+    pub async fn upload_permit(
+        &self,
+        holder: Option<String>,
+    ) -> Result<UploadPermit<'_>, DomainError> {
         let busy = || {
             DomainError::new(
                 ErrorCode::ServerBusy,
                 format!(
-                    "the server is handling {} large requests (image uploads) already; try \
-                     again shortly",
+                    "the server is handling {} large requests (image uploads) already, or \
+                     half of them for this client; try again shortly",
                     self.settings.concurrent_uploads
                 ),
             )
         };
-        tokio::time::timeout(PERMIT_WAIT, self.uploads.acquire())
+        let deadline = tokio::time::Instant::now() + PERMIT_WAIT;
+        let share = match holder {
+            Some(holder) => Some(self.shares.take(holder, deadline).await.ok_or_else(busy)?),
+            None => None,
+        };
+        let permit = tokio::time::timeout_at(deadline, self.uploads.acquire())
             .await
             .map_err(|_| busy())?
-            .map_err(|_| busy())
+            .map_err(|_| busy())?;
+        Ok(UploadPermit {
+            _permit: permit,
+            _share: share,
+        })
     }
 
     pub fn settings(&self) -> &ImageSettings {

@@ -17,7 +17,7 @@ pub mod record;
 pub mod reprint;
 pub mod status;
 
-use crate::domain::cart::{PricedLine, priced_lines};
+use crate::domain::cart::PricedLine;
 use crate::domain::customers::{self, Checkout, Customer};
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::mail::{self, MailKind, Mails};
@@ -61,6 +61,11 @@ pub enum CheckoutError {
     Payment(String),
     #[error("{}", .0.message)]
     Api(DomainError),
+    /// The cart no longer holds the lines this form was for (another form ordered them).
+    #[error(
+        "Your cart changed while this order was being placed: was it ordered from another page? Look in Your orders, or check your order below and place it again."
+    )]
+    CartChanged,
     /// The form's key was claimed by an earlier sending, for this order.
     #[error("This order is being placed already.")]
     AlreadyPlaced(String),
@@ -104,21 +109,23 @@ fn trial_line(lines: &[PricedLine]) -> Result<Option<&PricedLine>, CheckoutError
     }
 }
 
-/// Places the customer's cart as an order, once per checkout form (`checkout_key`).
+/// Places the customer's cart `lines` (as the checkout page showed them, `cart_state`
+/// checked) as an order, once per checkout form (`checkout_key`). The order holds these
+/// lines' packs as they were read, so a design saved since is not what gets printed.
 pub async fn place(
     state: &Services,
     customer: &Customer,
+    lines: &[PricedLine],
     delivery: DeliveryAddress,
     checkout_key: &str,
 ) -> Result<Placed, CheckoutError> {
-    let lines = priced_lines(state, customer).await?;
     if lines.is_empty() {
         return Err(CheckoutError::EmptyCart);
     }
     if let Some(line) = lines.iter().find(|l| !l.pack.is_orderable()) {
         return Err(CheckoutError::NotOrderable(line.pack.display_name()));
     }
-    let trial = trial_line(&lines)?.map(|l| l.pack.display_name());
+    let trial = trial_line(lines)?.map(|l| l.pack.display_name());
     if let Some(name) = &trial
         && customer.trial_order.is_some()
     {
@@ -143,7 +150,7 @@ pub async fn place(
         Err(CheckoutError::AlreadyPlaced(number)) => return Ok(Placed::Already(number)),
         Err(error) => return Err(error),
     }
-    match place_claimed(state, customer, &lines, trial, delivery, number).await {
+    match place_claimed(state, customer, lines, trial, delivery, number).await {
         Ok(order) => Ok(Placed::New(Box::new(order))),
         Err(error) => {
             // Not placed: the form may be sent again.
@@ -228,6 +235,17 @@ async fn place_claimed(
     };
     let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
+        // Another checkout form (a second tab, a page come back from the browser's history)
+        // may have ordered these lines since this one was checked: one cart, one order.
+        let still_in_cart = lines.iter().all(|ordered| {
+            record
+                .cart
+                .iter()
+                .any(|l| l.pack_id == ordered.pack_id && l.quantity == ordered.quantity)
+        });
+        if !still_in_cart {
+            return Err(CheckoutError::CartChanged);
+        }
         if let Some(name) = &trial
             && record.trial_order.is_some()
         {
@@ -271,7 +289,9 @@ pub fn cart_state(lines: &[PricedLine]) -> String {
             line.pack_id.as_bytes(),
             &line.quantity.to_le_bytes(),
             &line.unit_price.to_le_bytes(),
-            &line.pack.updated_at.to_le_bytes(),
+            // What is printed, not when it was saved: two saves in one second differ here.
+            line.pack.pack.get().as_bytes(),
+            line.pack.display_name().as_bytes(),
             line.pack.physical_spec.pack_size.to_string().as_bytes(),
             line.pack.physical_spec.paper_class.as_bytes(),
             line.pack.physical_spec.finishing_option.as_bytes(),

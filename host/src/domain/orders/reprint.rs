@@ -22,6 +22,8 @@ pub enum ReprintError {
     NoSuchOrder(String),
     #[error("key: a reprint form's key is 32 hex digits")]
     InvalidKey,
+    #[error("order {0} was cancelled, so it was never delivered to be printed again")]
+    Cancelled(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -53,6 +55,9 @@ pub async fn reprint(
         .ok_or_else(|| ReprintError::NoSuchOrder(number.to_owned()))?;
     if !super::is_committed(store, &original).await? {
         return Err(ReprintError::NoSuchOrder(number.to_owned()));
+    }
+    if original.status == OrderStatus::Cancelled {
+        return Err(ReprintError::Cancelled(original.number));
     }
     let new_number = order_number();
     if !store

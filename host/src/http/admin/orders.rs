@@ -24,8 +24,7 @@ use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{Fields, field};
 use crate::http::pages::layout::{alert, money, redirect_setting};
-use crate::http::pages::orders::capitalised;
-use crate::http::rpc::render;
+use crate::http::pages::orders::{capitalised, ordered_side_png};
 use crate::http::state::AppState;
 use crate::infra::queue::{self, JobState};
 use crate::infra::store::unix_millis;
@@ -359,9 +358,11 @@ async fn order_page(
                 }
                 _ => { p { "This order is " (order.status.describe()) "; it does not move on." } }
             }
-            form.inline method="post" action=(format!("/admin/orders/{n}/reprint")) {
-                (csrf) input type="hidden" name="key" value=(reprint::form_key());
-                button #reprint.secondary type="submit" { "Reprint as a new order" }
+            @if order.status != OrderStatus::Cancelled {
+                form.inline method="post" action=(format!("/admin/orders/{n}/reprint")) {
+                    (csrf) input type="hidden" name="key" value=(reprint::form_key());
+                    button #reprint.secondary type="submit" { "Reprint as a new order" }
+                }
             }
         }
         h2 { "Customer" }
@@ -561,6 +562,9 @@ pub async fn reprint(
         Err(error @ ReprintError::InvalidKey) => {
             Err(PageError::bad_request(error.to_string()).into())
         }
+        Err(error @ ReprintError::Cancelled(_)) => {
+            Err(PageError::new(StatusCode::CONFLICT, "Not reprinted", error.to_string()).into())
+        }
     }
 }
 
@@ -572,19 +576,7 @@ pub async fn side_image(
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
     let order = placed_order(&state, &number).await?;
-    let line = order
-        .lines
-        .get(line)
-        .ok_or_else(|| PageError::not_found("The order has no such pack."))?;
-    let png = render::pack_side(&state, &line.product, &line.pack, side, THUMBNAIL_SIDE)
-        .await
-        .map_err(|e| {
-            PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
-        })?;
-    Ok(crate::http::pages::layout::png(
-        png,
-        "private, max-age=3600",
-    ))
+    Ok(ordered_side_png(&state, &order, line, side, THUMBNAIL_SIDE).await?)
 }
 
 /// `GET /admin/mail`: every message not sent yet or given up, oldest first.

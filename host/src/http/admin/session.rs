@@ -1,8 +1,9 @@
 //! Who is using the console: an operator's session, separate from customers'. Its cookie
 //! (`pp_console`, `__Host-` behind https) holds 256 random bits; the store keeps only their
-//! SHA-256, as a blob naming the operator that expires after [`CONSOLE_SESSION_TTL`]. Each
-//! request reads the operator record again, so removing an operator ends their sessions at
-//! once. A customer's session grants nothing here and an operator's nothing in the shop.
+//! SHA-256, as a blob naming the operator and their session stamp that expires after
+//! [`CONSOLE_SESSION_TTL`]. Each request reads the operator record again, so removing an
+//! operator, or changing their password or authenticator (a new stamp), ends their sessions
+//! at once. A customer's session grants nothing here and an operator's nothing in the shop.
 //!
 //! Console forms carry a CSRF token that is a MAC of the session under the deployment's key
 //! (its own purpose, so a customer page's token is useless here); the sign-in form's is the
@@ -119,8 +120,9 @@ impl Staff {
         operator: Operator,
     ) -> Result<(), StoreError> {
         CONSOLE.forget(state, self.session_token.take()).await?;
+        let value = format!("{}:{}", operator.name, operator.session_stamp);
         let token = CONSOLE
-            .start(state, operator.name.as_bytes(), &mut self.set_cookies)
+            .start(state, value.as_bytes(), &mut self.set_cookies)
             .await?;
         self.csrf_token = csrf_token(&self.key, &token);
         self.session_token = Some(token);
@@ -150,13 +152,17 @@ impl FromRequestParts<Arc<AppState>> for Staff {
         let token = read_cookie(&parts.headers, &state.cookies.name(CONSOLE_COOKIE));
         let mut operator = None;
         if let Some(token) = &token
-            && let Some(name) = state
+            && let Some(value) = state
                 .store
                 .get_blob(CONSOLE_SESSIONS, &session_key(token))
                 .await?
         {
-            operator =
-                operators::load(state.store.as_ref(), &String::from_utf8_lossy(&name)).await?;
+            // `{name}:{stamp}`; a session begun under another stamp has ended.
+            let value = String::from_utf8_lossy(&value);
+            let (name, stamp) = value.rsplit_once(':').unwrap_or((&value, "0"));
+            operator = operators::load(state.store.as_ref(), name)
+                .await?
+                .filter(|operator| stamp.parse() == Ok(operator.session_stamp));
         }
         let session_token = token.filter(|_| operator.is_some());
         // Back to the page asked for; a form sent without a session goes to the list.

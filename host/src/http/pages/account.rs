@@ -14,8 +14,11 @@ use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
 use crate::http::pages::account_links;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, field, local_path};
-use crate::http::pages::sessions::Visitor;
+use crate::http::pages::sessions::{Visitor, over_hourly_limit};
 use crate::http::state::AppState;
+
+/// Accounts made from one network per hour.
+const SIGN_UPS_PER_CLIENT: u64 = 20;
 
 fn next_of(fields: &Fields) -> &str {
     fields
@@ -140,6 +143,19 @@ pub async fn sign_up(
         field(&fields, "email"),
         next_of(&fields),
     );
+    // Each sign-up costs a password hash and may send a mail: counted per network first.
+    let counts = [(
+        format!("signup-client:{}", visitor.client_key()),
+        SIGN_UPS_PER_CLIENT,
+    )];
+    if over_hourly_limit(state.store.as_ref(), &counts).await? {
+        let content = html! {
+            (layout::alert("Too many accounts were made from your network. Please wait an hour, or sign in to an account you have."))
+            (sign_up_form(&visitor, next, name, email))
+        };
+        let page = layout::page(&visitor, "Create an account", content);
+        return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
+    }
     let result = customers::sign_up(
         state.store.as_ref(),
         &state.passwords,

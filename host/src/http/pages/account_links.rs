@@ -7,7 +7,6 @@
 //! used up when the new password is sent, so a mail scanner that opens links uses nothing.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{Form, Path, State};
 use axum::http::StatusCode;
@@ -18,17 +17,15 @@ use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
 use crate::domain::customers::{self, AccountError, Customer, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, AccountLink, MailKind};
 use crate::domain::services::Services;
-use crate::http::client::RATE_LIMITS;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, alert, csrf_field, field};
-use crate::http::pages::sessions::{Visitor, address_key};
+use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit};
 use crate::http::state::AppState;
 use crate::infra::store::StoreError;
 
 /// Reset links asked for one address, and from one network, per hour.
 const RESETS_PER_ADDRESS: u64 = 3;
 const RESETS_PER_CLIENT: u64 = 20;
-const RESET_WINDOW: Duration = Duration::from_secs(60 * 60);
 
 /// Mails `customer` a link of `purpose` (if the shop sends e-mail).
 async fn send_link(
@@ -43,6 +40,7 @@ async fn send_link(
     let holder = LinkHolder {
         customer_id: customer.id.clone(),
         email: customer.email.clone(),
+        session_generation: customer.session_generation,
     };
     let token = account_links::issue(store, purpose, &holder).await?;
     let link = AccountLink {
@@ -138,17 +136,11 @@ pub async fn request_reset(
     }
     let store = state.store.as_ref();
     let (client, address) = (visitor.client_key(), address_key(&email));
-    let mut over = false;
-    for (id, limit) in [
+    let counts = [
         (format!("reset:{address}"), RESETS_PER_ADDRESS),
         (format!("reset-client:{client}"), RESETS_PER_CLIENT),
-    ] {
-        let (count, _) = store
-            .count_in_window(RATE_LIMITS, &id, RESET_WINDOW, 1)
-            .await?;
-        over |= count > limit;
-    }
-    if over {
+    ];
+    if over_hourly_limit(store, &counts).await? {
         let content = html! { (alert("Too many reset links were asked for. Please wait an hour, or use the last link we sent.")) };
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());

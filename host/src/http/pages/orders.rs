@@ -18,6 +18,7 @@ use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
+use crate::http::rpc::render;
 use crate::http::state::ServicesState;
 use crate::infra::store::{Delivery, StoreError, unix_millis};
 
@@ -160,7 +161,7 @@ pub async fn place_order(
     } else {
         match read_address(&fields) {
             Err(problem) => (StatusCode::BAD_REQUEST, problem),
-            Ok(delivery) => match orders::place(&services, customer, delivery, key).await {
+            Ok(delivery) => match orders::place(&services, customer, &lines, delivery, key).await {
                 Ok(Placed::New(order)) => {
                     let confirmation = format!("/orders/{}/confirmation", order.number);
                     return Ok(layout::redirect(&visitor, &confirmation));
@@ -169,14 +170,18 @@ pub async fn place_order(
                     return placed_by_another_click(&services, &visitor, &number, key).await;
                 }
                 Err(CheckoutError::Api(error)) => return Err(error.into()),
-                Err(error @ CheckoutError::TrialAlreadyOrdered(_)) => {
-                    (StatusCode::CONFLICT, error.to_string())
-                }
+                Err(
+                    error @ (CheckoutError::TrialAlreadyOrdered(_) | CheckoutError::CartChanged),
+                ) => (StatusCode::CONFLICT, error.to_string()),
                 Err(error) => (StatusCode::BAD_REQUEST, error.to_string()),
             },
         }
     };
-    let lines = priced_lines(&services, customer).await?;
+    // The cart as it is now: another form may have ordered it meanwhile.
+    let customer = crate::domain::customers::load(services.store.as_ref(), &customer.id)
+        .await?
+        .ok_or_else(PageError::sign_in_needed)?;
+    let lines = priced_lines(&services, &customer).await?;
     let page = checkout_page(&services, &visitor, &lines, &fields, Some(&problem));
     Ok((status, page).into_response())
 }
@@ -245,7 +250,7 @@ fn order_details(order: &Order) -> Markup {
         ul.lines aria-label="Packs in this order" {
             @for (index, line) in order.lines.iter().enumerate() {
                 li.line {
-                    img.thumb src=(format!("/packs/{}/sides/0?max=300", line.pack_id)) alt=(format!("Front of {}", line.name));
+                    img.thumb src=(format!("/orders/{}/lines/{index}/sides/0", order.number)) alt=(format!("Front of {}", line.name));
                     div.summary {
                         strong.name { (line.name) }
                         @if line.trial { " " span.badge { "Trial pack" } }
@@ -342,6 +347,41 @@ pub async fn show(
     let order = own_order(&services, &visitor, &number).await?;
     let title = format!("Order {}", order.number);
     Ok(layout::page(&visitor, &title, order_details(&order)))
+}
+
+/// `GET /orders/{number}/lines/{line}/sides/{side}`: a side of a pack as it was ordered
+/// (not as the pack is now: the customer may have changed it since), PNG.
+pub async fn ordered_side_image(
+    State(ServicesState(services)): State<ServicesState>,
+    visitor: Visitor,
+    Path((number, line, side)): Path<(String, usize, usize)>,
+) -> Result<Response, PageError> {
+    let order = own_order(&services, &visitor, &number).await?;
+    ordered_side_png(&services, &order, line, side, ORDERED_THUMBNAIL_SIDE).await
+}
+
+/// The longest side of an ordered pack's picture on the order page.
+const ORDERED_THUMBNAIL_SIDE: u32 = 300;
+
+/// Side `side` of line `line` of `order`, as ordered, at most `max_side` pixels: a PNG the
+/// browser may keep for an hour (what was ordered does not change).
+pub(crate) async fn ordered_side_png(
+    services: &Services,
+    order: &Order,
+    line: usize,
+    side: usize,
+    max_side: u32,
+) -> Result<Response, PageError> {
+    let line = order
+        .lines
+        .get(line)
+        .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
+    let png = render::pack_side(services, &line.product, &line.pack, side, max_side)
+        .await
+        .map_err(|e| {
+            PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
+        })?;
+    Ok(layout::png(png, "private, max-age=3600"))
 }
 
 /// `GET /orders/{number}/proof/{line}`: a proof PDF of one pack of the customer's own order,

@@ -153,7 +153,7 @@ impl Visitor {
             .await?;
         self.set_cookies.push(state.cookies.cookie(
             DEVICE_COOKIE,
-            &device_token(&self.key, &customer.email),
+            &device_token(&self.key, &customer),
             Some(DEVICE_TTL),
         ));
         self.csrf_token = csrf_token(&self.key, &token);
@@ -189,12 +189,21 @@ impl Visitor {
             .map_or_else(|| "unknown".to_owned(), crate::http::client::limit_key)
     }
 
-    /// Whether this browser signed in to `email` before (its device cookie).
-    pub fn is_known_device(&self, email: &str) -> bool {
-        self.device.as_deref().is_some_and(|device| {
-            let expected = device_token(&self.key, email);
-            bool::from(device.as_bytes().ct_eq(expected.as_bytes()))
-        })
+    /// Whether this browser signed in to the account of `email` before (its device cookie)
+    /// since the account's password was last reset.
+    pub async fn is_known_device(
+        &self,
+        store: &dyn Store,
+        email: &str,
+    ) -> Result<bool, StoreError> {
+        let Some(device) = self.device.as_deref() else {
+            return Ok(false);
+        };
+        let Some(customer) = customers::find_by_email(store, email).await? else {
+            return Ok(false);
+        };
+        let expected = device_token(&self.key, &customer);
+        Ok(bool::from(device.as_bytes().ct_eq(expected.as_bytes())))
     }
 }
 
@@ -253,9 +262,15 @@ fn csrf_token(key: &SecretKey, binding: &str) -> String {
     key.mac("csrf", &[binding.as_bytes()])
 }
 
-/// The device cookie of a browser that signed in to `email`.
-fn device_token(key: &SecretKey, email: &str) -> String {
-    key.mac("device", &[email.trim().to_lowercase().as_bytes()])
+/// The device cookie of a browser that signed in to `customer`'s account: for its address
+/// and session generation, so a password reset ends what every earlier cookie vouched for
+/// (one planted by whoever held the account or its password before).
+fn device_token(key: &SecretKey, customer: &Customer) -> String {
+    let generation = customer.session_generation.to_string();
+    key.mac(
+        "device",
+        &[customer.email.as_bytes(), generation.as_bytes()],
+    )
 }
 
 /// The customer of session `token`: its value is `{customer id}:{session generation}` (a
@@ -332,7 +347,7 @@ impl SignInLimits {
                 self.per_client,
             ),
         ];
-        if !visitor.is_known_device(email) {
+        if !visitor.is_known_device(store, email).await? {
             counts.push((
                 format!("signin-address:{address}"),
                 self.address_window,
@@ -364,6 +379,22 @@ impl SignInLimits {
             )
             .await
     }
+}
+
+/// Counts one attempt against each of `counts` (a count's id and its limit) for the hour;
+/// whether any is over its limit. Counted before the work it limits, in the store, so every
+/// host shares the counts.
+pub(crate) async fn over_hourly_limit(
+    store: &dyn Store,
+    counts: &[(String, u64)],
+) -> Result<bool, StoreError> {
+    const HOUR: Duration = Duration::from_secs(60 * 60);
+    let mut over = false;
+    for (id, limit) in counts {
+        let (count, _) = store.count_in_window(RATE_LIMITS, id, HOUR, 1).await?;
+        over |= count > *limit;
+    }
+    Ok(over)
 }
 
 /// An e-mail address as limits count it: hashed, so no address is written into store keys.

@@ -105,14 +105,24 @@ pub async fn upload_image(services: &Services, call: &Call<'_>) -> Result<Reply,
 pub async fn import_image(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
     let image_type = ImageType::read(call)?;
     let service = &services.images;
-    let bytes = match call.params.get("bytes") {
-        Some(encoded) => decode_base64(encoded, service.settings().max_upload_bytes)?,
+    // A fetched image may be as large as an uploaded one, so it holds an upload permit while
+    // it is read and checked, as a large request body does (`read_body`).
+    let (bytes, _fetch_permit) = match call.params.get("bytes") {
+        Some(encoded) => {
+            let max_bytes = service.settings().max_upload_bytes;
+            (decode_base64(encoded, max_bytes)?, None)
+        }
         None => {
             let url = call
                 .params
                 .text("imageUrl", 4096)?
                 .ok_or_else(|| DomainError::missing("bytes or imageUrl"))?;
-            service.fetch(url).await?
+            let holder = match &call.key {
+                Some(key) => Some(format!("key {}", key.consumer_key)),
+                None => call.client.map(crate::http::client::limit_key),
+            };
+            let permit = service.upload_permit(holder).await?;
+            (service.fetch(url).await?, Some(permit))
         }
     };
     let (id, record) = store_image(services, bytes.into())

@@ -23,12 +23,12 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use std::net::SocketAddr;
-use tokio::sync::SemaphorePermit;
 
 use call::{Call, Reply};
 pub use params::{BodyEncoding, Params, truncate};
 
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::images::service::UploadPermit;
 use crate::domain::keys::Permission;
 use crate::domain::services::Services;
 use crate::http::auth::rate::{self, RateState};
@@ -149,7 +149,15 @@ async fn dispatch(
     }
     let key = match auth::authorize(state, operation.auth, request).await {
         Ok(key) => key,
-        Err(error) => return (Err(error), None),
+        // A call that proves no key counts as a call without one, so guesses (and the
+        // signature checks they cost) are limited per address like any unsigned call.
+        Err(error) => {
+            return match rate::count_unsigned_call(state, client).await {
+                Ok(Some(rate)) if rate.exceeded() => (Err(rate.error()), Some(rate)),
+                Ok(rate) => (Err(error), rate),
+                Err(_) => (Err(error), None),
+            };
+        }
     };
     let counted = match &key {
         Some(key) => rate::count_call(state, key).await,
@@ -358,8 +366,9 @@ async fn read_body<'s>(
     state: &'s AppState,
     params: &Params,
     headers: &axum::http::HeaderMap,
+    client: Option<std::net::IpAddr>,
     body: axum::body::Body,
-) -> Result<(Bytes, Option<SemaphorePermit<'s>>), DomainError> {
+) -> Result<(Bytes, Option<UploadPermit<'s>>), DomainError> {
     let usual = state.edge.max_body_bytes;
     let largest = state.images.max_body_bytes().max(usual);
     let declared = declared_length(headers);
@@ -396,7 +405,8 @@ async fn read_body<'s>(
             if permit.is_some() || !may_take_image(params, &read) {
                 return Err(body_too_large(limit));
             }
-            permit = Some(state.images.upload_permit().await?);
+            let network = client.map(crate::http::client::limit_key);
+            permit = Some(state.images.upload_permit(network).await?);
             limit = largest;
             if read.len() + chunk.len() > limit {
                 return Err(body_too_large(limit));
@@ -424,17 +434,27 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
     };
     // The permit of a large body is held until the call is answered: what it read and what
     // the engine makes of it stay bounded however many arrive at once.
-    let (body_read, _upload_permit) = match read_body(&state, &params, &parts.headers, body).await {
-        Ok((bytes, permit)) if bytes.is_empty() => (Ok(()), permit),
-        Ok((bytes, permit)) => {
-            let added = match BodyEncoding::of(&parts.headers) {
-                Ok(encoding) => params.add_body(encoding, bytes).await,
-                Err(error) => Err(error),
-            };
-            (added, permit)
-        }
-        Err(error) => (Err(error), None),
-    };
+    let client = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|info| {
+            state
+                .edge
+                .trusted_proxies
+                .client(info.0.ip(), &parts.headers)
+        });
+    let (body_read, _upload_permit) =
+        match read_body(&state, &params, &parts.headers, client, body).await {
+            Ok((bytes, permit)) if bytes.is_empty() => (Ok(()), permit),
+            Ok((bytes, permit)) => {
+                let added = match BodyEncoding::of(&parts.headers) {
+                    Ok(encoding) => params.add_body(encoding, bytes).await,
+                    Err(error) => Err(error),
+                };
+                (added, permit)
+            }
+            Err(error) => (Err(error), None),
+        };
     let (format, format_error) = ResponseFormat::read(&params);
     let (result, rate) = match body_read.err().or(format_error) {
         Some(error) => (Err(error), None),
@@ -448,15 +468,6 @@ pub async fn service(State(state): State<Arc<AppState>>, request: Request) -> Re
                     .and_then(|v| v.to_str().ok()),
                 params: &params,
             };
-            let client = parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|info| {
-                    state
-                        .edge
-                        .trusted_proxies
-                        .client(info.0.ip(), &parts.headers)
-                });
             dispatch(&state, &signed, client).await
         }
     };
