@@ -480,18 +480,24 @@ async fn place_order(shopper: &Shopper, form: &Page) -> Page {
     shopper.post(form, "/checkout", &fields).await
 }
 
+/// The number of the customer's one order (there must be exactly one).
+async fn the_one_order(app: &TestApp, email: &str) -> String {
+    let customer = customers::find_by_email(app.store.as_ref(), email)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(customer.orders.len(), 1, "{:?}", customer.orders);
+    customer.orders[0].clone()
+}
+
 /// Medium: ten parallel "Place order" clicks on one cart made six orders and six webhooks.
 async fn ten_clicks_on_place_order_place_one_order(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let (shopper, email, _) = shopper_with_cart(&app, 2).await;
     let form = shopper.get("/checkout").await;
     let pages = futures_util::future::join_all((0..10).map(|_| place_order(&shopper, &form))).await;
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(customer.orders.len(), 1, "{:?}", customer.orders);
-    let confirmation = format!("/orders/{}/confirmation", customer.orders[0]);
+    let number = the_one_order(&app, &email).await;
+    let confirmation = format!("/orders/{number}/confirmation");
     for page in &pages {
         assert_eq!(
             (page.status, page.path.as_str()),
@@ -506,11 +512,7 @@ async fn ten_clicks_on_place_order_place_one_order(kind: StoreKind) {
         2,
         "one webhook per tracked pack of one order"
     );
-    assert!(
-        webhooks
-            .iter()
-            .all(|w| w.payload.order_number == customer.orders[0])
-    );
+    assert!(webhooks.iter().all(|w| w.payload.order_number == number));
     // The form's key is spent: sending it again later shows the same order.
     let again = place_order(&shopper, &form).await;
     assert_eq!(again.path, confirmation);
@@ -524,17 +526,46 @@ async fn a_cart_changed_since_the_checkout_page_is_shown_again(kind: StoreKind) 
     let (pack, _) = new_pack(&app, &[]).await;
     let body = add_to_cart(&app, &pack, "1").await;
     shopper.open_drop_in(&local(&body["dropIns"]["cart"])).await;
-    let page = place_order(&shopper, &form).await;
+    refused_as_changed_then_placed(&app, &shopper, &email, &form).await;
+}
+
+/// Sends the checkout `form` for a cart that changed since: refused, nothing ordered; the
+/// page shown again places the order as it shows it (its confirmation).
+async fn refused_as_changed_then_placed(
+    app: &TestApp,
+    shopper: &Shopper,
+    email: &str,
+    form: &Page,
+) -> Page {
+    let page = place_order(shopper, form).await;
     assert_eq!(page.status, 409, "{}", page.body);
     assert!(page.body.contains("Your cart changed"), "{}", page.body);
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), email)
         .await
         .unwrap()
         .unwrap();
     assert!(customer.orders.is_empty());
-    // The page shown again places the order as shown.
-    let page = place_order(&shopper, &page).await;
+    let page = place_order(shopper, &page).await;
     assert!(page.path.ends_with("/confirmation"), "{}", page.body);
+    page
+}
+
+/// Changes a pack's stored record (JSON) behind the server's back, its `updatedAt` kept.
+async fn edit_stored_pack(app: &TestApp, pack: &str, change: impl FnOnce(&mut Value)) {
+    let stored = app.store.get(PACKS, pack).await.unwrap().unwrap();
+    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
+    change(&mut record);
+    replace_stored_pack(app, pack, &serde_json::to_vec(&record).unwrap()).await;
+}
+
+async fn replace_stored_pack(app: &TestApp, pack: &str, value: &[u8]) {
+    let stored = app.store.get(PACKS, pack).await.unwrap().unwrap();
+    assert!(
+        app.store
+            .replace(PACKS, pack, value, stored.revision)
+            .await
+            .unwrap()
+    );
 }
 
 /// Low to medium: sign-ups were not counted at all, so one network could make accounts
@@ -591,12 +622,7 @@ async fn checkout_pages_of_one_cart_sent_at_once_place_one_order(kind: StoreKind
     }
     let pages =
         futures_util::future::join_all(forms.iter().map(|form| place_order(&shopper, form))).await;
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(customer.orders.len(), 1, "{:?}", customer.orders);
-    let confirmation = format!("/orders/{}/confirmation", customer.orders[0]);
+    let confirmation = format!("/orders/{}/confirmation", the_one_order(&app, &email).await);
     // The others find the cart changed (or, sent later, empty).
     for page in pages.iter().filter(|p| p.path != confirmation) {
         let told = match page.status {
@@ -644,16 +670,10 @@ async fn the_order_page_shows_packs_as_ordered(kind: StoreKind) {
     assert_eq!(status, 200);
     assert!(ordered.starts_with(b"\x89PNG"));
     // The pack loses its sides after the order: the order page still shows what was ordered.
-    let stored = app.store.get(PACKS, &packs[0]).await.unwrap().unwrap();
-    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
-    record["pack"]["sides"] = json!([]);
-    let changed = serde_json::to_vec(&record).unwrap();
-    assert!(
-        app.store
-            .replace(PACKS, &packs[0], &changed, stored.revision)
-            .await
-            .unwrap()
-    );
+    edit_stored_pack(&app, &packs[0], |record| {
+        record["pack"]["sides"] = json!([])
+    })
+    .await;
     let live = fetch(&shopper, format!("/packs/{}/sides/0?max=300", packs[0])).await;
     assert_eq!(live.0, 404);
     assert_eq!(fetch(&shopper, picture.clone()).await, (200, ordered));
@@ -670,27 +690,12 @@ async fn a_design_saved_in_the_same_second_shows_the_checkout_again(kind: StoreK
     let (shopper, email, packs) = shopper_with_cart(&app, 1).await;
     let form = shopper.get("/checkout").await;
     // The design changes, its `updated_at` does not (saved within the same second).
-    let stored = app.store.get(PACKS, &packs[0]).await.unwrap().unwrap();
-    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
-    record["pack"]["savedInAnotherTab"] = json!(true);
-    let changed = serde_json::to_vec(&record).unwrap();
-    assert!(
-        app.store
-            .replace(PACKS, &packs[0], &changed, stored.revision)
-            .await
-            .unwrap()
-    );
-    let page = place_order(&shopper, &form).await;
-    assert_eq!(page.status, 409, "{}", page.body);
-    assert!(page.body.contains("Your cart changed"), "{}", page.body);
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(customer.orders.is_empty());
-    // The page shown again orders the design as it is now.
-    let page = place_order(&shopper, &page).await;
-    assert!(page.path.ends_with("/confirmation"), "{}", page.body);
+    edit_stored_pack(&app, &packs[0], |record| {
+        record["pack"]["savedInAnotherTab"] = json!(true);
+    })
+    .await;
+    // Refused; the page shown again orders the design as it is now.
+    let page = refused_as_changed_then_placed(&app, &shopper, &email, &form).await;
     let number = page.path.split('/').nth(2).unwrap();
     let order = app.store.get(ORDERS, number).await.unwrap().unwrap();
     let order: Value = serde_json::from_slice(&order.value).unwrap();
@@ -702,13 +707,7 @@ async fn a_design_saved_in_the_same_second_shows_the_checkout_again(kind: StoreK
 /// outage: pages say something went wrong (500), the API `internal_error`; nothing is
 /// placed or dropped either way (an outage: `a_store_outage_says_try_again`).
 async fn break_pack(app: &TestApp, pack: &str) {
-    let stored = app.store.get(PACKS, pack).await.unwrap().unwrap();
-    assert!(
-        app.store
-            .replace(PACKS, pack, b"\xff not a pack", stored.revision)
-            .await
-            .unwrap()
-    );
+    replace_stored_pack(app, pack, b"\xff not a pack").await;
 }
 
 /// Medium: a store failure while pricing the cart dropped the line and placed the rest.
