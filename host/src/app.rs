@@ -184,6 +184,7 @@ impl Application {
             brand: Arc::new(Brand::load(&config.brand).map_err(StartupError::Brand)?),
             engine: engine.engine,
             templates: engine.templates,
+            proof_makers: crate::infra::shares::Shares::new(1),
         });
         let state = Arc::new(AppState {
             cookies: CookiePolicy::for_base_url(
@@ -236,6 +237,10 @@ impl Application {
                     .layer(axum::middleware::from_fn_with_state(
                         Arc::clone(&state),
                         observe::observe,
+                    ))
+                    .layer(axum::middleware::from_fn_with_state(
+                        Arc::clone(&state),
+                        observe::engine_holders,
                     ))
                     .layer(axum::middleware::from_fn_with_state(
                         Arc::clone(&state),
@@ -349,6 +354,7 @@ fn customer_pages() -> Router<Arc<AppState>> {
             get(account::sign_up_page).post(account::sign_up),
         )
         .route("/account/signout", post(account::sign_out))
+        .route("/account/confirm", post(account_links::resend_confirmation))
         .route(
             "/account/confirm/{token}",
             get(account_links::confirm_address),

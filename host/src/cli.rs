@@ -1070,14 +1070,9 @@ async fn list_jobs<Q: Queue>(
     json: bool,
     to: impl Fn(&Q::Payload) -> String,
 ) -> Result<(), String> {
-    let mut all = queue::list::<Q>(store.as_ref())
+    let all = queue::list::<Q>(store.as_ref())
         .await
         .map_err(|e| e.to_string())?;
-    // A listing shows what a finished job's record keeps: what a pending job still needs
-    // (a mail's link into an account) is a secret, not something to print.
-    for job in &mut all {
-        Q::forget_when_finished(&mut job.payload);
-    }
     if json {
         println!("{}", pretty(&all)?);
         return Ok(());

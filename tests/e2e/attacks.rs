@@ -278,7 +278,7 @@ async fn api_replies_forbid_sniffing_scripts_and_framing(kind: StoreKind) {
 
 /// The sign-in form's page for `shopper`, and a function posting a guess from it.
 /// Trusts 127.0.0.1 as a proxy: a test's `X-Forwarded-For` says which network a request is from.
-fn trusting_local_proxy(config: &mut presspack::config::Config) {
+pub(crate) fn trusting_local_proxy(config: &mut presspack::config::Config) {
     config.edge.trusted_proxies = presspack::http::client::TrustedProxies(vec![
         presspack::http::client::Network::parse("127.0.0.1").unwrap(),
     ]);
@@ -441,7 +441,10 @@ async fn a_guesser_elsewhere_cannot_lock_the_owner_out(kind: StoreKind) {
 
 /// A signed-in shopper with `count` packs in their cart (each with a tracking id, so each
 /// order queues a webhook to the key's callback URL).
-async fn shopper_with_cart(app: &TestApp, count: usize) -> (Shopper, String, Vec<String>) {
+pub(crate) async fn shopper_with_cart(
+    app: &TestApp,
+    count: usize,
+) -> (Shopper, String, Vec<String>) {
     keys::set_callback(
         app.store.as_ref(),
         &app.key.consumer_key,
@@ -463,7 +466,7 @@ async fn shopper_with_cart(app: &TestApp, count: usize) -> (Shopper, String, Vec
     (shopper, email, packs)
 }
 
-const ADDRESS: [(&str, &str); 5] = [
+pub(crate) const ADDRESS: [(&str, &str); 5] = [
     ("name", "Ann Example"),
     ("line1", "1 Print Street"),
     ("city", "London"),
@@ -472,7 +475,7 @@ const ADDRESS: [(&str, &str); 5] = [
 ];
 
 /// Posts the checkout form shown on `form` (its hidden fields) with an address.
-async fn place_order(shopper: &Shopper, form: &Page) -> Page {
+pub(crate) async fn place_order(shopper: &Shopper, form: &Page) -> Page {
     let checkout = form.hidden("checkout").expect("a checkout key");
     let cart = form.hidden("cart").expect("a cart state");
     let mut fields = vec![("checkout", checkout.as_str()), ("cart", cart.as_str())];
@@ -481,7 +484,7 @@ async fn place_order(shopper: &Shopper, form: &Page) -> Page {
 }
 
 /// The number of the customer's one order (there must be exactly one).
-async fn the_one_order(app: &TestApp, email: &str) -> String {
+pub(crate) async fn the_one_order(app: &TestApp, email: &str) -> String {
     let customer = customers::find_by_email(app.store.as_ref(), email)
         .await
         .unwrap()

@@ -60,7 +60,23 @@ fn read_start_up(lines: &mut Lines<BufReader<ChildStdout>>) -> (String, Vec<Stri
 /// Starts `presspack serve` with `env`: the process and the address it listens on. What it
 /// prints after its start-up line is read and dropped, so its output never fills the pipe.
 pub fn serve_at(env: &[(&str, &str)]) -> (Child, String) {
-    let (child, mut lines) = serve(env);
+    let (child, lines) = serve(env);
+    listening(child, lines)
+}
+
+/// Runs `command` (a `presspack serve`): the process and the address it listens on.
+pub fn started(mut command: Command) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    listening(child, lines)
+}
+
+/// The address a started server's start-up line names; its later lines are dropped.
+fn listening(child: Child, mut lines: Lines<BufReader<ChildStdout>>) -> (Child, String) {
     let (line, _) = read_start_up(&mut lines);
     let address = line
         .strip_prefix("presspack listening on http://")

@@ -326,10 +326,37 @@ impl TestApp {
 
     /// Stops the server (finishing requests in flight) and starts a new one on the same store.
     pub async fn restart(&mut self) {
+        self.stop().await;
+        self.start().await;
+    }
+
+    /// Stops the server (finishing requests in flight), leaving the store to another process
+    /// ([`TestApp::serve_process`]) until [`TestApp::start_again`].
+    pub async fn stop(&mut self) {
         let (stop, handle) = self.server.take().expect("server running");
         stop.send(()).unwrap();
         handle.await.unwrap().unwrap();
+    }
+
+    /// Starts the server again after [`TestApp::stop`].
+    pub async fn start_again(&mut self) {
         self.start().await;
+    }
+
+    /// `presspack serve` as a process of its own on this app's store (stopped first, for the
+    /// embedded store): the process, to kill, and the address it listens on.
+    pub fn serve_process(&self) -> (std::process::Child, String) {
+        let engine_cache =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache");
+        let command = self.cli_command(
+            &["serve"],
+            &[
+                ("PRESSPACK_LISTEN", "127.0.0.1:0"),
+                ("PRESSPACK_ENGINE_CACHE_DIR", engine_cache.to_str().unwrap()),
+                ("PRESSPACK_ENGINE_INSTANCES", "1"),
+            ],
+        );
+        crate::cli::started(command)
     }
 
     pub fn endpoint(&self) -> String {
@@ -580,6 +607,20 @@ impl TestApp {
         command.envs(settings.iter().copied());
         command
     }
+}
+
+/// An order of customer `customer_id` numbered `number`, as stored, with no lines: what a
+/// checkout that crashed before its commit leaves behind.
+pub fn uncommitted_order(customer_id: &str, number: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "number": number, "customerId": customer_id, "customerEmail": "ann@example.com",
+        "lines": [], "currency": "GBP", "total": 0,
+        "delivery": {"name": "Ann", "line1": "1 Print Street", "line2": "", "city": "London",
+                     "postcode": "E1 6AN", "country": "United Kingdom"},
+        "payment": {"provider": "invoice", "state": "awaiting_invoice_payment"},
+        "placedAt": 1
+    }))
+    .unwrap()
 }
 
 /// Deletes a test's Redis keys when dropped, leaving Redis as the test found it.

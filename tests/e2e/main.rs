@@ -31,4 +31,5 @@ mod shop;
 mod static_files;
 mod store;
 mod transport;
+mod trust;
 mod warnings;

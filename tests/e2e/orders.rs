@@ -80,7 +80,7 @@ async fn an_order_moves_forward_only_and_tells_customer_and_partner(kind: StoreK
         (
             "DHL",
             "RM1\r\nBcc: x@example.com",
-            "tracking: must not contain control",
+            "tracking: must be on one line",
         ),
         (&*"x".repeat(61), "RM1", "carrier: at most 60 characters"),
     ] {

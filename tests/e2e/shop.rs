@@ -44,6 +44,7 @@ impl Page {
     }
 }
 
+#[derive(Clone)]
 pub struct Shopper {
     pub client: reqwest::Client,
     pub address: String,
@@ -73,6 +74,15 @@ impl Shopper {
                 .unwrap(),
             address: app.address.clone(),
             jar,
+        }
+    }
+
+    /// The same browser (its cookies) talking to a server at `address` (another process on
+    /// the same store): cookies are kept per host, whatever the port.
+    pub fn at(&self, address: &str) -> Shopper {
+        Shopper {
+            address: format!("http://{address}"),
+            ..self.clone()
         }
     }
 

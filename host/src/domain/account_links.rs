@@ -32,7 +32,7 @@ impl LinkPurpose {
 
     /// How long a link works: a reset link briefly (it is a key to the account), an address
     /// link for a week.
-    pub fn lifetime(self) -> Duration {
+    pub const fn lifetime(self) -> Duration {
         match self {
             LinkPurpose::ConfirmAddress => Duration::from_secs(7 * 24 * 60 * 60),
             LinkPurpose::ResetPassword => Duration::from_secs(60 * 60),

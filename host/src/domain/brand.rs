@@ -51,13 +51,9 @@ fn one_line<'de, D: serde::Deserializer<'de>, const MAX: usize>(
     deserializer: D,
 ) -> Result<String, D::Error> {
     let text = settings::text(deserializer)?;
-    let text = text.trim();
-    if text.chars().count() > MAX || text.chars().any(char::is_control) {
-        return Err(serde::de::Error::custom(format!(
-            "expected at most {MAX} characters on one line"
-        )));
-    }
-    Ok(text.to_owned())
+    crate::domain::one_line::optional(&text, MAX)
+        .map(str::to_owned)
+        .map_err(|problem| serde::de::Error::custom(format!("expected one line: {problem}")))
 }
 
 fn colour<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use crate::domain::account_links::LinkHolder;
+use crate::domain::one_line;
 use crate::infra::store::{self, Kind, Records, StoreError, random_id};
 
 /// Record kind: customer accounts, by customer id.
@@ -64,6 +65,10 @@ pub struct Customer {
 pub struct Checkout {
     pub key: String,
     pub order_number: String,
+    /// When the sending that places the order claimed the key, milliseconds since 1970 (a
+    /// claim stored before claims had a time reads as long ago).
+    #[serde(default)]
+    pub claimed_at: i64,
 }
 
 /// A pack in a customer's cart. The pack's name is the pack's own `friendlyName`.
@@ -115,7 +120,8 @@ pub fn normalise_email(raw: &str) -> Result<String, AccountError> {
     if email.chars().count() > MAX_EMAIL {
         return Err(invalid("email", format!("at most {MAX_EMAIL} characters")));
     }
-    if !plausible || email.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    let one_line = one_line::required(&email, MAX_EMAIL).is_ok();
+    if !plausible || !one_line || email.chars().any(char::is_whitespace) {
         return Err(invalid(
             "email",
             "enter an e-mail address such as ann@example.com",
@@ -232,11 +238,11 @@ pub async fn sign_up(
     password: &str,
 ) -> Result<Customer, AccountError> {
     let email = normalise_email(email)?;
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > MAX_NAME {
-        return Err(invalid("name", format!("1 to {MAX_NAME} characters")));
-    }
+    let name = one_line::required(name, MAX_NAME)
+        .map_err(|problem| invalid("name", problem.to_string()))?;
     check_password(password)?;
+    // Hashed first, whether or not the address has an account: the answer takes as long.
+    let password_hash = hashing.hash(password).await?;
     if store.get(CUSTOMER_EMAILS, &email).await?.is_some() {
         return Err(AccountError::EmailTaken);
     }
@@ -244,7 +250,7 @@ pub async fn sign_up(
         id: random_id(),
         email: email.clone(),
         name: name.to_owned(),
-        password_hash: hashing.hash(password).await?,
+        password_hash,
         created_at: now(),
         cart: Vec::new(),
         orders: Vec::new(),

@@ -322,6 +322,13 @@ impl From<EngineCallError> for DomainError {
                 };
                 DomainError::new(code, failure.message)
             }
+            EngineCallError::ShareTaken(share) => DomainError::new(
+                ErrorCode::ServerBusy,
+                format!(
+                    "this client has {share} render engine calls running or waiting already, \
+                     its share of the engine; send more once they are answered"
+                ),
+            ),
             EngineCallError::Busy(waiting) => DomainError::new(
                 ErrorCode::ServerBusy,
                 format!(

@@ -1,7 +1,14 @@
 //! E-mail to customers: the order confirmation (the order as its invoice, with a proof PDF of
 //! each pack attached), the shipping notice (carrier and tracking number), and the account's
-//! links (confirm the address after sign-up, choose a new password), in plain text and HTML.
-//! Nothing is queued when no SMTP server is configured.
+//! messages (the link that confirms the address after sign-up, the link to choose a new
+//! password, and the notice that someone tried to sign up with an address that has an
+//! account), in plain text and HTML. Nothing is queued when no SMTP server is configured.
+//!
+//! Only a confirmed address gets mail about orders or free text from a requester: an order's
+//! messages wait until its customer confirms the address (for as long as the confirmation
+//! link works), and a message to an address not confirmed greets without a name. An account
+//! message holds nothing but its kind and address: its link is made when it is sent, so no
+//! record (nor a copy of the store) holds a link that works.
 //!
 //! Each message is a job on the durable queue ([`crate::infra::queue`]), queued with the
 //! order or the change it tells (and waiting, like the webhooks, until that is written), made
@@ -20,11 +27,13 @@ use lettre::message::{Attachment, Mailbox, MultiPart};
 use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
+use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
+use crate::domain::customers::{self, Customer};
 use crate::domain::orders::record::{self, Order, OrderStatus};
 use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
 use crate::infra::queue::{self, Job, Outcome, Queue};
-use crate::infra::store::{Kind, Store, StoreError};
+use crate::infra::store::{Kind, Store, StoreError, unix_millis};
 
 /// Record kinds: messages waiting to be sent, and sent or given up.
 pub const MAILS_PENDING: Kind = Kind::new("mail");
@@ -40,8 +49,10 @@ pub enum MailKind {
     Shipped,
     /// After sign-up: the link that confirms the address.
     ConfirmAddress,
-    /// The link to choose a new password.
+    /// The link to choose a new password (nothing is sent when no account has the address).
     PasswordReset,
+    /// Someone tried to sign up with an address that has an account: told to its owner.
+    SignUpAttempt,
 }
 
 impl MailKind {
@@ -52,7 +63,13 @@ impl MailKind {
             MailKind::Shipped => "shipping notice",
             MailKind::ConfirmAddress => "address confirmation",
             MailKind::PasswordReset => "password reset",
+            MailKind::SignUpAttempt => "sign-up attempt notice",
         }
+    }
+
+    /// Whether the message is about an order (else about an account).
+    fn is_about_an_order(self) -> bool {
+        matches!(self, MailKind::OrderConfirmed | MailKind::Shipped)
     }
 }
 
@@ -61,28 +78,14 @@ impl MailKind {
 #[serde(rename_all = "camelCase")]
 pub struct MailMessage {
     pub kind: MailKind,
-    /// The order it tells of (none for the account's links).
+    /// The order it tells of (none for the account's messages).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub order_number: String,
-    /// The address, as the order holds it.
+    /// The address, as the order holds it (or as the account message was asked for).
     pub to: String,
     /// The order change it tells (none: the order's confirmation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
-    /// An account link: the customer's name and the address of the link.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account_link: Option<AccountLink>,
-}
-
-/// The account link a message carries. The link is a key to the account until it expires
-/// or is used, so the store holds its address only until the message is sent or given up.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AccountLink {
-    pub name: String,
-    /// Empty once the message is sent or given up.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub url: String,
 }
 
 /// Queues a message about `order` (callers queue none when no SMTP server is configured:
@@ -98,7 +101,6 @@ pub async fn enqueue(
         order_number: order.number.clone(),
         to: order.customer_email.clone(),
         change: change.map(str::to_owned),
-        account_link: None,
     };
     let id = order_mail_id(&order.number, change);
     queue::enqueue::<Mails>(store, &id, message).await?;
@@ -128,24 +130,53 @@ pub async fn of_order(
     Ok(found)
 }
 
-/// Queues an account link (`kind` [`MailKind::ConfirmAddress`] or [`MailKind::PasswordReset`])
-/// to `to`; its id.
-pub async fn enqueue_account_link(
-    store: &dyn Store,
+/// Queues an account message of `kind` to `to` (whoever has the address when it is sent) and
+/// wakes the sender; nothing when the shop sends no e-mail. The same work whether or not an
+/// account has the address: the sender looks that up.
+pub async fn send_account_mail(
+    services: &Services,
     kind: MailKind,
     to: &str,
-    link: AccountLink,
-) -> Result<String, StoreError> {
+) -> Result<(), StoreError> {
+    if !services.mailer.is_configured() {
+        return Ok(());
+    }
     let message = MailMessage {
         kind,
         order_number: String::new(),
         to: to.to_owned(),
         change: None,
-        account_link: Some(link),
     };
     let id = format!("mail_{:032x}", rand::random::<u128>());
-    queue::enqueue::<Mails>(store, &id, message).await?;
-    Ok(id)
+    queue::enqueue::<Mails>(services.store.as_ref(), &id, message).await?;
+    services.wake.mail.notify_one();
+    Ok(())
+}
+
+/// Lets the messages about `customer`'s orders that waited for the address to be confirmed go
+/// now (they would otherwise be looked at again only after [`recheck_after`]).
+pub async fn release_held(services: &Services, customer: &Customer) -> Result<(), StoreError> {
+    let store = services.store.as_ref();
+    for number in &customer.orders {
+        if let Some(order) = record::load(store, number).await? {
+            for job in of_order(store, &order).await? {
+                queue::hurry::<Mails>(store, &job.id).await?;
+            }
+        }
+    }
+    services.wake.mail.notify_one();
+    Ok(())
+}
+
+/// How long a message about an order waits for its customer to confirm the address: as long
+/// as the confirmation link works.
+const UNCONFIRMED_WAIT: Duration = LinkPurpose::ConfirmAddress.lifetime();
+
+/// When a message about an order that has waited `waited` for the address looks again: soon at
+/// first, when a customer is most likely to confirm, then every 10 minutes (following the
+/// link lets it go at once anyway: [`release_held`]).
+fn recheck_after(waited: Duration) -> Duration {
+    (waited / 4).clamp(Duration::from_secs(5), Duration::from_secs(10 * 60))
 }
 
 /// The queue of customer e-mails, sent with the services that make proofs.
@@ -165,26 +196,19 @@ impl Queue for Mails {
         self.0.mailer.retry_delays()
     }
 
-    fn forget_when_finished(mail: &mut MailMessage) {
-        if let Some(link) = &mut mail.account_link {
-            link.url.clear();
-        }
-    }
-
     async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {
         let mail = &job.payload;
-        let message = match &mail.account_link {
-            Some(link) => self.account_message(&job.id, mail, link),
-            None => {
-                let (number, queued_at) = (&mail.order_number, job.created_at);
-                let change = mail.change.as_deref();
-                if let Some(waiting) =
-                    record::hold_until_written(store, number, change, queued_at).await
-                {
-                    return waiting;
-                }
-                self.message(store, &job.id, mail).await
+        let message = if mail.kind.is_about_an_order() {
+            let (number, queued_at) = (&mail.order_number, job.created_at);
+            let change = mail.change.as_deref();
+            if let Some(waiting) =
+                record::hold_until_written(store, number, change, queued_at).await
+            {
+                return waiting;
             }
+            self.message(store, job).await
+        } else {
+            self.account_message(store, &job.id, mail).await
         };
         let message = match message {
             Ok(message) => message,
@@ -212,19 +236,25 @@ fn money(currency: &str, amount: u64) -> String {
 }
 
 impl Mails {
-    /// The message, made from the order as stored now; what the attempt answers when it
-    /// cannot be made.
-    async fn message(
-        &self,
-        store: &dyn Store,
-        id: &str,
-        mail: &MailMessage,
-    ) -> Result<Message, Outcome> {
-        let services = &self.0;
+    /// The message of job `job`, made from the order as stored now; what the attempt answers
+    /// when it cannot be made, or must wait for the customer to confirm the address.
+    async fn message(&self, store: &dyn Store, job: &Job<MailMessage>) -> Result<Message, Outcome> {
+        let (services, mail, id) = (&self.0, &job.payload, job.id.as_str());
         let order = record::load(store, &mail.order_number)
             .await
             .map_err(|e| Outcome::retry(e.to_string()))?
             .ok_or_else(|| Outcome::give_up(format!("order {} vanished", mail.order_number)))?;
+        let customer = customers::load(store, &order.customer_id)
+            .await
+            .map_err(|e| Outcome::retry(e.to_string()))?;
+        let confirmed = customer.is_some_and(|c| c.email_confirmed && c.email == mail.to);
+        if !confirmed {
+            let waited = Duration::from_millis(unix_millis().saturating_sub(job.created_at) as u64);
+            return Err(match waited < UNCONFIRMED_WAIT {
+                true => Outcome::NotYet(recheck_after(waited)),
+                false => Outcome::give_up("the address was never confirmed"),
+            });
+        }
         let name = one_line(&order.delivery.name);
         let to = mailbox(&name, &mail.to)?;
         let link = format!("{}/orders/{}", services.base_url, order.number);
@@ -232,10 +262,11 @@ impl Mails {
         let mut without_proof = Vec::new();
         if mail.kind == MailKind::OrderConfirmed {
             for (index, line) in order.lines.iter().enumerate() {
-                match ordered_proof(services, &order.number, line).await {
-                    Ok(pdf) => {
-                        attachments.push((format!("{}-{}-proof.pdf", order.number, index + 1), pdf))
-                    }
+                match ordered_proof(services, &order.number, index, line).await {
+                    Ok(pdf) => attachments.push((
+                        format!("{}-{}-proof.pdf", order.number, index + 1),
+                        pdf.to_vec(),
+                    )),
                     // The store or the engine: a later attempt may make it.
                     Err(error) if error.kind().is_server_fault() => {
                         return Err(Outcome::retry(error.message));
@@ -261,20 +292,59 @@ impl Mails {
         self.build(id, to, subject, parts)
     }
 
-    /// The message of an account link.
-    fn account_message(
+    /// The account message `mail`, made now: a link is made for the account that has the
+    /// address at this moment. [`Outcome::Done`] when there is nothing to send (no account
+    /// has the address, or it is confirmed already).
+    async fn account_message(
         &self,
+        store: &dyn Store,
         id: &str,
         mail: &MailMessage,
-        link: &AccountLink,
     ) -> Result<Message, Outcome> {
-        let name = one_line(&link.name);
-        let to = mailbox(&name, &mail.to)?;
-        let (subject, text, html) = match mail.kind {
-            MailKind::PasswordReset => password_reset(&name, &link.url),
-            _ => address_confirmation(&name, &link.url),
+        let retry = |e: StoreError| Outcome::retry(e.to_string());
+        let base_url = &self.0.base_url;
+        if mail.kind == MailKind::SignUpAttempt {
+            let (subject, text, html) = sign_up_attempt(base_url);
+            return self.build(
+                id,
+                mailbox("", &mail.to)?,
+                subject,
+                self.branded(text, html),
+            );
+        }
+        let customer = customers::find_by_email(store, &mail.to)
+            .await
+            .map_err(retry)?
+            .filter(|c| mail.kind == MailKind::PasswordReset || !c.email_confirmed)
+            .ok_or(Outcome::Done)?;
+        let purpose = match mail.kind {
+            MailKind::PasswordReset => LinkPurpose::ResetPassword,
+            _ => LinkPurpose::ConfirmAddress,
         };
-        self.build(id, to, subject, self.branded(text, html))
+        let holder = LinkHolder {
+            customer_id: customer.id.clone(),
+            email: customer.email.clone(),
+            session_generation: customer.session_generation,
+        };
+        let token = account_links::issue(store, purpose, &holder)
+            .await
+            .map_err(retry)?;
+        let url = format!("{base_url}{}{token}", purpose.path());
+        // A name given by whoever signed up goes only to an address its owner confirmed.
+        let name = match customer.email_confirmed {
+            true => one_line(&customer.name),
+            false => String::new(),
+        };
+        let (subject, text, html) = match purpose {
+            LinkPurpose::ResetPassword => password_reset(&name, &url),
+            LinkPurpose::ConfirmAddress => address_confirmation(&url),
+        };
+        self.build(
+            id,
+            mailbox(&name, &mail.to)?,
+            subject,
+            self.branded(text, html),
+        )
     }
 
     /// A message's text and HTML with the shop's brand: its name at the top of the HTML and
@@ -329,15 +399,23 @@ fn mailbox(name: &str, address: &str) -> Result<Mailbox, Outcome> {
     ))
 }
 
-/// Subject, text and HTML of the link confirming the address of a new account.
-fn address_confirmation(name: &str, url: &str) -> (String, String, Markup) {
+/// "Hello NAME," or, without a name, "Hello,".
+fn greeting(name: &str) -> String {
+    match name {
+        "" => "Hello,".to_owned(),
+        name => format!("Hello {name},"),
+    }
+}
+
+/// Subject, text and HTML of the link confirming the address of a new account. It greets no
+/// one by name: the address is not confirmed, and the name is whatever the sign-up said.
+fn address_confirmation(url: &str) -> (String, String, Markup) {
     let text = format!(
-        "Hello {name},\n\nplease confirm that this is your e-mail address by opening this \
-         link (it works for a week):\n\n{url}\n\nIf you did not create an account, ignore this \
-         message.\n"
+        "Hello,\n\nplease confirm that this is your e-mail address by opening this link (it \
+         works for a week):\n\n{url}\n\nIf you did not create an account, ignore this message.\n"
     );
     let html = html! {
-        p { "Hello " (name) "," }
+        p { "Hello," }
         p { "please confirm that this is your e-mail address (the link works for a week):" }
         p { a href=(url) { "Confirm my address" } }
         p { "If you did not create an account, ignore this message." }
@@ -347,18 +425,43 @@ fn address_confirmation(name: &str, url: &str) -> (String, String, Markup) {
 
 /// Subject, text and HTML of a password reset link.
 fn password_reset(name: &str, url: &str) -> (String, String, Markup) {
+    let hello = greeting(name);
     let text = format!(
-        "Hello {name},\n\nto choose a new password, open this link (it works once, for an \
+        "{hello}\n\nto choose a new password, open this link (it works once, for an \
          hour):\n\n{url}\n\nIf you did not ask for it, ignore this message: your password \
          stays as it is.\n"
     );
     let html = html! {
-        p { "Hello " (name) "," }
+        p { (hello) }
         p { "to choose a new password, open this link (it works once, for an hour):" }
         p { a href=(url) { "Choose a new password" } }
         p { "If you did not ask for it, ignore this message: your password stays as it is." }
     };
     ("Choose a new password".to_owned(), text, html)
+}
+
+/// Subject, text and HTML of the notice that someone tried to sign up with an address that
+/// has an account: nothing of what they typed, only where to sign in or reset the password.
+fn sign_up_attempt(base_url: &str) -> (String, String, Markup) {
+    let (sign_in, reset) = (
+        format!("{base_url}/account/signin"),
+        format!("{base_url}/account/reset"),
+    );
+    let text = format!(
+        "Hello,\n\nsomeone tried to create an account with this address, which has an account \
+         already. If it was you, sign in at {sign_in}, or choose a new password at {reset}.\n\n\
+         If it was not you, ignore this message: your account is unchanged.\n"
+    );
+    let html = html! {
+        p { "Hello," }
+        p { "someone tried to create an account with this address, which has an account already. If it was you, " a href=(sign_in) { "sign in" } ", or " a href=(reset) { "choose a new password" } "." }
+        p { "If it was not you, ignore this message: your account is unchanged." }
+    };
+    (
+        "Someone tried to create an account with your address".to_owned(),
+        text,
+        html,
+    )
 }
 
 /// Subject, text and HTML of the order confirmation: the order as its invoice.

@@ -14,6 +14,7 @@ pub mod error;
 pub mod images;
 pub mod keys;
 pub mod mail;
+pub mod one_line;
 pub mod operators;
 pub mod orders;
 pub mod packs;

@@ -61,14 +61,10 @@ pub enum OperatorError {
     Exists(String),
     #[error("there is no operator {0:?}")]
     NoSuchOperator(String),
-    /// Deliberately the same for an unknown name and a wrong password.
-    #[error("The name or the password is not right.")]
+    /// Deliberately one answer for an unknown name, a wrong password, and a missing, wrong
+    /// or used code: no failure tells that the password was right.
+    #[error("The name, password or code is not right.")]
     WrongCredentials,
-    /// The password was right; the account needs its authenticator's code.
-    #[error("Enter the 6-digit code from your authenticator app.")]
-    CodeNeeded,
-    #[error("The code is not right, or was used already. Enter the current one.")]
-    WrongCode,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -232,28 +228,21 @@ pub async fn sign_in(
 ) -> Result<Operator, OperatorError> {
     let operator = load(store, name).await?;
     let hash = operator.as_ref().map(|o| o.password_hash.as_str());
-    if password.chars().count() > MAX_PASSWORD || !hashing.verify(password, hash).await? {
-        return Err(OperatorError::WrongCredentials);
-    }
-    let operator = operator.ok_or(OperatorError::WrongCredentials)?;
+    let password_right =
+        password.chars().count() <= MAX_PASSWORD && hashing.verify(password, hash).await?;
+    let operator = operator
+        .filter(|_| password_right)
+        .ok_or(OperatorError::WrongCredentials)?;
     let Some(secret) = &operator.totp_secret else {
         return Ok(operator);
     };
-    let code = code.trim();
-    if code.is_empty() {
-        return Err(OperatorError::CodeNeeded);
-    }
-    let step = matching_step(
-        secret,
-        code,
-        now() / TOTP_STEP_SECONDS,
-        operator.last_totp_step,
-    )
-    .ok_or(OperatorError::WrongCode)?;
+    let current = now() / TOTP_STEP_SECONDS;
+    let step = matching_step(secret, code.trim(), current, operator.last_totp_step)
+        .ok_or(OperatorError::WrongCredentials)?;
     // Written with compare-and-swap: of two sign-ins with one code, one takes its step.
     modify(store, &operator.name, |stored| {
         if stored.last_totp_step >= step {
-            return Err(OperatorError::WrongCode);
+            return Err(OperatorError::WrongCredentials);
         }
         stored.last_totp_step = step;
         Ok(())

@@ -2,6 +2,7 @@
 //! each image) or a small proof for a customer, each with its preflight report. The engine
 //! makes them from the pack's stored sides, in its sandbox, like every render.
 
+use bytes::Bytes;
 use presspack_engine::images::plan_print_images;
 use presspack_engine::model::{Pack, PhysicalSpec, Side};
 use presspack_engine::press::{
@@ -15,7 +16,7 @@ use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
 use crate::domain::orders::record::OrderLine;
 use crate::domain::packs::{PackRecord, stored_pack};
 use crate::domain::services::Services;
-use crate::infra::store::unix_millis;
+use crate::infra::store::{Kind, unix_millis};
 
 /// Resolution of a proof's images at their printed size, dots per inch: sharp on a screen,
 /// a fraction of the press file's size.
@@ -140,14 +141,42 @@ pub async fn press_file(
         .await?)
 }
 
-/// The proof of a pack as ordered, for its customer.
+/// Values kept for good: `{order}:{line}` (see [`proof_id`]) -> the blob of that line's proof.
+pub const ORDERED_PROOFS: Kind = Kind::new("ordered-proof");
+
+/// The id of line `line`'s proof of order `number`.
+pub fn proof_id(number: &str, line: usize) -> String {
+    format!("{number}:{line}")
+}
+
+/// The proof of line `index` of order `order_number`, as ordered, for its customer. What was
+/// ordered never changes: it is made once (one maker at a time in a process), stored as a
+/// blob of the order's, and read from there afterwards.
 pub async fn ordered_proof(
     services: &Services,
     order_number: &str,
+    index: usize,
     line: &OrderLine,
-) -> Result<Vec<u8>, DomainError> {
+) -> Result<Bytes, DomainError> {
+    let id = proof_id(order_number, index);
+    let _making = services
+        .proof_makers
+        .take(std::slice::from_ref(&id), None)
+        .await;
+    let store = services.store.as_ref();
+    if let Some(blob) = store.get_blob(ORDERED_PROOFS, &id).await?
+        && let Some(pdf) = services.blobs.get(&String::from_utf8_lossy(&blob)).await?
+    {
+        return Ok(pdf);
+    }
     let print = PackToPrint::ordered(services, line)?;
     let title = format!("Order {order_number} proof: {}", line.name);
     let (_, pdf) = press_file(services, &print, &title, PressKind::Proof).await?;
+    let pdf = Bytes::from(pdf);
+    let owner = format!("order:{order_number}");
+    let blob = services.blobs.put(&owner, pdf.clone()).await?;
+    store
+        .put_blob(ORDERED_PROOFS, &id, blob.as_bytes(), None)
+        .await?;
     Ok(pdf)
 }

@@ -15,6 +15,7 @@ use crate::domain::prices::PriceList;
 use crate::infra::engine::EngineClient;
 use crate::infra::mail::Mailer;
 use crate::infra::secrets::SecretKey;
+use crate::infra::shares::Shares;
 use crate::infra::store::{SharedBlobs, SharedStore};
 use crate::infra::templates::Templates;
 
@@ -43,6 +44,9 @@ pub struct Services {
     pub mailer: Mailer,
     /// The shop's name, colour, logo and footer: the brand of its pages and e-mail.
     pub brand: Arc<Brand>,
+    /// One maker of each ordered proof at a time in this process (by proof id): the requests
+    /// that arrive meanwhile wait for it and read what it stored.
+    pub proof_makers: Shares,
 }
 
 /// Wakes this process's background workers when work is queued (other processes find it

@@ -1,5 +1,6 @@
 //! Who is calling, by network address: the client address that per-address limits count
-//! (unsigned API calls, upload bytes, sign-ins).
+//! (unsigned API calls, upload bytes, sign-ins), and the first holder of a request's engine
+//! calls.
 //!
 //! The address is the connection's peer, unless the peer is one of the operator's trusted
 //! proxies: then it is the nearest address in `X-Forwarded-For` that is not a trusted proxy

@@ -16,6 +16,7 @@ use prometheus_client::metrics::info::Info;
 use prometheus_client::registry::{Registry, Unit};
 
 use crate::domain::error::{CauseSource, DomainError, ErrorKind};
+use crate::infra::engine::EngineUsage;
 use crate::infra::process;
 use crate::infra::store::BlobCacheStats;
 
@@ -109,8 +110,8 @@ pub struct QueueBacklog {
 
 /// What a scrape reads just before the exposition is written.
 pub struct Readings {
-    /// Busy and total engine instances.
-    pub engine_usage: (usize, usize),
+    /// What the engine's pool is doing.
+    pub engine_usage: EngineUsage,
     /// Bytes in the blob store, if they could be read.
     pub blob_bytes: Option<u64>,
     /// The blob read cache's counts, when the blob store has one (object storage).
@@ -131,6 +132,7 @@ pub struct Metrics {
     latencies: Family<EndpointLabel, Histogram, fn() -> Histogram>,
     engine_instances: Gauge,
     engine_busy: Gauge,
+    engine_waiting: Gauge,
     blob_bytes: Gauge,
     blob_cache_hits: Gauge,
     blob_cache_misses: Gauge,
@@ -238,6 +240,11 @@ impl Default for Metrics {
             "presspack_engine_instances_busy",
             "wasm engine instances running a call now",
         );
+        let engine_waiting = gauge(
+            &mut registry,
+            "presspack_engine_calls_waiting",
+            "engine calls waiting for an instance",
+        );
         registry.register(
             "presspack_store_errors",
             "Store operations that failed",
@@ -284,6 +291,7 @@ impl Default for Metrics {
             latencies,
             engine_instances,
             engine_busy,
+            engine_waiting,
             blob_bytes,
             blob_cache_hits,
             blob_cache_misses,
@@ -321,9 +329,10 @@ impl Metrics {
     /// The Prometheus text exposition (format 0.0.4) of every metric, after setting the gauges
     /// from `readings`.
     pub fn render(&self, readings: &Readings) -> String {
-        let (busy, instances) = readings.engine_usage;
-        self.engine_instances.set(as_gauge(instances));
-        self.engine_busy.set(as_gauge(busy));
+        let engine = readings.engine_usage;
+        self.engine_instances.set(as_gauge(engine.instances));
+        self.engine_busy.set(as_gauge(engine.busy));
+        self.engine_waiting.set(as_gauge(engine.waiting));
         if let Some(cache) = readings.blob_cache {
             self.blob_cache_hits.set(as_gauge(cache.hits));
             self.blob_cache_misses.set(as_gauge(cache.misses));

@@ -1,5 +1,6 @@
-//! Operations: a request id and a log line for every request, Prometheus metrics at
-//! `/metrics`, and the `/healthz` and `/readyz` probes.
+//! Operations: a request id and a log line for every request, the first holder of its engine
+//! calls (its network), Prometheus metrics at `/metrics`, and the `/healthz` and `/readyz`
+//! probes.
 //!
 //! Log lines and metrics name a request by its endpoint: the API method for `/api/service/`
 //! calls (a known one, else `unknown`) and the route template for pages (`/dropins/{pack_id}/
@@ -9,7 +10,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -25,6 +26,7 @@ use crate::domain::webhooks::WEBHOOKS_PENDING;
 use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
 use crate::http::state::AppState;
 use crate::infra::engine::Starting;
+use crate::infra::engine::holders::Holders;
 use crate::infra::store::{Kind, unix_millis};
 
 /// The header carrying a request's id, taken from the client (or proxy) when it sends a
@@ -126,6 +128,28 @@ pub async fn observe(State(state): State<Arc<AppState>>, request: Request, next:
     response
 }
 
+/// The middleware of every route: a request's engine calls are its client network's, until
+/// the edge learns better (its customer, its API key: [`crate::infra::engine::holders`]).
+pub async fn engine_holders(
+    State(state): State<Arc<AppState>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let network = request
+        .extensions()
+        .get::<ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| {
+            crate::http::client::limit_key(
+                state
+                    .edge
+                    .trusted_proxies
+                    .client(info.0.ip(), request.headers()),
+            )
+        });
+    let holder = format!("network {}", network.as_deref().unwrap_or("unknown"));
+    Holders::new(holder).scope(next.run(request)).await
+}
+
 /// A route template as a `'static` label: routes are fixed at start-up, so the set is small;
 /// each is leaked once.
 fn intern(route: &str) -> &'static str {
@@ -221,7 +245,7 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     };
     let problem = match (store, state.engine.state()) {
         (Ok(Ok(_)), _) if blob_problem.is_some() => blob_problem,
-        (Ok(Ok(_)), Starting::Ready(pool)) if pool.usage().1 > 0 => None,
+        (Ok(Ok(_)), Starting::Ready(pool)) if pool.usage().instances > 0 => None,
         (Ok(Ok(_)), Starting::Ready(_)) => Some("the engine has no instances"),
         (Ok(Ok(_)), Starting::Pending) => Some("the engine is starting"),
         (Ok(Ok(_)), Starting::Failed(_)) => Some("the engine could not start (see the log)"),

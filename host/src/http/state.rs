@@ -49,6 +49,11 @@ pub struct EdgeSettings {
     pub rate_limit_per_minute: u64,
     /// Proxies (addresses or networks) whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
+    /// Pages that draw with the engine (a pack's sides, an ordered side, a proof) one
+    /// customer, or one network without a session, may ask for per minute (over every host
+    /// on Redis); 0: no limit.
+    #[serde(deserialize_with = "settings::count::<_, _, 0, 1_000_000>")]
+    pub engine_pages_per_minute: u64,
 }
 
 impl Default for EdgeSettings {
@@ -58,6 +63,7 @@ impl Default for EdgeSettings {
             timestamp_window: Duration::from_secs(300),
             rate_limit_per_minute: 1200,
             trusted_proxies: TrustedProxies::default(),
+            engine_pages_per_minute: 300,
         }
     }
 }

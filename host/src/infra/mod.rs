@@ -11,5 +11,6 @@ pub mod process;
 pub mod queue;
 pub mod secrets;
 pub mod settings;
+pub mod shares;
 pub mod store;
 pub mod templates;

@@ -106,10 +106,6 @@ pub trait Queue: Send + Sync + 'static {
     /// Delays before the second, third, ... attempt.
     fn retry_delays(&self) -> &[Duration];
 
-    /// Takes out of a finished (or given-up) job's payload what only its attempts needed and
-    /// must not outlive them, such as a key to an account; by default nothing.
-    fn forget_when_finished(_payload: &mut Self::Payload) {}
-
     async fn attempt(&self, store: &dyn Store, job: &Job<Self::Payload>) -> Outcome;
 }
 
@@ -146,6 +142,21 @@ pub async fn withdraw<Q: Queue>(store: &dyn Store, ids: &[String]) -> Result<(),
         store.unschedule(Q::PENDING, id).await?;
     }
     Ok(())
+}
+
+/// Makes job `id`, if it is waiting, due now (what it waited for has happened); a job being
+/// attempted is left to its attempt.
+pub async fn hurry<Q: Queue>(store: &dyn Store, id: &str) -> Result<(), StoreError> {
+    let now = unix_millis();
+    let hurried = store::modify(store, Q::PENDING, id, |job: &mut Job<Q::Payload>| {
+        job.next_attempt_at = job.next_attempt_at.min(now);
+        Ok::<_, StoreError>(())
+    })
+    .await?;
+    match hurried {
+        Some(job) => store.schedule(Q::PENDING, id, job.due_at()).await,
+        None => Ok(()),
+    }
 }
 
 /// The job with this id, waiting or finished.
@@ -375,7 +386,6 @@ async fn run_if_due<Q: Queue>(store: &dyn Store, queue: &Q, id: &str) -> Result<
         JobState::GaveUp
     };
     job.finished_at = Some(now);
-    Q::forget_when_finished(&mut job.payload);
     let value = serde_json::to_vec(&job).map_err(|e| StoreError::corrupt(e.to_string()))?;
     // A job queued again under a finished one's id (the same order's files made again)
     // replaces its record.

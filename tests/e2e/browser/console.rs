@@ -43,6 +43,7 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     let shopper = Shopper::new(&app);
     let email = format!("journey.{:x}@example.com", rand::random::<u64>());
     shopper.sign_up(&email).await;
+    crate::mail::confirm_address(&app, &email).await;
     let (pack, _) = new_pack(&app, &[("trackingId", "shop-9/ann")]).await;
     let number = shopper.order(&app, &[&pack]).await;
     smtp.order_mail(1).await;

@@ -1,16 +1,15 @@
 //! The image operations' settings, URL fetcher and upload permits.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use presspack_engine::ingest::IngestRequest;
-use tokio::sync::{Notify, Semaphore, SemaphorePermit};
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::infra::fetch::{FetchError, FetchPolicy, Fetcher};
 use crate::infra::settings;
+use crate::infra::shares::{Share, Shares};
 
 /// How long an image request waits for a permit before it is told the server is busy.
 const PERMIT_WAIT: Duration = Duration::from_secs(30);
@@ -29,55 +28,6 @@ pub struct ImageService {
 pub struct UploadPermit<'a> {
     _permit: SemaphorePermit<'a>,
     _share: Option<Share<'a>>,
-}
-
-/// How many upload permits each holder has, at most `most` each.
-struct Shares {
-    most: usize,
-    held: Mutex<HashMap<String, usize>>,
-    released: Notify,
-}
-
-/// One of a holder's upload permits; given back when dropped.
-struct Share<'a> {
-    shares: &'a Shares,
-    holder: String,
-}
-
-impl Shares {
-    /// One more permit for `holder`, waiting until `deadline` for one of theirs to come back.
-    async fn take(&self, holder: String, deadline: tokio::time::Instant) -> Option<Share<'_>> {
-        loop {
-            // Listening before looking, so a permit given back in between is not missed.
-            let released = self.released.notified();
-            {
-                let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
-                let count = held.entry(holder.clone()).or_default();
-                if *count < self.most {
-                    *count += 1;
-                    return Some(Share {
-                        shares: self,
-                        holder,
-                    });
-                }
-            }
-            tokio::time::timeout_at(deadline, released).await.ok()?;
-        }
-    }
-}
-
-impl Drop for Share<'_> {
-    fn drop(&mut self) {
-        let mut held = self.shares.held.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(count) = held.get_mut(&self.holder) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(&self.holder);
-            }
-        }
-        drop(held);
-        self.shares.released.notify_waiters();
-    }
 }
 
 /// What an engine instance holds besides the image it is checking: fonts, templates, its
@@ -99,11 +49,7 @@ impl ImageService {
             settings: settings.clone(),
             fetcher: Fetcher::new(policy).map_err(|e| e.to_string())?,
             uploads: Semaphore::new(settings.concurrent_uploads),
-            shares: Shares {
-                most: (settings.concurrent_uploads / 2).max(1),
-                held: Mutex::new(HashMap::new()),
-                released: Notify::new(),
-            },
+            shares: Shares::new(settings.concurrent_uploads / 2),
             engine_memory_bytes,
         })
     }
@@ -134,7 +80,9 @@ impl ImageService {
         };
         let deadline = tokio::time::Instant::now() + PERMIT_WAIT;
         let share = match holder {
-            Some(holder) => Some(self.shares.take(holder, deadline).await.ok_or_else(busy)?),
+            Some(holder) => {
+                Some((self.shares.take(&[holder], Some(deadline)).await).ok_or_else(busy)?)
+            }
             None => None,
         };
         let permit = tokio::time::timeout_at(deadline, self.uploads.acquire())

@@ -6,7 +6,10 @@
 //! the customer record (compare-and-swap: of several sendings of one form, the first claims
 //! it and the others are shown its order), take payment, store the order and queue its
 //! webhooks, then commit it to the customer record with compare-and-swap, which re-checks
-//! the trial rule. Two checkouts at once can both store an order, but only one
+//! the trial rule and that the key is still this sending's. A claim holds for
+//! [`CHECKOUT_LEASE`]: a crash between claim and commit leaves one that a later sending of the
+//! form takes over once it has run out (the crashed sending can then never commit, so its
+//! stored order, if any, is deleted), and the form places the order after all. Two checkouts at once can both store an order, but only one
 //! commit can claim the customer's trial; the loser deletes its order and its webhooks and
 //! reports the rule. The order's jobs (its press files, webhooks, e-mail) are queued before the
 //! commit so that a crash after it cannot lose them; their workers do nothing for an order
@@ -26,7 +29,7 @@ use crate::domain::orders::record::OrderStatus;
 use crate::domain::services::Services;
 use crate::domain::webhooks::{self, OrderEvent};
 use crate::infra::queue;
-use crate::infra::store::StoreError;
+use crate::infra::store::{StoreError, unix_millis};
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
@@ -35,6 +38,34 @@ pub use record::{
 
 /// Checkout forms remembered per customer (the latest ones).
 const REMEMBERED_CHECKOUTS: usize = 20;
+
+/// Orders an account may place before its address is confirmed (when the shop sends mail,
+/// which is how an address is confirmed): each is an invoice and a press job on trust.
+pub const MAX_UNCONFIRMED_ORDERS: usize = 3;
+
+/// Whether `customer` may place one more order now: [`MAX_UNCONFIRMED_ORDERS`] while the
+/// address is not confirmed.
+fn check_confirmation(state: &Services, customer: &Customer) -> Result<(), CheckoutError> {
+    let unconfirmed = state.mailer.is_configured() && !customer.email_confirmed;
+    if unconfirmed && customer.orders.len() >= MAX_UNCONFIRMED_ORDERS {
+        return Err(CheckoutError::ConfirmAddressFirst(customer.email.clone()));
+    }
+    Ok(())
+}
+
+/// How long a checkout form's claim keeps other sendings of the form waiting for its order.
+/// Placing takes milliseconds; a claim this old whose order is not committed was left by a
+/// crash (or a store so slow that the sending gave up), and another sending may take it over.
+pub const CHECKOUT_LEASE: std::time::Duration = std::time::Duration::from_secs(10);
+
+impl Checkout {
+    /// Whether this claim's sending may still be placing its order at `now` (milliseconds).
+    pub fn is_placing(&self, now: i64) -> bool {
+        now < self
+            .claimed_at
+            .saturating_add(CHECKOUT_LEASE.as_millis() as i64)
+    }
+}
 
 /// What sending a checkout form did.
 pub enum Placed {
@@ -66,6 +97,12 @@ pub enum CheckoutError {
         "Your cart changed while this order was being placed: was it ordered from another page? Look in Your orders, or check your order below and place it again."
     )]
     CartChanged,
+    /// The account's address is not confirmed, and it has placed as many orders as an
+    /// unconfirmed account may.
+    #[error(
+        "Confirm your e-mail address to place more orders: follow the link we sent to {0}, or send it again."
+    )]
+    ConfirmAddressFirst(String),
     /// The form's key was claimed by an earlier sending, for this order.
     #[error("This order is being placed already.")]
     AlreadyPlaced(String),
@@ -125,6 +162,7 @@ pub async fn place(
     if let Some(line) = lines.iter().find(|l| !l.pack.is_orderable()) {
         return Err(CheckoutError::NotOrderable(line.pack.display_name()));
     }
+    check_confirmation(state, customer)?;
     let trial = trial_line(lines)?.map(|l| l.pack.display_name());
     if let Some(name) = &trial
         && customer.trial_order.is_some()
@@ -132,14 +170,24 @@ pub async fn place(
         return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
     }
     let number = order_number();
+    let mut abandoned = None;
     let claimed = customers::modify(state.store.as_ref(), &customer.id, |record| {
-        if let Some(earlier) = record.checkouts.iter().find(|c| c.key == checkout_key) {
-            return Err(CheckoutError::AlreadyPlaced(earlier.order_number.clone()));
-        }
-        record.checkouts.push(Checkout {
+        let now = unix_millis();
+        abandoned = None;
+        let claim = Checkout {
             key: checkout_key.to_owned(),
             order_number: number.clone(),
-        });
+            claimed_at: now,
+        };
+        if let Some(earlier) = record.checkouts.iter_mut().find(|c| c.key == checkout_key) {
+            if record.orders.contains(&earlier.order_number) || earlier.is_placing(now) {
+                return Err(CheckoutError::AlreadyPlaced(earlier.order_number.clone()));
+            }
+            // Left by a crash: this sending takes it over.
+            abandoned = Some(std::mem::replace(earlier, claim).order_number);
+            return Ok(());
+        }
+        record.checkouts.push(claim);
         let excess = record.checkouts.len().saturating_sub(REMEMBERED_CHECKOUTS);
         record.checkouts.drain(..excess);
         Ok(())
@@ -150,7 +198,20 @@ pub async fn place(
         Err(CheckoutError::AlreadyPlaced(number)) => return Ok(Placed::Already(number)),
         Err(error) => return Err(error),
     }
-    match place_claimed(state, customer, lines, trial, delivery, number).await {
+    if let Some(abandoned) = abandoned {
+        forget_abandoned(state, &abandoned).await?;
+    }
+    match place_claimed(
+        state,
+        customer,
+        lines,
+        trial,
+        delivery,
+        number,
+        checkout_key,
+    )
+    .await
+    {
         Ok(order) => Ok(Placed::New(Box::new(order))),
         Err(error) => {
             // Not placed: the form may be sent again.
@@ -167,6 +228,17 @@ pub async fn place(
     }
 }
 
+/// Deletes what the crashed sending of a checkout form stored for order `number`, whose claim
+/// was taken over: it can never be committed now. Its queued webhooks and mail give up by
+/// themselves, finding no order.
+async fn forget_abandoned(state: &Services, number: &str) -> Result<(), StoreError> {
+    let store = state.store.as_ref();
+    press_files::withdraw(store, number).await?;
+    store.delete(ORDERS, number).await?;
+    tracing::info!(order = %number, "took over the checkout of an order a crash left unplaced");
+    Ok(())
+}
+
 /// Places the order `number` of the priced `lines` (its checkout key claimed).
 async fn place_claimed(
     state: &Services,
@@ -175,6 +247,7 @@ async fn place_claimed(
     trial: Option<String>,
     delivery: DeliveryAddress,
     number: String,
+    checkout_key: &str,
 ) -> Result<Order, CheckoutError> {
     let mut order = Order {
         number,
@@ -235,6 +308,14 @@ async fn place_claimed(
     };
     let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
+        // A later sending of this form took the claim over (this one took longer than the
+        // lease): that sending places the order.
+        let claimed = (record.checkouts.iter())
+            .any(|c| c.key == checkout_key && c.order_number == order.number);
+        if !claimed {
+            return Err(CheckoutError::CartChanged);
+        }
+        check_confirmation(state, record)?;
         // Another checkout form (a second tab, a page come back from the browser's history)
         // may have ordered these lines since this one was checked: one cart, one order.
         let still_in_cart = lines.iter().all(|ordered| {

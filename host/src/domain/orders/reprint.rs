@@ -4,7 +4,11 @@
 //! names the order it repeats, records who made it, and gets its own press files.
 //!
 //! One reprint form gives one new order however often it is sent: its key is claimed by
-//! insert, and a second sending finds the first one's order. The order is stored and its
+//! insert, under the order it reprints (a key sent on another order's form claims nothing
+//! of this one's), and a second sending finds the first one's order.
+//!
+//! A reprint may itself be reprinted, without a limit: each is an operator's deliberate act,
+//! recorded with who made it, and a parcel can go missing twice (docs/security.md). The order is stored and its
 //! press files queued before it is committed to the customer's record, as at checkout.
 
 use crate::domain::customers;
@@ -13,7 +17,7 @@ use crate::domain::orders::{Payment, PaymentState, now, order_number, press_file
 use crate::domain::services::Services;
 use crate::infra::store::{Kind, StoreError};
 
-/// Record kind: the key of a reprint form that was sent -> the order it made.
+/// Record kind: `{order}:{key}` of a reprint form that was sent -> the order it made.
 pub const REPRINT_KEYS: Kind = Kind::new("reprint-key");
 
 #[derive(Debug, thiserror::Error)]
@@ -60,12 +64,13 @@ pub async fn reprint(
         return Err(ReprintError::Cancelled(original.number));
     }
     let new_number = order_number();
+    let key = format!("{number}:{key}");
     if !store
-        .insert(REPRINT_KEYS, key, new_number.as_bytes())
+        .insert(REPRINT_KEYS, &key, new_number.as_bytes())
         .await?
     {
         let earlier = store
-            .get(REPRINT_KEYS, key)
+            .get(REPRINT_KEYS, &key)
             .await?
             .ok_or_else(|| StoreError::conflict("a reprint form's key vanished"))?;
         return Ok(Reprinted {
@@ -103,7 +108,7 @@ pub async fn reprint(
     };
     let value = serde_json::to_vec(&order).map_err(|e| StoreError::corrupt(e.to_string()))?;
     if !store.insert(ORDERS, &order.number, &value).await? {
-        store.delete(REPRINT_KEYS, key).await?;
+        store.delete(REPRINT_KEYS, &key).await?;
         return Err(StoreError::conflict("order number collision; try again").into());
     }
     press_files::enqueue(store, &order.number).await?;
@@ -115,7 +120,7 @@ pub async fn reprint(
     if let Err(error) = committed {
         press_files::withdraw(store, &order.number).await?;
         store.delete(ORDERS, &order.number).await?;
-        store.delete(REPRINT_KEYS, key).await?;
+        store.delete(REPRINT_KEYS, &key).await?;
         return Err(error.into());
     }
     // Placed. Should this write fail, the order's press-file job indexes it.

@@ -11,6 +11,7 @@
 //! order and its messages are given up.
 
 use crate::domain::mail::{self, MailKind, Mails};
+use crate::domain::one_line::{self, LineProblem};
 use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
 use crate::domain::webhooks::{self, OrderEvent};
 use crate::infra::queue;
@@ -52,23 +53,20 @@ pub enum MoveError {
 const MAX_CARRIER: usize = 60;
 const MAX_TRACKING_NUMBER: usize = 100;
 
-/// A carrier or tracking number: trimmed, not empty, at most `max` characters, no control
-/// characters (they go into e-mail headers and pages).
-fn label(parameter: &'static str, value: &str, max: usize) -> Result<String, MoveError> {
-    let value = value.trim();
-    let problem = if value.is_empty() {
-        Some("must not be empty".to_owned())
-    } else if value.chars().count() > max {
-        Some(format!("at most {max} characters"))
-    } else if value.chars().any(char::is_control) {
-        Some("must not contain control characters (line breaks, tabs)".to_owned())
-    } else {
-        None
-    };
-    match problem {
-        Some(problem) => Err(MoveError::Invalid { parameter, problem }),
-        None => Ok(value.to_owned()),
-    }
+/// A carrier or tracking number as it will be stored: one line (they go into e-mail and
+/// pages), the tracking number in printable ASCII.
+fn label(
+    parameter: &'static str,
+    value: &str,
+    check: fn(&str, usize) -> Result<&str, LineProblem>,
+    max: usize,
+) -> Result<String, MoveError> {
+    check(value, max)
+        .map(str::to_owned)
+        .map_err(|problem| MoveError::Invalid {
+            parameter,
+            problem: problem.to_string(),
+        })
 }
 
 impl Move {
@@ -79,8 +77,13 @@ impl Move {
                 carrier,
                 tracking_number,
             } => Move::Ship {
-                carrier: label("carrier", &carrier, MAX_CARRIER)?,
-                tracking_number: label("tracking", &tracking_number, MAX_TRACKING_NUMBER)?,
+                carrier: label("carrier", &carrier, one_line::required, MAX_CARRIER)?,
+                tracking_number: label(
+                    "tracking",
+                    &tracking_number,
+                    one_line::identifier,
+                    MAX_TRACKING_NUMBER,
+                )?,
             },
             other => other,
         })

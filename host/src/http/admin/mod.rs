@@ -22,7 +22,7 @@ use crate::domain::operators::{self, OperatorError};
 use crate::http::pages::layout::{
     self, Fields, MAX_FORM_BYTES, alert, csrf_field, field, local_path,
 };
-use crate::http::pages::sessions::Visitor;
+use crate::http::pages::sessions::{Visitor, too_many_attempts};
 use crate::http::state::AppState;
 use session::{ConsoleError, Staff};
 
@@ -81,8 +81,9 @@ async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response
     sign_in_response(&visitor, StatusCode::OK, sign_in_form(&visitor, &next, ""))
 }
 
-/// `POST /admin/signin`: counted by the customer sign-in limits (under the operator's name),
-/// then the password and code checked.
+/// `POST /admin/signin`: counted by the customer sign-in limits (under the operator's name; a
+/// browser that signed in as the operator before is spared the all-networks limit), then the
+/// password and code checked together.
 async fn sign_in(
     State(state): State<Arc<AppState>>,
     visitor: Visitor,
@@ -95,20 +96,21 @@ async fn sign_in(
         let content = html! { (alert(message)) (sign_in_form(&visitor, next, name)) };
         sign_in_response(&visitor, status, content)
     };
-    let limits = &state.sign_in_limits;
+    let (limits, store) = (&state.sign_in_limits, state.store.as_ref());
     let counted_as = format!("operator:{}", name.trim().to_lowercase());
-    if let Err(wait) = limits
-        .admit(state.store.as_ref(), &visitor, &counted_as)
-        .await?
-    {
-        let message = format!(
-            "Too many sign-in attempts. Please wait {} seconds before trying again.",
-            wait.as_secs().max(1)
-        );
-        return Ok(again(StatusCode::TOO_MANY_REQUESTS, &message));
-    }
+    let known_device = staff.is_known_device(store, name).await?;
+    let admitted = limits
+        .admit(store, &visitor.client_key(), &counted_as, known_device)
+        .await?;
+    let attempt = match admitted {
+        Ok(attempt) => attempt,
+        Err(wait) => {
+            let message = too_many_attempts(wait);
+            return Ok(again(StatusCode::TOO_MANY_REQUESTS, &message));
+        }
+    };
     let signed_in = operators::sign_in(
-        state.store.as_ref(),
+        store,
         &state.passwords,
         name,
         field(&fields, "password"),
@@ -117,9 +119,7 @@ async fn sign_in(
     .await;
     match signed_in {
         Ok(operator) => {
-            limits
-                .succeeded(state.store.as_ref(), &visitor, &counted_as)
-                .await?;
+            limits.succeeded(store, attempt).await?;
             staff.sign_in(&state, operator).await?;
             let mut cookies = visitor.set_cookies.clone();
             cookies.extend(staff.set_cookies);

@@ -24,7 +24,7 @@ use crate::http::pages::layout::{self, local_path};
 use crate::http::pages::sessions::{SessionKind, read_cookie, session_key};
 use crate::http::state::AppState;
 use crate::infra::secrets::SecretKey;
-use crate::infra::store::{Kind, StoreError};
+use crate::infra::store::{Kind, Store, StoreError};
 
 /// Record kind: operators' sessions, expiring values under the SHA-256 of their cookie.
 pub const CONSOLE_SESSIONS: Kind = Kind::new("console-session");
@@ -33,6 +33,12 @@ pub const CONSOLE_SESSIONS: Kind = Kind::new("console-session");
 pub const CONSOLE_SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
 
 const CONSOLE_COOKIE: &str = "pp_console";
+/// Set at a successful sign-in: this browser has signed in as the operator before, since their
+/// last password or authenticator change (a MAC of their name and session stamp), so guesses
+/// at their name from other networks never refuse it.
+const CONSOLE_DEVICE_COOKIE: &str = "pp_console_device";
+/// How long a console device cookie lasts.
+const CONSOLE_DEVICE_TTL: Duration = Duration::from_secs(365 * 24 * 60 * 60);
 
 const CONSOLE: SessionKind = SessionKind {
     kind: CONSOLE_SESSIONS,
@@ -80,6 +86,8 @@ pub struct Staff {
     /// The CSRF token of this session's forms (empty without a session).
     pub csrf_token: String,
     session_token: Option<String>,
+    /// The device cookie's value, if any.
+    device: Option<String>,
     /// The path asked for, to come back to after signing in.
     path: String,
     pub set_cookies: Vec<HeaderValue>,
@@ -113,7 +121,21 @@ impl Staff {
         Ok(operator)
     }
 
-    /// Starts a session for `operator` (a fresh id: none planted before survives).
+    /// Whether this browser signed in as operator `name` before (its device cookie), since
+    /// their password or authenticator last changed.
+    pub async fn is_known_device(&self, store: &dyn Store, name: &str) -> Result<bool, StoreError> {
+        let Some(device) = self.device.as_deref() else {
+            return Ok(false);
+        };
+        let Some(operator) = operators::load(store, name).await? else {
+            return Ok(false);
+        };
+        let expected = device_token(&self.key, &operator);
+        Ok(bool::from(device.as_bytes().ct_eq(expected.as_bytes())))
+    }
+
+    /// Starts a session for `operator` (a fresh id: none planted before survives) and marks
+    /// this browser as one that signed in as them.
     pub async fn sign_in(
         &mut self,
         state: &AppState,
@@ -124,6 +146,11 @@ impl Staff {
         let token = CONSOLE
             .start(state, value.as_bytes(), &mut self.set_cookies)
             .await?;
+        self.set_cookies.push(state.cookies.cookie(
+            CONSOLE_DEVICE_COOKIE,
+            &device_token(&self.key, &operator),
+            Some(CONSOLE_DEVICE_TTL),
+        ));
         self.csrf_token = csrf_token(&self.key, &token);
         self.session_token = Some(token);
         self.operator = Some(operator);
@@ -140,6 +167,16 @@ impl Staff {
 
 fn csrf_token(key: &SecretKey, session: &str) -> String {
     key.mac("console-csrf", &[session.as_bytes()])
+}
+
+/// The device cookie of a browser that signed in as `operator`: bound to their session stamp,
+/// so a password or authenticator change ends what every earlier cookie vouched for.
+fn device_token(key: &SecretKey, operator: &Operator) -> String {
+    let stamp = operator.session_stamp.to_string();
+    key.mac(
+        "console-device",
+        &[operator.name.as_bytes(), stamp.as_bytes()],
+    )
 }
 
 impl FromRequestParts<Arc<AppState>> for Staff {
@@ -165,6 +202,9 @@ impl FromRequestParts<Arc<AppState>> for Staff {
                 .filter(|operator| stamp.parse() == Ok(operator.session_stamp));
         }
         let session_token = token.filter(|_| operator.is_some());
+        if let Some(operator) = &operator {
+            crate::infra::engine::holders::also_for(format!("operator {}", operator.name));
+        }
         // Back to the page asked for; a form sent without a session goes to the list.
         let path = Some(&parts.uri)
             .filter(|_| parts.method == Method::GET)
@@ -180,6 +220,7 @@ impl FromRequestParts<Arc<AppState>> for Staff {
                 .unwrap_or_default(),
             operator,
             session_token,
+            device: read_cookie(&parts.headers, &state.cookies.name(CONSOLE_DEVICE_COOKIE)),
             path,
             set_cookies: Vec::new(),
             key: state.secret_key.clone(),

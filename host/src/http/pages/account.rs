@@ -1,5 +1,6 @@
-//! The account pages: sign up (which mails the link confirming the address, see
-//! [`account_links`]), sign in, sign out. Each form posts back to its own page, which
+//! The account pages: sign up (which mails the link confirming the address, or, for an
+//! address that has an account, tells its owner by mail rather than on the page), sign in,
+//! sign out. Each form posts back to its own page, which
 //! shows the problem next to the form, and on success continues to `next` (a path on this
 //! site, such as the drop-in the customer came from).
 
@@ -11,14 +12,16 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
-use crate::http::pages::account_links;
+use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, field, local_path};
-use crate::http::pages::sessions::{Visitor, over_hourly_limit};
+use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit, too_many_attempts};
 use crate::http::state::AppState;
 
 /// Accounts made from one network per hour.
 const SIGN_UPS_PER_CLIENT: u64 = 20;
+/// Notices that someone tried to sign up with an address, mailed to its owner per hour.
+const NOTICES_PER_ADDRESS: u64 = 3;
 
 fn next_of(fields: &Fields) -> &str {
     fields
@@ -105,21 +108,25 @@ pub async fn sign_in(
         (status, layout::page(visitor, "Sign in", content)).into_response()
     };
     let limits = &state.sign_in_limits;
-    if let Err(wait) = limits.admit(state.store.as_ref(), &visitor, email).await? {
-        let seconds = wait.as_secs().max(1);
-        let wait = if seconds < 120 {
-            format!("{seconds} seconds")
-        } else {
-            format!("{} minutes", seconds.div_ceil(60))
-        };
-        let message = format!("Too many sign-in attempts. Please wait {wait} before trying again.");
-        return Ok(again(&visitor, StatusCode::TOO_MANY_REQUESTS, &message));
-    }
+    let known_device = visitor.is_known_device(state.store.as_ref(), email).await?;
+    let admitted = limits
+        .admit(
+            state.store.as_ref(),
+            &visitor.client_key(),
+            email,
+            known_device,
+        )
+        .await?;
+    let attempt = match admitted {
+        Ok(attempt) => attempt,
+        Err(wait) => {
+            let message = too_many_attempts(wait);
+            return Ok(again(&visitor, StatusCode::TOO_MANY_REQUESTS, &message));
+        }
+    };
     match customers::sign_in(state.store.as_ref(), &state.passwords, email, password).await {
         Ok(customer) => {
-            limits
-                .succeeded(state.store.as_ref(), &visitor, email)
-                .await?;
+            limits.succeeded(state.store.as_ref(), attempt).await?;
             visitor.sign_in(&state, customer).await?;
             Ok(layout::redirect(&visitor, next))
         }
@@ -166,9 +173,26 @@ pub async fn sign_up(
     .await;
     match result {
         Ok(customer) => {
-            account_links::send_address_confirmation(&state, &customer).await?;
+            mail::send_account_mail(&state, MailKind::ConfirmAddress, &customer.email).await?;
             visitor.sign_in(&state, customer).await?;
             Ok(layout::redirect(&visitor, next))
+        }
+        // The page does not say the address has an account: its owner is told by mail.
+        Err(AccountError::EmailTaken) if state.mailer.is_configured() => {
+            let email = customers::normalise_email(email).unwrap_or_default();
+            // At most a few notices an hour reach one owner, however many sign-ups name it.
+            let notices = [(
+                format!("signup-notice:{}", address_key(&email)),
+                NOTICES_PER_ADDRESS,
+            )];
+            if !over_hourly_limit(state.store.as_ref(), &notices).await? {
+                mail::send_account_mail(&state, MailKind::SignUpAttempt, &email).await?;
+            }
+            let content = html! {
+                p.notice role="status" { "A message about this sign-up is on its way to " strong { (email) } ". Follow what it says to go on." }
+                p.actions { a.button href=(format!("/account/signin?next={}", form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>())) { "Sign in" } }
+            };
+            Ok(layout::page(&visitor, "Check your e-mail", content))
         }
         Err(AccountError::Store(error)) => Err(error.into()),
         Err(error) => {

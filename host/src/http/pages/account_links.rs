@@ -1,5 +1,6 @@
-//! The pages of the account's mailed links: sending the link that confirms a new account's
-//! address, following it, asking for a password reset link, and choosing the new password.
+//! The pages of the account's mailed links: following the link that confirms a new account's
+//! address (or asking for it again), asking for a password reset link, and choosing the new
+//! password. The links themselves are made when their messages are sent ([`mail`]).
 //!
 //! Asking for a reset link answers the same whether or not an account has the address, and is
 //! counted (per address and per network, in the store, before anything is looked up) so
@@ -13,55 +14,33 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
-use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
-use crate::domain::customers::{self, AccountError, Customer, MAX_PASSWORD, MIN_PASSWORD};
-use crate::domain::mail::{self, AccountLink, MailKind};
-use crate::domain::services::Services;
+use crate::domain::account_links::{self, LinkPurpose};
+use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
+use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, alert, csrf_field, field};
 use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit};
 use crate::http::state::AppState;
-use crate::infra::store::StoreError;
+use crate::infra::store::{Store, StoreError};
 
-/// Reset links asked for one address, and from one network, per hour.
-const RESETS_PER_ADDRESS: u64 = 3;
-const RESETS_PER_CLIENT: u64 = 20;
+/// Links of one purpose asked for one address, and from one network, per hour.
+const LINKS_PER_ADDRESS: u64 = 3;
+const LINKS_PER_CLIENT: u64 = 20;
 
-/// Mails `customer` a link of `purpose` (if the shop sends e-mail).
-async fn send_link(
-    services: &Services,
-    purpose: LinkPurpose,
-    customer: &Customer,
-) -> Result<(), StoreError> {
-    if !services.mailer.is_configured() {
-        return Ok(());
-    }
-    let store = services.store.as_ref();
-    let holder = LinkHolder {
-        customer_id: customer.id.clone(),
-        email: customer.email.clone(),
-        session_generation: customer.session_generation,
-    };
-    let token = account_links::issue(store, purpose, &holder).await?;
-    let link = AccountLink {
-        name: customer.name.clone(),
-        url: format!("{}{}{token}", services.base_url, purpose.path()),
-    };
-    let kind = match purpose {
-        LinkPurpose::ConfirmAddress => MailKind::ConfirmAddress,
-        LinkPurpose::ResetPassword => MailKind::PasswordReset,
-    };
-    mail::enqueue_account_link(store, kind, &customer.email, link).await?;
-    services.wake.mail.notify_one();
-    Ok(())
-}
-
-/// After sign-up: the link that confirms the new account's address.
-pub async fn send_address_confirmation(
-    services: &Services,
-    customer: &Customer,
-) -> Result<(), StoreError> {
-    send_link(services, LinkPurpose::ConfirmAddress, customer).await
+/// Whether one more mailed link for `email` (of `purpose`), asked for by `visitor`, is over the
+/// hourly limits: counted in the store before anything is looked up or queued.
+async fn links_over_limit(
+    store: &dyn Store,
+    visitor: &Visitor,
+    purpose: &str,
+    email: &str,
+) -> Result<bool, StoreError> {
+    let (client, address) = (visitor.client_key(), address_key(email));
+    let counts = [
+        (format!("{purpose}:{address}"), LINKS_PER_ADDRESS),
+        (format!("{purpose}-client:{client}"), LINKS_PER_CLIENT),
+    ];
+    over_hourly_limit(store, &counts).await
 }
 
 fn link_gone() -> PageError {
@@ -85,6 +64,8 @@ pub async fn confirm_address(
     let customer = customers::confirm_address(store, &holder)
         .await?
         .ok_or_else(link_gone)?;
+    // The messages about its orders waited for this.
+    mail::release_held(&state, &customer).await?;
     let content = html! {
         p.notice.success role="status" { "Thank you: " strong { (customer.email) } " is confirmed as your address." }
         p.actions { a.button href="/cart" { "Your cart" } }
@@ -134,24 +115,60 @@ pub async fn request_reset(
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::SERVICE_UNAVAILABLE, page).into_response());
     }
-    let store = state.store.as_ref();
-    let (client, address) = (visitor.client_key(), address_key(&email));
-    let counts = [
-        (format!("reset:{address}"), RESETS_PER_ADDRESS),
-        (format!("reset-client:{client}"), RESETS_PER_CLIENT),
-    ];
-    if over_hourly_limit(store, &counts).await? {
+    if links_over_limit(state.store.as_ref(), &visitor, "reset", &email).await? {
         let content = html! { (alert("Too many reset links were asked for. Please wait an hour, or use the last link we sent.")) };
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
     }
-    if let Some(customer) = customers::find_by_email(store, &email).await? {
-        send_link(&state, LinkPurpose::ResetPassword, &customer).await?;
-    }
+    // Queued for any address: whether an account has it is looked up when it is sent, so
+    // this answer's work and time tell nothing.
+    mail::send_account_mail(&state, MailKind::PasswordReset, &email).await?;
     let content = html! {
         p.notice role="status" { "If an account uses " strong { (email) } ", a link to choose a new password is on its way to it. The link works once, for an hour." }
     };
     Ok(layout::page(&visitor, "Check your e-mail", content))
+}
+
+/// `POST /account/confirm`: mails the signed-in customer the link that confirms their address
+/// again (counted per address and network, as reset links are).
+pub async fn resend_confirmation(
+    State(state): State<Arc<AppState>>,
+    visitor: Visitor,
+    Form(fields): Form<Fields>,
+) -> Result<Response, PageError> {
+    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
+    let customer = visitor.customer()?;
+    let title = "Confirm your address";
+    let answer = |status: StatusCode, content: Markup| {
+        (status, layout::page(&visitor, title, content)).into_response()
+    };
+    if customer.email_confirmed {
+        let content = html! { p.notice.success role="status" { strong { (customer.email) } " is confirmed already." } };
+        return Ok(answer(StatusCode::OK, content));
+    }
+    if !state.mailer.is_configured() {
+        let content = html! { (alert("This shop sends no e-mail, so it cannot send a link. Please contact the shop.")) };
+        return Ok(answer(StatusCode::SERVICE_UNAVAILABLE, content));
+    }
+    if links_over_limit(state.store.as_ref(), &visitor, "confirm", &customer.email).await? {
+        let content = html! { (alert("Too many links were asked for. Please wait an hour, or use the last link we sent.")) };
+        return Ok(answer(StatusCode::TOO_MANY_REQUESTS, content));
+    }
+    mail::send_account_mail(&state, MailKind::ConfirmAddress, &customer.email).await?;
+    let content = html! {
+        p.notice role="status" { "A new link to confirm " strong { (customer.email) } " is on its way. It works for a week." }
+    };
+    Ok(answer(StatusCode::OK, content))
+}
+
+/// A button that mails the signed-in visitor the link confirming their address again.
+pub fn resend_confirmation_form(visitor: &Visitor) -> Markup {
+    html! {
+        form.inline method="post" action="/account/confirm" {
+            (csrf_field(visitor))
+            button.secondary type="submit" { "Send the link again" }
+        }
+    }
 }
 
 fn new_password_form(visitor: &Visitor, token: &str) -> Markup {

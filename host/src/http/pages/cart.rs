@@ -11,6 +11,7 @@ use crate::domain::cart::{
 };
 use crate::domain::customers::{self, Customer};
 use crate::domain::error::DomainError;
+use crate::domain::one_line;
 use crate::domain::packs;
 use crate::domain::services::Services;
 use crate::http::pages::error::PageError;
@@ -113,11 +114,9 @@ pub async fn change_line(
             Err(problem) => Err(problem),
         },
         "remove" => Ok(set_quantity(&services, &customer_id, &pack_id, None).await?),
-        "rename" => {
-            let name = field("name").trim();
-            if name.is_empty() || name.chars().count() > MAX_NAME {
-                Err(format!("Name: 1 to {MAX_NAME} characters"))
-            } else {
+        "rename" => match one_line::required(field("name"), MAX_NAME) {
+            Err(problem) => Err(format!("Name: {problem}")),
+            Ok(name) => {
                 visitor
                     .owned_pack(services.store.as_ref(), &pack_id)
                     .await?;
@@ -128,7 +127,7 @@ pub async fn change_line(
                 .await?;
                 Ok(visitor.customer()?.clone())
             }
-        }
+        },
         _ => Err("Choose update, rename or remove.".to_owned()),
     };
     match outcome {

@@ -486,6 +486,7 @@ pub async fn side_image(
     let stored = visitor
         .owned_pack(services.store.as_ref(), &pack_id)
         .await?;
+    visitor.count_engine_page(services.store.as_ref()).await?;
     let max_side = query
         .get("max")
         .and_then(|m| m.parse::<u32>().ok())

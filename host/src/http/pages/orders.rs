@@ -8,12 +8,17 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
+use crate::domain::customers::Customer;
 use crate::domain::keys;
+use crate::domain::one_line;
 use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
 use crate::domain::orders::record::OrderStatus;
-use crate::domain::orders::{self, CheckoutError, DeliveryAddress, Order, Placed, cart_state};
+use crate::domain::orders::{
+    self, CHECKOUT_LEASE, CheckoutError, DeliveryAddress, Order, Placed, cart_state,
+};
 use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
+use crate::http::pages::account_links::resend_confirmation_form;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, money};
@@ -41,14 +46,16 @@ const ADDRESS_FIELDS: [(&str, &str, &str, bool, usize); 6] = [
 fn read_address(fields: &Fields) -> Result<DeliveryAddress, String> {
     let mut values = Vec::new();
     for (name, label, _, required, longest) in ADDRESS_FIELDS {
-        let value = fields.get(name).map_or("", |v| v.trim());
-        if required && value.is_empty() {
-            return Err(format!("{label}: please fill this in"));
-        }
-        if value.chars().count() > longest || value.chars().any(char::is_control) {
-            return Err(format!("{label}: at most {longest} characters on one line"));
-        }
-        values.push(value.to_owned());
+        let value = fields.get(name).map_or("", String::as_str);
+        let checked = match required {
+            true => one_line::required(value, longest),
+            false => one_line::optional(value, longest),
+        };
+        values.push(
+            checked
+                .map_err(|problem| format!("{label}: {problem}"))?
+                .to_owned(),
+        );
     }
     let [name, line1, line2, city, postcode, country] =
         <[String; 6]>::try_from(values).map_err(|_| "address".to_owned())?;
@@ -73,6 +80,7 @@ fn checkout_page(
     let total = crate::domain::cart::total(lines);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
+        (unconfirmed_notice(services, visitor, "Your invoice and proofs are e-mailed once you confirm your address"))
         @if lines.is_empty() {
             p.lead { "Your cart is empty." } p { a href="/cart" { "Back to your cart" } }
         } @else {
@@ -106,6 +114,23 @@ fn checkout_page(
         }
     };
     layout::page(visitor, "Checkout", content)
+}
+
+/// For a signed-in customer whose address is not confirmed (in a shop that sends mail): what
+/// waits for it, `waiting`, and a button that sends the link again.
+fn unconfirmed_notice(services: &Services, visitor: &Visitor, waiting: &str) -> Markup {
+    let unconfirmed = visitor
+        .customer
+        .as_ref()
+        .filter(|c| services.mailer.is_configured() && !c.email_confirmed);
+    html! {
+        @if let Some(customer) = unconfirmed {
+            div.notice.unconfirmed role="status" {
+                p { (waiting) ": follow the link we sent to " strong { (customer.email) } "." }
+                (resend_confirmation_form(visitor))
+            }
+        }
+    }
 }
 
 /// `GET /checkout`
@@ -142,10 +167,16 @@ pub async fn place_order(
             )
         })?;
     // A form sent before (a second click) shows the order it placed, whatever the cart holds
-    // by now.
+    // by now; one whose sending a crash left unplaced is placed below.
+    let mut customer = customer.clone();
     if let Some(earlier) = customer.checkouts.iter().find(|c| &c.key == key) {
-        return placed_by_another_click(&services, &visitor, &earlier.order_number, key).await;
+        let number = earlier.order_number.clone();
+        match placed_by_another_click(&services, &visitor, &number, key).await? {
+            Some(response) => return Ok(response),
+            None => customer = current_customer(&services, &customer.id).await?,
+        }
     }
+    let customer = &customer;
     let lines = priced_lines(&services, customer).await?;
     let (status, problem) = if lines.is_empty() {
         (
@@ -167,53 +198,76 @@ pub async fn place_order(
                     return Ok(layout::redirect(&visitor, &confirmation));
                 }
                 Ok(Placed::Already(number)) => {
-                    return placed_by_another_click(&services, &visitor, &number, key).await;
+                    let shown = placed_by_another_click(&services, &visitor, &number, key).await?;
+                    return Ok(shown.unwrap_or_else(|| {
+                        let page =
+                            checkout_page(&services, &visitor, &lines, &fields, Some(NOT_PLACED));
+                        (StatusCode::CONFLICT, page).into_response()
+                    }));
                 }
                 Err(CheckoutError::Api(error)) => return Err(error.into()),
                 Err(
-                    error @ (CheckoutError::TrialAlreadyOrdered(_) | CheckoutError::CartChanged),
+                    error @ (CheckoutError::TrialAlreadyOrdered(_)
+                    | CheckoutError::CartChanged
+                    | CheckoutError::ConfirmAddressFirst(_)),
                 ) => (StatusCode::CONFLICT, error.to_string()),
                 Err(error) => (StatusCode::BAD_REQUEST, error.to_string()),
             },
         }
     };
     // The cart as it is now: another form may have ordered it meanwhile.
-    let customer = crate::domain::customers::load(services.store.as_ref(), &customer.id)
-        .await?
-        .ok_or_else(PageError::sign_in_needed)?;
+    let customer = current_customer(&services, &customer.id).await?;
     let lines = priced_lines(&services, &customer).await?;
     let page = checkout_page(&services, &visitor, &lines, &fields, Some(&problem));
     Ok((status, page).into_response())
 }
 
-/// How long a second sending of a checkout form waits for the first to place its order.
-const PLACING_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+/// What the checkout page says when an earlier sending of its form did not place the order.
+const NOT_PLACED: &str = "Your order was not placed. Check it below and place it again.";
+
+/// The customer record as stored now.
+async fn current_customer(services: &Services, id: &str) -> Result<Customer, PageError> {
+    crate::domain::customers::load(services.store.as_ref(), id)
+        .await?
+        .ok_or_else(PageError::sign_in_needed)
+}
+
+/// How long a second sending of a checkout form waits for the first to place its order:
+/// longer than a claim's lease, so a wait ends with the order or with the claim run out.
+const PLACING_WAIT: std::time::Duration =
+    CHECKOUT_LEASE.saturating_add(std::time::Duration::from_secs(5));
 
 /// The answer to a checkout form sent again: once the first sending's order `number` is
-/// placed, its confirmation; if that sending failed, the checkout page again.
+/// placed, its confirmation; if that sending failed, the checkout page again; `None` if a
+/// crash left its claim unplaced (run out), for this sending to place the order.
 async fn placed_by_another_click(
     services: &Services,
     visitor: &Visitor,
     number: &str,
     key: &str,
-) -> Result<Response, PageError> {
+) -> Result<Option<Response>, PageError> {
     let customer = visitor.customer()?;
     let deadline = tokio::time::Instant::now() + PLACING_WAIT;
     loop {
-        let record = crate::domain::customers::load(services.store.as_ref(), &customer.id)
-            .await?
-            .ok_or_else(PageError::sign_in_needed)?;
+        let record = current_customer(services, &customer.id).await?;
         if record.orders.iter().any(|placed| placed == number) {
             let confirmation = format!("/orders/{number}/confirmation");
-            return Ok(layout::redirect(visitor, &confirmation));
+            return Ok(Some(layout::redirect(visitor, &confirmation)));
         }
-        if !record.checkouts.iter().any(|c| c.key == key) {
+        let Some(claim) = record.checkouts.iter().find(|c| c.key == key) else {
             let lines = priced_lines(services, &record).await?;
-            let problem = "Your order was not placed. Check it below and place it again.";
-            let page = checkout_page(services, visitor, &lines, &Fields::new(), Some(problem));
-            return Ok((StatusCode::CONFLICT, page).into_response());
+            let page = checkout_page(services, visitor, &lines, &Fields::new(), Some(NOT_PLACED));
+            return Ok(Some((StatusCode::CONFLICT, page).into_response()));
+        };
+        if !claim.is_placing(unix_millis()) {
+            return Ok(None);
         }
-        if tokio::time::Instant::now() >= deadline {
+        // Said only of an order whose record exists: one that is being committed.
+        if tokio::time::Instant::now() >= deadline
+            && orders::load(services.store.as_ref(), &claim.order_number)
+                .await?
+                .is_some()
+        {
             return Err(PageError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "Your order is on its way",
@@ -314,7 +368,9 @@ pub async fn confirmation(
     origins.dedup();
     let content = html! {
         p.notice.success role="status" { "Thank you! Your order is placed. You pay by invoice; keep your order number for reference." }
-        @if services.mailer.is_configured() {
+        @if services.mailer.is_configured() && !visitor.customer.as_ref().is_some_and(|c| c.email_confirmed) {
+            (unconfirmed_notice(&services, &visitor, "A confirmation with your invoice and a proof of each pack goes to you once you confirm your address"))
+        } @else if services.mailer.is_configured() {
             p.mail-notice { "A confirmation with your invoice and a proof of each pack is on its way to " strong { (order.customer_email) } "." }
         } @else {
             p.mail-notice { "This shop sends no e-mail: this page and your order list are your record of the order." }
@@ -357,6 +413,7 @@ pub async fn ordered_side_image(
     Path((number, line, side)): Path<(String, usize, usize)>,
 ) -> Result<Response, PageError> {
     let order = own_order(&services, &visitor, &number).await?;
+    visitor.count_engine_page(services.store.as_ref()).await?;
     ordered_side_png(&services, &order, line, side, ORDERED_THUMBNAIL_SIDE).await
 }
 
@@ -396,7 +453,8 @@ pub async fn proof(
         .lines
         .get(index)
         .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
-    let pdf = ordered_proof(&services, &order.number, line).await?;
+    visitor.count_engine_page(services.store.as_ref()).await?;
+    let pdf = ordered_proof(&services, &order.number, index, line).await?;
     let disposition = format!(
         "attachment; filename=\"{}-{}.pdf\"",
         order.number,

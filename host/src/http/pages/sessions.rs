@@ -96,6 +96,8 @@ pub struct Visitor {
     pub set_cookies: Vec<HeaderValue>,
     pub client: Option<IpAddr>,
     key: SecretKey,
+    /// [`crate::http::state::EdgeSettings::engine_pages_per_minute`].
+    engine_pages_per_minute: u64,
 }
 
 impl Visitor {
@@ -181,6 +183,33 @@ impl Visitor {
         self.csrf_from_cookie = false;
         self.set_cookies
             .push(state.cookies.cookie(VISITOR_COOKIE, &id, None));
+    }
+
+    /// Counts a page that draws with the engine against the visitor's limit per minute (the
+    /// customer's, or the network's without a session), in the store before the drawing, so
+    /// every host shares it; refused once over it.
+    pub async fn count_engine_page(&self, store: &dyn Store) -> Result<(), PageError> {
+        const MINUTE: Duration = Duration::from_secs(60);
+        if self.engine_pages_per_minute == 0 {
+            return Ok(());
+        }
+        let who = match &self.customer {
+            Some(customer) => format!("customer:{}", customer.id),
+            None => format!("client:{}", self.client_key()),
+        };
+        let id = format!("engine-pages:{who}");
+        let (count, left) = store.count_in_window(RATE_LIMITS, &id, MINUTE, 1).await?;
+        if count <= self.engine_pages_per_minute {
+            return Ok(());
+        }
+        Err(PageError::new(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            "Too many pictures at once",
+            format!(
+                "This page asked for more pictures and proofs than a minute allows. Please wait {} seconds and reload it.",
+                left.as_secs().max(1)
+            ),
+        ))
     }
 
     /// The visitor's network as limits count it (`unknown` without an address).
@@ -301,6 +330,9 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
         };
         // A session cookie naming no session binds nothing.
         let session_token = session_token.filter(|_| customer.is_some());
+        if let Some(customer) = &customer {
+            crate::infra::engine::holders::also_for(format!("customer {}", customer.id));
+        }
         let mut visitor = Visitor {
             customer,
             csrf_token: String::new(),
@@ -310,6 +342,7 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
             set_cookies: Vec::new(),
             client: state.edge.trusted_proxies.client_of(parts),
             key: state.secret_key.clone(),
+            engine_pages_per_minute: state.edge.engine_pages_per_minute,
         };
         let binding =
             session_token.or_else(|| read_cookie(&parts.headers, &cookies.name(VISITOR_COOKIE)));
@@ -324,61 +357,82 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
     }
 }
 
+/// The windows a sign-in attempt was counted in, to take it back from if it succeeds.
+#[must_use = "a successful sign-in gives its attempt back with `SignInLimits::succeeded`"]
+pub struct CountedAttempt {
+    windows: Vec<String>,
+    /// The per-account-and-network window, which a success ends.
+    guessing: String,
+}
+
 impl SignInLimits {
-    /// Counts an attempt by `visitor` at `email`: `Ok(Err(wait))` if it is over a limit and
-    /// must not be checked.
+    /// Counts an attempt from network `client` at `account` (an address, or an operator's
+    /// `operator:{name}`): `Ok(Err(wait))` if it is over a limit and must not be checked. A
+    /// browser that signed in to the account before (`known_device`) is not counted against
+    /// the account's all-networks limit, so guesses elsewhere never lock its owner out.
     pub async fn admit(
         &self,
         store: &dyn Store,
-        visitor: &Visitor,
-        email: &str,
-    ) -> Result<Result<(), Duration>, StoreError> {
-        let address = address_key(email);
-        let client = visitor.client_key();
+        client: &str,
+        account: &str,
+        known_device: bool,
+    ) -> Result<Result<CountedAttempt, Duration>, StoreError> {
+        let account = address_key(account);
+        let guessing = format!("signin:{account}:{client}");
         let mut counts = vec![
-            (
-                format!("signin:{address}:{client}"),
-                self.window,
-                self.per_address_and_client,
-            ),
+            (guessing.clone(), self.window, self.per_address_and_client),
             (
                 format!("signin-client:{client}"),
                 self.window,
                 self.per_client,
             ),
         ];
-        if !visitor.is_known_device(store, email).await? {
+        if !known_device {
             counts.push((
-                format!("signin-address:{address}"),
+                format!("signin-address:{account}"),
                 self.address_window,
                 self.per_address,
             ));
         }
         let mut wait = None;
-        for (id, window, limit) in counts {
-            let (count, left) = store.count_in_window(RATE_LIMITS, &id, window, 1).await?;
-            if count > limit {
+        for (id, window, limit) in &counts {
+            let (count, left) = store.count_in_window(RATE_LIMITS, id, *window, 1).await?;
+            if count > *limit {
                 wait = wait.max(Some(left));
             }
         }
-        Ok(wait.map_or(Ok(()), Err))
+        Ok(match wait {
+            Some(wait) => Err(wait),
+            None => Ok(CountedAttempt {
+                windows: counts.into_iter().map(|(id, _, _)| id).collect(),
+                guessing,
+            }),
+        })
     }
 
-    /// A successful sign-in clears its address and network's count.
+    /// A successful sign-in was no guess: its attempt is taken back from every window it was
+    /// counted in (failures alone count), and its account and network start afresh.
     pub async fn succeeded(
         &self,
         store: &dyn Store,
-        visitor: &Visitor,
-        email: &str,
+        attempt: CountedAttempt,
     ) -> Result<(), StoreError> {
-        let client = visitor.client_key();
-        store
-            .forget_window(
-                RATE_LIMITS,
-                &format!("signin:{}:{client}", address_key(email)),
-            )
-            .await
+        for id in &attempt.windows {
+            store.uncount(RATE_LIMITS, id, 1).await?;
+        }
+        store.forget_window(RATE_LIMITS, &attempt.guessing).await
     }
+}
+
+/// What a sign-in form says when an attempt is over a limit and must wait `wait`.
+pub fn too_many_attempts(wait: Duration) -> String {
+    let seconds = wait.as_secs().max(1);
+    let wait = if seconds < 120 {
+        format!("{seconds} seconds")
+    } else {
+        format!("{} minutes", seconds.div_ceil(60))
+    };
+    format!("Too many sign-in attempts. Please wait {wait} before trying again.")
 }
 
 /// Counts one attempt against each of `counts` (a count's id and its limit) for the hour;

@@ -170,6 +170,10 @@ async fn dispatch(
     if let Some(rate) = rate.filter(RateState::exceeded) {
         return (Err(rate.error()), Some(rate));
     }
+    // A partner's calls are its key's, whichever network its servers share.
+    if let Some(key) = &key {
+        crate::infra::engine::holders::only_for(format!("key {}", key.consumer_key));
+    }
     let call = Call {
         params: request.params,
         key,

@@ -2,6 +2,7 @@
 //! typed answers; [`pool`] runs the engine's wasm module under wasmtime and carries the calls
 //! as bytes ([`presspack_engine::wire`] frames).
 
+pub mod holders;
 pub mod pool;
 
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use presspack_engine::wire::{
 };
 use serde::de::DeserializeOwned;
 
-pub use pool::{EngineCallError, EngineHost, EngineLimits, EngineSetup, engine_wasm};
+pub use pool::{EngineCallError, EngineHost, EngineLimits, EngineSetup, EngineUsage, engine_wasm};
 
 /// The engine's operations with typed requests and answers, on the sandboxed pool.
 #[derive(Clone)]
@@ -83,11 +84,11 @@ impl EngineClient {
         self.pool.borrow().clone()
     }
 
-    /// (instances running a call now, instances in the pool); none while starting.
-    pub fn usage(&self) -> (usize, usize) {
+    /// What the pool is doing now; nothing while starting.
+    pub fn usage(&self) -> EngineUsage {
         match &*self.pool.borrow() {
             Starting::Ready(pool) => pool.usage(),
-            _ => (0, 0),
+            _ => EngineUsage::default(),
         }
     }
 

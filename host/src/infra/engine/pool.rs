@@ -4,7 +4,9 @@
 //! types.
 //!
 //! A pool of instances, each already initialised with the fonts and templates, serves calls
-//! one at a time per instance. Each instance has a memory limit and each call a time limit
+//! one at a time per instance. A call takes a waiting place, then an instance; each holder of
+//! calls (see [`super::holders`]) holds at most half the instances and half the places, so one
+//! client's calls, however many, leave the other half to everyone else. Each instance has a memory limit and each call a time limit
 //! (epoch interruption). A trap (a panic in the engine, exhausted memory, a timeout) fails
 //! that call only: the instance is thrown away and a fresh one takes its place.
 
@@ -22,6 +24,7 @@ use wasmtime::{
 };
 
 use crate::infra::settings;
+use crate::infra::shares::{Share, Shares};
 
 /// The engine's wasm module (`presspack-engine-wasm`'s guest build, inflated; about 7 MB).
 pub fn engine_wasm() -> Vec<u8> {
@@ -111,6 +114,9 @@ pub enum EngineCallError {
     /// Every instance is busy and as many calls as allowed are already waiting.
     #[error("every engine instance is busy and {0} calls are already waiting")]
     Busy(usize),
+    /// The caller (its key, customer or network) holds its share of the waiting places.
+    #[error("this client has {0} engine calls running or waiting already, its share")]
+    ShareTaken(usize),
     /// The engine answered something the host could not read.
     #[error("the engine's answer could not be read: {0}")]
     Unreadable(String),
@@ -159,6 +165,29 @@ pub struct EngineHost {
     permits: Semaphore,
     /// One per instance and per call allowed to wait: held from arrival to the end.
     admission: Semaphore,
+    /// Each holder's share of `admission`.
+    places: Shares,
+    /// Each holder's share of `permits`, waited for before the instances' queue: a holder's
+    /// own calls wait behind each other, not in front of everyone else's.
+    running: Shares,
+}
+
+/// What the pool is doing now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EngineUsage {
+    /// Instances running a call.
+    pub busy: usize,
+    /// Calls waiting for an instance.
+    pub waiting: usize,
+    pub instances: usize,
+}
+
+/// A call's turn: its waiting place and its instance, with its holders' shares of both.
+struct Turn<'a> {
+    _place: SemaphorePermit<'a>,
+    _place_share: Share<'a>,
+    _running_share: Share<'a>,
+    _instance: SemaphorePermit<'a>,
 }
 
 impl EngineHost {
@@ -206,6 +235,8 @@ impl EngineHost {
             idle: Mutex::new(Vec::with_capacity(instances)),
             permits: Semaphore::new(instances),
             admission: Semaphore::new(instances + limits.waiting_calls),
+            places: Shares::new((instances + limits.waiting_calls) / 2),
+            running: Shares::new(instances / 2),
             limits,
         });
         for _ in 0..instances {
@@ -227,10 +258,16 @@ impl EngineHost {
         Ok(host)
     }
 
-    /// (instances running a call now, instances in the pool).
-    pub fn usage(&self) -> (usize, usize) {
+    /// Instances running a call, calls waiting, and instances in the pool.
+    pub fn usage(&self) -> EngineUsage {
         let instances = self.limits.instances.max(1);
-        (instances - self.permits.available_permits(), instances)
+        let busy = instances - self.permits.available_permits();
+        let admitted = instances + self.limits.waiting_calls - self.admission.available_permits();
+        EngineUsage {
+            busy,
+            waiting: admitted.saturating_sub(busy),
+            instances,
+        }
     }
 
     /// Runs one engine call on a pooled instance (renders on a blocking thread).
@@ -265,18 +302,33 @@ impl EngineHost {
     }
 
     /// A place in the waiting room and then an instance's turn, held for one call; refused at
-    /// once when the waiting room is full.
-    async fn turn(&self) -> Result<(SemaphorePermit<'_>, SemaphorePermit<'_>), EngineCallError> {
-        let admitted = self
+    /// once when the waiting room is full, or the caller's holders hold their share of it.
+    async fn turn(&self) -> Result<Turn<'_>, EngineCallError> {
+        let holders = super::holders::current();
+        let place = self
             .admission
             .try_acquire()
             .map_err(|_| EngineCallError::Busy(self.limits.waiting_calls))?;
-        let permit = self
+        let place_share = self
+            .places
+            .try_take(&holders)
+            .ok_or(EngineCallError::ShareTaken(self.places.most()))?;
+        let running_share = self
+            .running
+            .take(&holders, None)
+            .await
+            .ok_or_else(|| EngineCallError::Setup("engine pool closed".into()))?;
+        let instance = self
             .permits
             .acquire()
             .await
             .map_err(|_| EngineCallError::Setup("engine pool closed".into()))?;
-        Ok((admitted, permit))
+        Ok(Turn {
+            _place: place,
+            _place_share: place_share,
+            _running_share: running_share,
+            _instance: instance,
+        })
     }
 
     /// Runs `op` on each input in turn, on one instance taken once, off the async threads:
@@ -594,12 +646,49 @@ mod tests {
             waiting_calls: 2,
             ..one_instance()
         });
-        // One call running and two waiting fill the host (held here as their permits).
+        // One call running and two waiting fill the host (held here as their places).
         let held = host.admission.try_acquire_many(3).unwrap();
         let error = host.call(Op::Measure, MEASURE.to_vec()).await.unwrap_err();
         assert!(matches!(error, EngineCallError::Busy(2)), "{error}");
         drop(held);
         assert!(host.call(Op::Measure, MEASURE.to_vec()).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_holder_waits_for_its_own_share_while_others_run() {
+        use crate::infra::engine::holders::Holders;
+        let host = host(EngineLimits {
+            instances: 2,
+            ..one_instance()
+        });
+        // Key a runs a call (its share of two instances: one), held here.
+        let running = host.running.try_take(&["key a".to_owned()]).unwrap();
+        let measure = |holder: &'static str| {
+            let host = Arc::clone(&host);
+            Holders::new(holder)
+                .scope(async move { host.call(Op::Measure, MEASURE.to_vec()).await })
+        };
+        assert!(
+            measure("key b").await.is_ok(),
+            "another holder runs at once"
+        );
+        let waiting = tokio::spawn(measure("key a"));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!waiting.is_finished(), "key a waits for its own share");
+        assert_eq!(host.usage().waiting, 1);
+        drop(running);
+        assert!(waiting.await.unwrap().is_ok());
+        // Beyond half the waiting places, a holder is refused at once.
+        let places = host.places.most();
+        let held: Vec<_> = (0..places)
+            .map(|_| host.places.try_take(&["key a".to_owned()]).unwrap())
+            .collect();
+        let refused = measure("key a").await.unwrap_err();
+        assert!(
+            matches!(refused, EngineCallError::ShareTaken(n) if n == places),
+            "{refused}"
+        );
+        drop(held);
     }
 
     #[tokio::test]

@@ -154,6 +154,11 @@ pub trait Counters: Send + Sync {
         amount: u64,
     ) -> Result<(u64, Duration), StoreError>;
 
+    /// Takes `amount` back from the count under `kind`/`id` (never below 0), if its window is
+    /// still open: an event counted before the work it limits turned out not to count (a
+    /// sign-in that proved the password). A closed window stays closed.
+    async fn uncount(&self, kind: Kind, id: &str, amount: u64) -> Result<(), StoreError>;
+
     /// Ends the window of `kind`/`id` early: the next addition opens a new one.
     async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError>;
 }

@@ -46,6 +46,12 @@ if left < 0 then
 end
 return {n, left}";
 
+/// DECRBY on an open window (its expiry kept), never below 0; nothing on a closed one.
+const UNCOUNT: &str = r"
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n > 0 then redis.call('DECRBY', KEYS[1], math.min(n, tonumber(ARGV[1]))) end
+return 0";
+
 /// How long connecting, and one command, may take before the store reports it unavailable.
 const TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -98,6 +104,7 @@ pub struct RedisStore {
     replace: Script,
     remove: Script,
     count: Script,
+    uncount: Script,
 }
 
 /// A record's `rev` and `data` fields as `HMGET` gives them.
@@ -173,6 +180,7 @@ impl RedisStore {
             replace: Script::new(REPLACE),
             remove: Script::new(REMOVE),
             count: Script::new(COUNT),
+            uncount: Script::new(UNCOUNT),
         })
     }
 
@@ -379,6 +387,18 @@ impl Counters for RedisStore {
             .await
             .map_err(error)?;
         Ok((count, Duration::from_millis(left)))
+    }
+
+    async fn uncount(&self, kind: Kind, id: &str, amount: u64) -> Result<(), StoreError> {
+        let mut conn = self.connection.clone();
+        let _: i64 = self
+            .uncount
+            .key(self.key(kind, id))
+            .arg(amount.min(i64::MAX as u64))
+            .invoke_async(&mut conn)
+            .await
+            .map_err(error)?;
+        Ok(())
     }
 
     async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError> {

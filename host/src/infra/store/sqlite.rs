@@ -387,6 +387,17 @@ impl Counters for SqliteStore {
         Ok((entry.0, entry.1 - now))
     }
 
+    async fn uncount(&self, kind: Kind, id: &str, amount: u64) -> Result<(), StoreError> {
+        let now = Instant::now();
+        let mut windows = self.windows.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = windows.get_mut(&format!("{}:{id}", kind.as_str()))
+            && entry.1 > now
+        {
+            entry.0 = entry.0.saturating_sub(amount);
+        }
+        Ok(())
+    }
+
     async fn forget_window(&self, kind: Kind, id: &str) -> Result<(), StoreError> {
         self.windows
             .lock()
