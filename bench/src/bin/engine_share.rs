@@ -2,7 +2,8 @@
 //! keeps six renderPackPdf calls of a heavy pack (16 sides of long text) in flight, against
 //! the same renderSide on the idle server in the same run. Each holder of engine calls (a
 //! key, a customer, a network) holds at most half the instances, so the other partner's
-//! p99 should stay within 2x of its idle p99. Run with `bench/engine-share.sh`.
+//! p99 should stay within 2x of its idle p99. For scale, the same calls while a plain thread
+//! keeps one core busy (what any other program would cost). Run with `bench/engine-share.sh`.
 
 use std::process::Command;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use presspack::domain::keys::{self, NewKey, Permission};
 use serde_json::json;
 
 /// renderSide calls measured in each phase.
-const SAMPLES: usize = 200;
+const SAMPLES: usize = 1000;
 /// The heavy key's calls in flight at once.
 const HEAVY_CALLS: usize = 6;
 
@@ -148,6 +149,22 @@ async fn main() {
     render_sides(&client, &endpoint, &other).await;
     let idle = render_sides(&client, &endpoint, &other).await;
 
+    // What any program keeping one core busy does to the same calls: the machine's own share
+    // of the figure below (a thread of this process spinning, no engine work).
+    let spinning = Arc::new(AtomicBool::new(true));
+    let spinner = std::thread::spawn({
+        let spinning = Arc::clone(&spinning);
+        move || {
+            let mut n = 0u64;
+            while spinning.load(Ordering::Relaxed) {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
+        }
+    });
+    let hogged = render_sides(&client, &endpoint, &other).await;
+    spinning.store(false, Ordering::Relaxed);
+    spinner.join().unwrap();
+
     // The heavy key's calls, kept in flight until the measurement ends.
     let stop = Arc::new(AtomicBool::new(false));
     let pdfs = Arc::new(AtomicUsize::new(0));
@@ -203,6 +220,7 @@ async fn main() {
     println!("| | p50 | p99 | p99 ratio to idle |");
     println!("|---|---|---|---|");
     row("idle server", &idle, &idle);
+    row("idle server, one core kept busy by another program", &hogged, &idle);
     row(
         &format!("one key keeping {HEAVY_CALLS} renderPackPdf (16 sides) in flight"),
         &loaded,
