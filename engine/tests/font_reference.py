@@ -1,24 +1,23 @@
 #!/usr/bin/env python3
-"""Independent text widths for the engine's measurement test: advance widths (hmtx) plus
-pair kerning (the legacy `kern` table, format 0) read with fontTools, for each request line
-on stdin: `<font file>\t<size mm>\t<text>`. Prints one width in millimetres per line."""
+"""Independent text widths for the engine's measurement tests: each request line on stdin,
+`<font file>\t<size mm>\t<text>`, shaped by HarfBuzz itself (uharfbuzz, which bundles it),
+with the direction and script HarfBuzz guesses from the text (so each string holds one
+script). Prints one width in millimetres per line: the sum of the glyphs' advances."""
 import sys
-from fontTools.ttLib import TTFont
+
+import uharfbuzz as hb
 
 fonts = {}
 for line in sys.stdin:
     path, size, text = line.rstrip("\n").split("\t", 2)
     if path not in fonts:
-        font = TTFont(path)
-        kern = {}
-        if "kern" in font:
-            for table in font["kern"].kernTables:
-                if table.format == 0 and getattr(table, "coverage", 1) & 1:
-                    for pair, value in table.kernTable.items():
-                        kern.setdefault(pair, value)
-        fonts[path] = (font.getBestCmap(), font["hmtx"].metrics, kern, font["head"].unitsPerEm)
-    cmap, hmtx, kern, upem = fonts[path]
-    glyphs = [cmap[ord(c)] for c in text]
-    units = sum(hmtx[g][0] for g in glyphs)
-    units += sum(kern.get((a, b), 0) for a, b in zip(glyphs, glyphs[1:]))
+        with open(path, "rb") as file:
+            face = hb.Face(file.read())
+        fonts[path] = (hb.Font(face), face.upem)
+    font, upem = fonts[path]
+    buffer = hb.Buffer()
+    buffer.add_str(text)
+    buffer.guess_segment_properties()
+    hb.shape(font, buffer)
+    units = sum(position.x_advance for position in buffer.glyph_positions)
     print(units / upem * float(size))

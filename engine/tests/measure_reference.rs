@@ -1,6 +1,6 @@
 //! Text measurement against an independent reference: for a table of strings, faces and
-//! sizes, the engine's width agrees within 0.5% with advance widths plus `kern` pairs read
-//! from the same font files by Python's fontTools (`font_reference.py`).
+//! sizes, the engine's width agrees within 0.5% with HarfBuzz's shaping of the same font
+//! files (uharfbuzz, `font_reference.py`).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -34,7 +34,7 @@ const FACES: &[(&str, &str, bool, bool)] = &[
 ];
 
 #[test]
-fn widths_agree_with_fonttools_within_half_a_percent() {
+fn widths_agree_with_harfbuzz_within_half_a_percent() {
     let dir = tempfile::tempdir().unwrap();
     let faces = builtin_face_bytes();
     let mut cases = Vec::new();
@@ -55,7 +55,7 @@ fn widths_agree_with_fonttools_within_half_a_percent() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("python3 runs (tests/requirements.txt lists fonttools)");
+        .expect("python3 runs (tests/requirements.txt lists uharfbuzz)");
     let mut input = String::new();
     for (path, _, _, _, size, text) in &cases {
         input.push_str(&format!("{}\t{size}\t{text}\n", path.display()));
@@ -93,7 +93,7 @@ fn widths_agree_with_fonttools_within_half_a_percent() {
         let error = (measured.text_width - expected).abs() / expected;
         assert!(
             error <= 0.005,
-            "{family} bold={bold} italic={italic} {size} mm {text:?}: engine {} mm, fontTools {expected} mm",
+            "{family} bold={bold} italic={italic} {size} mm {text:?}: engine {} mm, HarfBuzz {expected} mm",
             measured.text_width
         );
         let advances_only = engine.fonts().resolve(family, *bold, *italic).unwrap();
@@ -108,8 +108,8 @@ fn widths_agree_with_fonttools_within_half_a_percent() {
             kerned += 1;
         }
     }
-    // Kerning must move some widths by more than the tolerance, or a measurement without
-    // kerning would pass too.
+    // Shaping (kerning, ligatures) must move some widths by more than the tolerance, or a
+    // measurement of plain advances would pass too.
     assert!(
         kerned >= 3,
         "only {kerned} cases are kerned by more than 0.5%"

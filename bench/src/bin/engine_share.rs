@@ -220,7 +220,11 @@ async fn main() {
     println!("| | p50 | p99 | p99 ratio to idle |");
     println!("|---|---|---|---|");
     row("idle server", &idle, &idle);
-    row("idle server, one core kept busy by another program", &hogged, &idle);
+    row(
+        "idle server, one core kept busy by another program",
+        &hogged,
+        &idle,
+    );
     row(
         &format!("one key keeping {HEAVY_CALLS} renderPackPdf (16 sides) in flight"),
         &loaded,

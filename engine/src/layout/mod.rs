@@ -51,6 +51,8 @@ pub enum SceneItem {
         /// As the pack gives it: a press file keeps CMYK, a canvas shows its RGB.
         colour: Colour,
         size: f64,
+        /// The text as laid out, which the glyphs' `text` ranges are of.
+        text: String,
         glyphs: Vec<SceneGlyph>,
     },
     /// Everything drawn so far becomes transparent outside this rounded rectangle.
@@ -96,9 +98,12 @@ pub fn rounded_rect(width: f64, height: f64, radius: f64) -> [PathStep; 10] {
 pub struct SceneGlyph {
     pub face: FaceId,
     pub glyph: u16,
-    /// The character it shows (a press file's text must copy and search as text).
-    pub ch: char,
+    /// The text it shows, as a byte range of its item's text: its cluster's bytes on the
+    /// cluster's first glyph, empty on the others (see [`crate::text::PlacedGlyph`]).
+    pub text: (u32, u32),
     pub x: f64,
+    /// Where the glyph's origin sits, mm down from the top: its line's baseline, less what
+    /// shaping raised it by.
     pub baseline: f64,
 }
 
@@ -450,9 +455,9 @@ fn text(
         glyphs.extend(line.glyphs.iter().map(|g| SceneGlyph {
             face: g.face,
             glyph: g.glyph,
-            ch: g.ch,
+            text: g.text,
             x: start + g.x,
-            baseline,
+            baseline: baseline - g.rise,
         }));
     }
     Ok(SceneItem::Text {
@@ -460,6 +465,7 @@ fn text(
         area,
         colour,
         size,
+        text: content.to_owned(),
         glyphs,
     })
 }

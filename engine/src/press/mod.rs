@@ -268,7 +268,7 @@ impl Engine {
         }
         let verdict = verdict(reports.iter().flat_map(|r| &r.findings));
 
-        let slugs: Vec<Option<Vec<SceneGlyph>>> = reports
+        let slugs: Vec<Option<(String, Vec<SceneGlyph>)>> = reports
             .iter()
             .map(|report| {
                 options
@@ -524,6 +524,7 @@ fn preflight(
             link_id,
             area,
             size,
+            text,
             glyphs,
             ..
         } = drawn
@@ -534,7 +535,7 @@ fn preflight(
             let missing: String = glyphs
                 .iter()
                 .filter(|g| g.glyph == 0)
-                .map(|g| g.ch)
+                .filter_map(|g| text.get(g.text.0 as usize..g.text.1 as usize))
                 .collect();
             add(
                 Severity::Blocking,
@@ -652,7 +653,7 @@ fn wire_name(value: impl Serialize) -> String {
         .unwrap_or_default()
 }
 
-fn slug_glyphs(book: &FontBook, text: &str) -> Result<Vec<SceneGlyph>, EngineError> {
+fn slug_glyphs(book: &FontBook, text: &str) -> Result<(String, Vec<SceneGlyph>), EngineError> {
     let layout = layout_text(
         book,
         &TextRequest {
@@ -664,7 +665,7 @@ fn slug_glyphs(book: &FontBook, text: &str) -> Result<Vec<SceneGlyph>, EngineErr
         },
     )
     .map_err(EngineError::Text)?;
-    Ok(layout
+    let glyphs = layout
         .lines
         .iter()
         .take(1)
@@ -672,11 +673,12 @@ fn slug_glyphs(book: &FontBook, text: &str) -> Result<Vec<SceneGlyph>, EngineErr
         .map(|g| SceneGlyph {
             face: g.face,
             glyph: g.glyph,
-            ch: g.ch,
+            text: g.text,
             x: g.x,
-            baseline: 0.0,
+            baseline: -g.rise,
         })
-        .collect())
+        .collect();
+    Ok((text.to_owned(), glyphs))
 }
 
 /// The die lines of a page: the finish's rounded corners round the cut box, and the

@@ -44,9 +44,9 @@ pub struct PdfPage<'a> {
     pub bleed: ViewArea,
     /// Rounded rectangles (area, corner radius) the card is cut along.
     pub die_lines: Vec<(BoundingBox, f64)>,
-    /// The slug line laid out in the plain face (glyphs from x = 0, baseline 0), when marks
-    /// are drawn.
-    pub slug: Option<Vec<SceneGlyph>>,
+    /// The slug line laid out in the plain face (glyphs from x = 0, baseline 0) with its text,
+    /// when marks are drawn.
+    pub slug: Option<(String, Vec<SceneGlyph>)>,
 }
 
 /// An image as the PDF embeds it.
@@ -85,8 +85,39 @@ impl Refs {
     }
 }
 
-/// The glyphs a face draws in the document: original glyph id -> the character it shows.
-type UsedGlyphs = BTreeMap<u16, char>;
+/// The glyphs a face draws in the document: original glyph id -> the text it shows wherever
+/// it is the one glyph of its cluster, or `None` when it shows different texts in different
+/// places or only ever part of a cluster (its clusters then carry their text as ActualText).
+type UsedGlyphs = BTreeMap<u16, Option<String>>;
+
+/// The text of each cluster of `glyphs` (a run whose `text` ranges are of `text`): per glyph,
+/// its cluster's text and how many glyphs the cluster has, on the cluster's first glyph.
+fn clusters<'t>(text: &'t str, glyphs: &[SceneGlyph]) -> Vec<Option<(&'t str, usize)>> {
+    let mut out: Vec<Option<(&str, usize)>> = vec![None; glyphs.len()];
+    let mut first = None;
+    for (index, glyph) in glyphs.iter().enumerate() {
+        if glyph.text.0 < glyph.text.1 || first.is_none() {
+            let shown = text
+                .get(glyph.text.0 as usize..glyph.text.1 as usize)
+                .unwrap_or_default();
+            out[index] = Some((shown, 1));
+            first = Some(index);
+        } else if let Some(Some((_, count))) = first.map(|f| &mut out[f]) {
+            *count += 1;
+        }
+    }
+    out
+}
+
+/// Whether a cluster's glyphs need its text as ActualText: it has more than one glyph, or its
+/// glyph's ToUnicode entry is not its text.
+fn needs_actual_text(used: &UsedGlyphs, glyph: &SceneGlyph, cluster: (&str, usize)) -> bool {
+    let (text, count) = cluster;
+    count > 1
+        || used
+            .get(&glyph.glyph)
+            .is_none_or(|mapped| mapped.as_deref() != Some(text))
+}
 
 pub fn write_pdf(
     book: &FontBook,
@@ -108,18 +139,32 @@ pub fn write_pdf(
     let die_layer_id = refs.next();
     let overprint_id = refs.next();
 
-    // Fonts: the glyphs each face draws anywhere in the document, subset once.
+    // Fonts: the glyphs each face draws anywhere in the document, subset once, and the text
+    // each one-glyph cluster shows, for ToUnicode.
     let mut used: BTreeMap<FaceId, UsedGlyphs> = BTreeMap::new();
     for page in pages {
         let texts = page.scene.items.iter().filter_map(|item| match item {
-            SceneItem::Text { glyphs, .. } => Some(glyphs.as_slice()),
+            SceneItem::Text { text, glyphs, .. } => Some((text.as_str(), glyphs.as_slice())),
             _ => None,
         });
-        for glyphs in texts.chain(page.slug.as_deref()) {
-            for glyph in glyphs {
-                used.entry(glyph.face)
-                    .or_default()
-                    .insert(glyph.glyph, glyph.ch);
+        let slug = page
+            .slug
+            .as_ref()
+            .map(|(text, glyphs)| (text.as_str(), glyphs.as_slice()));
+        for (text, glyphs) in texts.chain(slug) {
+            for (glyph, cluster) in glyphs.iter().zip(clusters(text, glyphs)) {
+                let shown = match cluster {
+                    Some((shown, 1)) if !shown.is_empty() => Some(shown.to_owned()),
+                    _ => None,
+                };
+                let face = used.entry(glyph.face).or_default();
+                match face.get_mut(&glyph.glyph) {
+                    None => {
+                        face.insert(glyph.glyph, shown);
+                    }
+                    Some(mapped) if *mapped != shown || shown.is_none() => *mapped = None,
+                    Some(_) => {}
+                }
             }
         }
     }
@@ -332,6 +377,8 @@ struct EmbeddedFont {
     name: String,
     /// Original glyph id -> CID in the subset.
     cids: HashMap<u16, u16>,
+    /// Original glyph id -> the text its ToUnicode entry gives, if it has one.
+    mapped: UsedGlyphs,
     units_per_em: f64,
 }
 
@@ -461,9 +508,9 @@ fn embed_font(
             supplement: 0,
         },
     );
-    for (glyph, ch) in glyphs {
-        if let Some(&cid) = cids.get(glyph) {
-            cmap.pair(cid, *ch);
+    for (glyph, text) in glyphs {
+        if let (Some(&cid), Some(text)) = (cids.get(glyph), text) {
+            cmap.pair_with_multiple(cid, text.chars());
         }
     }
     pdf.cmap(unicode_id, &cmap.finish());
@@ -472,6 +519,7 @@ fn embed_font(
         id: type0_id,
         name: format!("F{index}"),
         cids,
+        mapped: glyphs.clone(),
         units_per_em: f64::from(parsed.units_per_em()),
     })
 }
@@ -594,6 +642,7 @@ fn page_content(
                 area,
                 colour,
                 size,
+                text,
                 glyphs,
                 ..
             } => {
@@ -610,7 +659,7 @@ fn page_content(
                     (-area.height / 2.0) as f32,
                 ]);
                 set_colour(&mut content, *colour, false);
-                show_glyphs(&mut content, glyphs, *size, fonts, book);
+                show_glyphs(&mut content, text, glyphs, *size, fonts, book);
                 content.restore_state();
             }
             // A press file is not masked: the card is cut along the die line instead.
@@ -641,7 +690,7 @@ fn page_content(
 
     if marks {
         crop_marks(&mut content, &page.trim, &bleed);
-        if let Some(slug) = &page.slug {
+        if let Some((text, slug)) = &page.slug {
             content.save_state();
             content.set_fill_color_space(ColorSpaceOperand::Named(Name(b"Registration")));
             content.set_fill_color([1.0]);
@@ -653,7 +702,7 @@ fn page_content(
                 page.trim.left as f32 + 2.0,
                 (bleed.top + bleed.height + MARK_GAP + MARK_LENGTH / 2.0 + SLUG_SIZE / 3.0) as f32,
             ]);
-            show_glyphs(&mut content, slug, SLUG_SIZE, fonts, book);
+            show_glyphs(&mut content, text, slug, SLUG_SIZE, fonts, book);
             content.restore_state();
         }
     }
@@ -661,15 +710,59 @@ fn page_content(
 }
 
 /// Glyphs in runs of one face and baseline, each run one `TJ` whose adjustments put every
-/// glyph exactly where layout placed it.
+/// glyph exactly where layout placed it. A cluster whose glyphs do not map one to one onto its
+/// text (a conjunct, a reordered vowel, a glyph that shows different text elsewhere) is a span
+/// of its own with its text as `ActualText`, so the file's text copies and searches as the
+/// text it shows.
 fn show_glyphs(
+    content: &mut Content,
+    text: &str,
+    glyphs: &[SceneGlyph],
+    size: f64,
+    fonts: &HashMap<FaceId, EmbeddedFont>,
+    book: &FontBook,
+) {
+    let clusters = clusters(text, glyphs);
+    let actual = |index: usize| {
+        clusters[index].filter(|&cluster| {
+            needs_actual_text(&fonts[&glyphs[index].face].mapped, &glyphs[index], cluster)
+        })
+    };
+    content.begin_text();
+    let mut start = 0;
+    while start < glyphs.len() {
+        let end = match actual(start) {
+            Some((shown, count)) => {
+                let end = (start + count).min(glyphs.len());
+                content
+                    .begin_marked_content_with_properties(Name(b"Span"))
+                    .properties()
+                    .actual_text(TextStr(shown));
+                show_runs(content, &glyphs[start..end], size, fonts, book);
+                content.end_marked_content();
+                end
+            }
+            None => {
+                let end = (start + 1..glyphs.len())
+                    .find(|&index| clusters[index].is_some() && actual(index).is_some())
+                    .unwrap_or(glyphs.len());
+                show_runs(content, &glyphs[start..end], size, fonts, book);
+                end
+            }
+        };
+        start = end;
+    }
+    content.end_text();
+}
+
+/// `glyphs` as runs of one face and baseline, one `TJ` each.
+fn show_runs(
     content: &mut Content,
     glyphs: &[SceneGlyph],
     size: f64,
     fonts: &HashMap<FaceId, EmbeddedFont>,
     book: &FontBook,
 ) {
-    content.begin_text();
     let mut start = 0;
     while start < glyphs.len() {
         let first = glyphs[start];
@@ -698,7 +791,6 @@ fn show_glyphs(
         shown.finish();
         start = end;
     }
-    content.end_text();
 }
 
 fn set_colour(content: &mut Content, colour: Colour, stroke: bool) {

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -148,28 +148,6 @@ pub fn builtin_face_bytes() -> Vec<(&'static str, &'static [u8])> {
     ]
 }
 
-/// Glyphs numbered below this have their kerning pairs in a dense table.
-const LOW_GLYPHS: u16 = 128;
-
-/// The dense table of [`Face::low_kerning`].
-fn low_kerning(kerning: &KeyMap<u32, i16>) -> Vec<i16> {
-    let low = usize::from(LOW_GLYPHS);
-    let mut low_pairs = kerning
-        .iter()
-        .map(|(&pair, &value)| ((pair >> 16) as usize, (pair & 0xFFFF) as usize, value))
-        .filter(|&(left, right, _)| left < low && right < low)
-        .peekable();
-    // A face without such pairs keeps no table.
-    if low_pairs.peek().is_none() {
-        return Vec::new();
-    }
-    let mut table = vec![0; low * low];
-    for (left, right, value) in low_pairs {
-        table[left * low + right] = value;
-    }
-    table
-}
-
 /// One face: metrics read up front, rasteriser built on first use.
 pub struct Face {
     pub name: String,
@@ -183,13 +161,20 @@ pub struct Face {
     /// read is no hash, no probe loop (which under wasmtime also pays time-limit checks).
     ascii_glyphs: [Option<u16>; 128],
     advances: Vec<u16>,
-    /// `kern` table pairs, `(left << 16) | right` to font units.
-    kerning: KeyMap<u32, i16>,
-    /// [`Face::kerning`] of the glyphs numbered below [`LOW_GLYPHS`] as a dense table
-    /// (`left * LOW_GLYPHS + right`; empty when the face has no kerning): the ASCII letters
-    /// in the usual glyph order.
-    low_kerning: Vec<i16>,
+    /// The face as the shaper reads it (its layout tables parsed once, on first use).
+    shaping: harfrust::Font,
+    /// Shape plans made for this face, one per script and direction used so far.
+    plans: Mutex<Vec<Arc<harfrust::ShapePlan>>>,
     rasteriser: OnceLock<Result<fontdue::Font, String>>,
+}
+
+/// A face's bytes as the shaper's font data holds them (shared, not copied).
+struct FaceBytes(Arc<[u8]>);
+
+impl AsRef<[u8]> for FaceBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
 }
 
 impl fmt::Debug for Face {
@@ -223,19 +208,9 @@ impl Face {
         let advances = (0..face.number_of_glyphs())
             .map(|g| face.glyph_hor_advance(ttf_parser::GlyphId(g)).unwrap_or(0))
             .collect();
-        let mut kerning = KeyMap::default();
-        if let Some(kern) = face.tables().kern {
-            for subtable in kern.subtables {
-                if let ttf_parser::kern::Format::Format0(table) = subtable.format
-                    && subtable.horizontal
-                    && !subtable.has_cross_stream
-                {
-                    for pair in table.pairs {
-                        kerning.entry(pair.pair).or_insert(pair.value);
-                    }
-                }
-            }
-        }
+        let bytes: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(FaceBytes(Arc::clone(&data)));
+        let shaping =
+            harfrust::Font::new(bytes, 0).ok_or_else(|| bad("the shaper cannot read it".into()))?;
         Ok(Face {
             name: name.to_owned(),
             units_per_em: f64::from(face.units_per_em()),
@@ -245,8 +220,8 @@ impl Face {
             ascii_glyphs: std::array::from_fn(|code| glyphs.get(&char::from(code as u8)).copied()),
             glyphs,
             advances,
-            low_kerning: low_kerning(&kerning),
-            kerning,
+            shaping,
+            plans: Mutex::new(Vec::new()),
             data,
             rasteriser: OnceLock::new(),
         })
@@ -270,28 +245,32 @@ impl Face {
         f64::from(self.advances.get(usize::from(glyph)).copied().unwrap_or(0))
     }
 
-    /// Kerning between two glyphs in font units (0 when the pair has none). Small enough to
-    /// be inlined into layout's loop over the characters in the wasm build too, where a call
-    /// of its own cost about 4 ns a pair (a function entry pays stack and time-limit checks).
-    #[inline]
-    pub fn kerning(&self, left: u16, right: u16) -> f64 {
-        if left < LOW_GLYPHS && right < LOW_GLYPHS {
-            let value = self
-                .low_kerning
-                .get(usize::from(left) * usize::from(LOW_GLYPHS) + usize::from(right));
-            return f64::from(value.copied().unwrap_or(0));
-        }
-        self.high_kerning(left, right)
+    /// The face as the shaper reads it.
+    pub(crate) fn shaping_font(&self) -> &harfrust::Font {
+        &self.shaping
     }
 
-    /// [`Face::kerning`] of a pair outside the dense table: a hash probe.
-    #[inline(never)]
-    fn high_kerning(&self, left: u16, right: u16) -> f64 {
-        if self.kerning.is_empty() {
-            return 0.0;
+    /// The shape plan of this face for `script` and `direction`, made the first time they are
+    /// asked for (a plan is the lookups to apply, worked out from the face's layout tables).
+    pub(crate) fn plan(
+        &self,
+        script: harfrust::Script,
+        direction: harfrust::Direction,
+    ) -> Arc<harfrust::ShapePlan> {
+        let mut plans = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+        let key = harfrust::ShapePlanKey::new(&self.shaping, Some(script), direction);
+        if let Some(plan) = plans.iter().find(|plan| key.matches(plan)) {
+            return Arc::clone(plan);
         }
-        let key = (u32::from(left) << 16) | u32::from(right);
-        f64::from(self.kerning.get(&key).copied().unwrap_or(0))
+        let plan = Arc::new(harfrust::ShapePlan::new(
+            &self.shaping,
+            direction,
+            Some(script),
+            None,
+            &[],
+        ));
+        plans.push(Arc::clone(&plan));
+        plan
     }
 
     /// Height of one line as a multiple of the em size.
@@ -590,7 +569,7 @@ mod tests {
     }
 
     #[test]
-    fn the_ascii_and_low_glyph_tables_agree_with_the_maps() {
+    fn the_ascii_glyph_table_agrees_with_the_map() {
         let book = FontBook::builtin();
         for slot in &book.faces {
             let FaceSlot::Loaded(face) = slot else {
@@ -600,22 +579,7 @@ mod tests {
                 let c = char::from_u32(code).unwrap();
                 assert_eq!(face.glyph(c), face.glyphs.get(&c).copied(), "{c:?}");
             }
-            for left in 0..200 {
-                for right in 0..200 {
-                    let key = (u32::from(left) << 16) | u32::from(right);
-                    let expected = face.kerning.get(&key).copied().unwrap_or(0);
-                    assert_eq!(face.kerning(left, right), f64::from(expected));
-                }
-            }
-            let kerns_low = face
-                .kerning
-                .keys()
-                .any(|&k| k >> 16 < 128 && k & 0xFFFF < 128);
-            assert_eq!(face.low_kerning.is_empty(), !kerns_low, "{}", face.name);
         }
-        // The table is in use: DejaVu Sans kerns ASCII letters (its glyphs 3 to 97).
-        let sans = book.face(book.resolve("sans", false, false).unwrap());
-        assert!(sans.low_kerning.iter().any(|&k| k != 0));
     }
 
     #[test]

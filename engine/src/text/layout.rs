@@ -1,13 +1,16 @@
-//! Shaping-free text layout: characters to glyphs of the requested face (or a fallback face
-//! when it lacks one), advances plus `kern` pairs, Unicode line breaking (UAX #14) with
-//! greedy filling, all in millimetres. Measuring and drawing both use [`layout_text`], so a
-//! measured text and a drawn text always agree.
+//! Text layout: paragraphs shaped ([`super::shape`]), broken into lines at Unicode line break
+//! opportunities (UAX #14) in logical order with greedy filling, never inside a cluster, then
+//! each line put in display order (UAX #9) and its glyphs placed, all in millimetres.
+//! Measuring and drawing both use [`layout_text`], so a measured text and a drawn text always
+//! agree.
 
 use std::fmt;
 
+use unicode_bidi::Level;
 use unicode_linebreak::{BreakOpportunity, linebreaks};
 
 use super::fonts::{FaceId, FontBook};
+use super::shape::{Paragraph, needs_glyph, shape_paragraph};
 use crate::model::FontSubstitution;
 
 /// Longest text laid out in one piece, in characters.
@@ -37,10 +40,13 @@ pub struct TextLayout {
     pub ascent: f64,
     /// A character was set in a face other than the requested one.
     pub font_substituted: bool,
+    /// Characters no face has, in order of first use (drawn as a missing-glyph box).
+    pub missing: Vec<char>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
+    /// In display order, left to right.
     pub glyphs: Vec<PlacedGlyph>,
     /// Advance width without trailing white space.
     pub width: f64,
@@ -50,9 +56,14 @@ pub struct Line {
 pub struct PlacedGlyph {
     pub face: FaceId,
     pub glyph: u16,
-    /// The character the glyph shows (one glyph per character: no shaping).
-    pub ch: char,
+    /// From the start of the line, mm.
     pub x: f64,
+    /// How far the glyph is raised above the baseline (mark positioning), mm.
+    pub rise: f64,
+    /// The text the glyph shows, as a byte range of the request's text: its cluster's bytes on
+    /// the cluster's first glyph, an empty range on the others (a press file's text must copy
+    /// and search as the text it shows).
+    pub text: (u32, u32),
 }
 
 impl TextLayout {
@@ -93,19 +104,6 @@ impl fmt::Display for TextError {
 
 impl std::error::Error for TextError {}
 
-/// One character of a paragraph, in the face chosen for it.
-#[derive(Debug, Clone, Copy)]
-struct Shaped {
-    face: FaceId,
-    glyph: u16,
-    ch: char,
-    /// Advance plus kerning towards the next character, mm.
-    advance: f64,
-    /// Advance alone, mm (the last character of a line has no kerning after it).
-    bare_advance: f64,
-    white_space: bool,
-}
-
 pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout, TextError> {
     let chars = request.text.chars().count();
     if chars > MAX_TEXT_CHARS {
@@ -132,6 +130,7 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
         line_height: primary.line_height() * request.size,
         ascent: primary.ascender * scale,
         font_substituted: false,
+        missing: Vec::new(),
     };
     if request.text.is_empty() {
         return Ok(layout);
@@ -143,17 +142,26 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
         }
         FontSubstitution::LineByLine => None,
     };
+    let mut offset = 0;
     for paragraph in request.text.split('\n') {
+        let start = offset;
+        offset += paragraph.len() + 1;
         let paragraph = paragraph.strip_suffix('\r').unwrap_or(paragraph);
         let face = match whole_text_face {
             Some(face) => face,
             None => unit_face(book, request.face, fallbacks, paragraph)?,
         };
-        let (shaped, substituted) = shape(book, face, fallbacks, paragraph, request.size)?;
-        layout.font_substituted |= substituted || face != request.face;
+        let shaped = shape_paragraph(book, paragraph, face, fallbacks, request.size)?;
+        layout.font_substituted |= shaped.substituted || face != request.face;
+        for &c in &shaped.missing {
+            if !layout.missing.contains(&c) {
+                layout.missing.push(c);
+            }
+        }
+        let clusters = 0..shaped.clusters.len();
         match request.wrap_width {
-            None => layout.lines.push(make_line(&shaped)),
-            Some(width) => wrap(paragraph, &shaped, width, &mut layout.lines),
+            None => layout.lines.push(make_line(&shaped, clusters, start)),
+            Some(width) => wrap(&shaped, width, start, &mut layout.lines),
         }
     }
     Ok(layout)
@@ -165,14 +173,9 @@ fn loaded(book: &FontBook, face: FaceId) -> Result<&super::fonts::Face, TextErro
     book.loaded(face).map_err(TextError::FaceNotLoaded)
 }
 
-/// Characters that need a glyph (white space and controls are drawn as space or not at all).
-fn needs_glyph(c: char) -> bool {
-    !c.is_whitespace() && !c.is_control()
-}
-
 /// The face a unit of text is set in: the requested one if it has every character, else the
 /// first fallback face that has them all, else the requested one (characters then fall back
-/// one by one).
+/// cluster by cluster).
 fn unit_face(
     book: &FontBook,
     primary: FaceId,
@@ -197,107 +200,94 @@ fn unit_face(
     Ok(primary)
 }
 
-/// Maps a paragraph's characters to glyphs with their advances; reports whether any
-/// character came from a face other than `face` or had no glyph anywhere.
-fn shape(
-    book: &FontBook,
-    face: FaceId,
-    fallbacks: &[FaceId],
-    text: &str,
-    size: f64,
-) -> Result<(Vec<Shaped>, bool), TextError> {
-    let mut substituted = false;
-    let mut shaped: Vec<Shaped> = Vec::with_capacity(text.len());
-    for c in text.chars() {
-        let white_space = !needs_glyph(c);
-        let c = if white_space && c != '\u{a0}' { ' ' } else { c };
-        let (face, glyph) = match loaded(book, face)?.glyph(c) {
-            Some(glyph) => (face, glyph),
-            None => {
-                substituted |= !white_space;
-                // No face has it: the requested face's "missing glyph" box.
-                let mut found = (face, 0);
-                for &fallback in fallbacks {
-                    if let Some(glyph) = loaded(book, fallback)?.glyph(c) {
-                        found = (fallback, glyph);
-                        break;
-                    }
-                }
-                found
-            }
-        };
-        let font = book.face(face);
-        let advance = font.advance(glyph) * size / font.units_per_em;
-        if let Some(previous) = shaped.last_mut()
-            && previous.face == face
-        {
-            previous.advance += font.kerning(previous.glyph, glyph) * size / font.units_per_em;
-        }
-        shaped.push(Shaped {
-            face,
-            glyph,
-            ch: c,
-            advance,
-            bare_advance: advance,
-            white_space,
-        });
-    }
-    Ok((shaped, substituted))
-}
-
-/// Places a run of characters as one line, dropping trailing white space.
-fn make_line(shaped: &[Shaped]) -> Line {
-    let end = shaped
+/// Places clusters `range` of a paragraph (which starts at byte `offset` of the request's
+/// text) as one line: trailing white space dropped, the rest in display order.
+fn make_line(paragraph: &Paragraph, range: std::ops::Range<usize>, offset: usize) -> Line {
+    let clusters = &paragraph.clusters;
+    let end = clusters[range.clone()]
         .iter()
-        .rposition(|s| !s.white_space)
-        .map_or(0, |i| i + 1);
+        .rposition(|c| !c.white_space)
+        .map_or(range.start, |i| range.start + i + 1);
+    let shown = range.start..end;
+    let mut glyphs = Vec::with_capacity(shown.len());
     let mut x = 0.0;
-    let mut glyphs = Vec::with_capacity(end);
-    for (i, s) in shaped[..end].iter().enumerate() {
-        if !s.white_space {
-            glyphs.push(PlacedGlyph {
-                face: s.face,
-                glyph: s.glyph,
-                ch: s.ch,
-                x,
-            });
+    for index in display_order(paragraph, shown) {
+        let cluster = &clusters[index];
+        let text = (
+            (offset + cluster.text.start) as u32,
+            (offset + cluster.text.end) as u32,
+        );
+        for (n, glyph) in paragraph.glyphs[cluster.glyphs.clone()].iter().enumerate() {
+            if !cluster.white_space {
+                glyphs.push(PlacedGlyph {
+                    face: glyph.face,
+                    glyph: glyph.glyph,
+                    x: x + glyph.dx,
+                    rise: glyph.dy,
+                    text: if n == 0 { text } else { (text.1, text.1) },
+                });
+            }
+            x += glyph.advance;
         }
-        x += if i + 1 == end {
-            s.bare_advance
-        } else {
-            s.advance
-        };
     }
     Line { glyphs, width: x }
 }
 
-/// Width of `shaped[start..end]` as one line (trailing white space excluded).
-fn run_width(shaped: &[Shaped], start: usize, end: usize) -> f64 {
-    let Some(last) = shaped[start..end].iter().rposition(|s| !s.white_space) else {
-        return 0.0;
+/// The clusters of `range` in display order (left to right): each level run of the line (UAX
+/// #9, rule L2) in order, a right-to-left one backwards.
+fn display_order(paragraph: &Paragraph, range: std::ops::Range<usize>) -> Vec<usize> {
+    let Some(bidi) = &paragraph.bidi else {
+        return range.collect();
     };
-    let last = start + last;
-    shaped[start..last].iter().map(|s| s.advance).sum::<f64>() + shaped[last].bare_advance
+    if range.is_empty() {
+        return Vec::new();
+    }
+    let clusters = &paragraph.clusters;
+    let bytes = clusters[range.start].text.start..clusters[range.end - 1].text.end;
+    let (levels, runs) = bidi.visual_runs(bytes);
+    let mut order = Vec::with_capacity(range.len());
+    for run in runs {
+        let level: Level = levels[run.start];
+        let first =
+            range.start + clusters[range.clone()].partition_point(|c| c.text.start < run.start);
+        let last =
+            range.start + clusters[range.clone()].partition_point(|c| c.text.start < run.end);
+        if level.is_rtl() {
+            order.extend((first..last).rev());
+        } else {
+            order.extend(first..last);
+        }
+    }
+    order
 }
 
-/// Greedy line filling at UAX #14 break opportunities; a word wider than the line is split
-/// between characters.
-fn wrap(text: &str, shaped: &[Shaped], width: f64, lines: &mut Vec<Line>) {
-    // Break opportunities as character indices (linebreaks gives byte offsets).
-    let mut char_index = 0;
-    let mut byte_to_char = text.char_indices().map(|(b, _)| b).peekable();
-    let breaks: Vec<usize> = linebreaks(text)
+/// Width of clusters `start..end` as one line (trailing white space excluded).
+fn run_width(paragraph: &Paragraph, start: usize, end: usize) -> f64 {
+    let clusters = &paragraph.clusters[start..end];
+    let Some(last) = clusters.iter().rposition(|c| !c.white_space) else {
+        return 0.0;
+    };
+    clusters[..=last].iter().map(|c| c.advance).sum()
+}
+
+/// Greedy line filling at UAX #14 break opportunities, in logical order; a segment wider than
+/// the line is split between clusters.
+fn wrap(paragraph: &Paragraph, width: f64, offset: usize, lines: &mut Vec<Line>) {
+    let clusters = &paragraph.clusters;
+    // Break opportunities as cluster indices (linebreaks gives byte offsets); one inside a
+    // cluster is none.
+    let breaks: Vec<usize> = linebreaks(paragraph.text)
         .filter(|&(_, kind)| {
             matches!(
                 kind,
                 BreakOpportunity::Allowed | BreakOpportunity::Mandatory
             )
         })
-        .map(|(byte, _)| {
-            while byte_to_char.next_if(|&b| b < byte).is_some() {
-                char_index += 1;
+        .filter_map(|(byte, _)| {
+            if byte >= paragraph.text.len() {
+                return Some(clusters.len());
             }
-            char_index
+            clusters.binary_search_by_key(&byte, |c| c.text.start).ok()
         })
         .collect();
     let mut start = 0;
@@ -311,29 +301,29 @@ fn wrap(text: &str, shaped: &[Shaped], width: f64, lines: &mut Vec<Line>) {
             next += 1;
             continue;
         }
-        if run_width(shaped, start, end) <= width {
+        if run_width(paragraph, start, end) <= width {
             fitted = Some(end);
             next += 1;
             continue;
         }
         match fitted.take() {
             Some(fit) => {
-                lines.push(make_line(&shaped[start..fit]));
+                lines.push(make_line(paragraph, start..fit, offset));
                 start = fit;
             }
             None => {
-                // One segment wider than the line: as many characters as fit, at least one.
+                // One segment wider than the line: as many clusters as fit, at least one.
                 let mut fit = start + 1;
-                while fit < end && run_width(shaped, start, fit + 1) <= width {
+                while fit < end && run_width(paragraph, start, fit + 1) <= width {
                     fit += 1;
                 }
-                lines.push(make_line(&shaped[start..fit]));
+                lines.push(make_line(paragraph, start..fit, offset));
                 start = fit;
             }
         }
     }
-    if start < shaped.len() || shaped.is_empty() {
-        lines.push(make_line(&shaped[start..]));
+    if start < clusters.len() || clusters.is_empty() {
+        lines.push(make_line(paragraph, start..clusters.len(), offset));
     }
 }
 
@@ -366,19 +356,13 @@ mod tests {
     }
 
     #[test]
-    fn width_is_advances_plus_kerning_scaled_to_the_size() {
+    fn width_is_the_shaped_advances_scaled_to_the_size() {
         let sans = BOOK.face(BOOK.resolve("sans", false, false).unwrap());
-        let a = sans.glyph('A').unwrap();
-        let v = sans.glyph('V').unwrap();
-        let kern = sans.kerning(a, v);
-        assert!(kern < 0.0, "DejaVu Sans kerns AV");
-        let expected = (sans.advance(a) + kern + sans.advance(v)) / sans.units_per_em * 10.0;
+        let a = sans.advance(sans.glyph('A').unwrap());
+        let v = sans.advance(sans.glyph('V').unwrap());
         let layout = lay_out("AV", "sans", 10.0, None);
-        assert!(
-            (layout.width() - expected).abs() < 1e-9,
-            "{} vs {expected}",
-            layout.width()
-        );
+        // Kerned by the face's own tables: narrower than the two advances.
+        assert!(layout.width() < (a + v) / sans.units_per_em * 10.0 - 1e-6);
         assert_eq!(layout.lines.len(), 1);
         assert!(!layout.font_substituted);
         // Doubling the size doubles the width.

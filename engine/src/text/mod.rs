@@ -3,6 +3,7 @@
 
 mod fonts;
 mod layout;
+mod shape;
 
 #[cfg(feature = "builtin-fonts")]
 pub use fonts::builtin_face_bytes;
