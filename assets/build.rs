@@ -1,13 +1,20 @@
 //! Writes `templates.rs`: every `templates/*.xml` as `(file name, contents)`, in file-name
-//! order, so whatever embeds this crate carries its templates wherever it runs.
+//! order, so whatever embeds this crate carries its templates wherever it runs; and
+//! `fonts.rs`: every face file `fonts/catalogue.json` names, deflated, as `(name, bytes)`.
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() {
-    let dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("templates");
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    templates(&manifest.join("templates"), &out);
+    fonts(&manifest.join("../fonts"), &out);
+}
+
+fn templates(dir: &Path, out: &Path) {
     println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
@@ -22,6 +29,47 @@ fn main() {
         ));
     }
     code.push_str("]\n");
-    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("templates.rs");
+    let out = out.join("templates.rs");
+    std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
+
+/// The face files the catalogue names (every name but the `dejavu:` ones, which the dejavu
+/// crate holds), each deflated once here: the binary carries about half the bytes, and the
+/// engine inflates them once at start.
+fn fonts(dir: &Path, out: &Path) {
+    let catalogue = dir.join("catalogue.json");
+    println!("cargo:rerun-if-changed={}", catalogue.display());
+    let text = std::fs::read_to_string(&catalogue)
+        .unwrap_or_else(|e| panic!("{}: {e}", catalogue.display()));
+    let json: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", catalogue.display()));
+    let mut names: Vec<String> = json["families"]
+        .as_object()
+        .expect("families")
+        .values()
+        .flat_map(|faces| faces.as_object().expect("a family's faces").values())
+        .filter_map(|name| name.as_str())
+        .filter(|name| !name.starts_with("dejavu:"))
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names.dedup();
+    let deflated = out.join("fonts");
+    let mut code = String::from("&[\n");
+    for name in names {
+        let path = dir.join(&name);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let packed = miniz_oxide::deflate::compress_to_vec(&bytes, 9);
+        let target = deflated.join(format!("{name}.deflate"));
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, packed).unwrap_or_else(|e| panic!("{}: {e}", target.display()));
+        code.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            target.display().to_string()
+        ));
+    }
+    code.push_str("]\n");
+    let out = out.join("fonts.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }

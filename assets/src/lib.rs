@@ -1,7 +1,7 @@
 //! Presspack's built-in data, in one tree (`assets/`) and embedded by this one crate: the
-//! products, the price list, the templates and the design canvas's sample pack. The font
-//! catalogue stays with the fonts it names (`fonts/`). Nothing here is read from disk at run
-//! time; every build carries the same bytes.
+//! products, the price list, the templates and the design canvas's sample pack; and the font
+//! catalogue with the faces it names, which stay in `fonts/` with their licences. Nothing here
+//! is read from disk at run time; every build carries the same bytes.
 
 /// The products: geometry, card counts, physical-spec options, empty packs (engine).
 pub const PRODUCTS: &str = include_str!("../products.json");
@@ -11,6 +11,10 @@ pub const PRICES: &str = include_str!("../prices.json");
 
 /// The font catalogue: families, styles, client aliases, fallback order (engine).
 pub const FONT_CATALOGUE: &str = include_str!("../../fonts/catalogue.json");
+
+/// The face files the catalogue names (all but the `dejavu:` faces, which the dejavu crate
+/// holds), as `(name, raw deflate of the file)`; the engine inflates them once.
+pub const FONT_FACES_DEFLATED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/fonts.rs"));
 
 /// The pack the design canvas opens with (`/web-demo/sample.json`), also a fuzzing seed.
 pub const SAMPLE_PACK: &str = include_str!("../samples/sample-pack.json");

@@ -21,16 +21,42 @@ const STRINGS: &[&str] = &[
 
 /// Face name in the built-in catalogue -> (family, bold, italic) that resolves to it.
 const FACES: &[(&str, &str, bool, bool)] = &[
-    ("dejavu:sans", "helvetica", false, false),
-    ("dejavu:sans-bold", "arial", true, false),
-    ("dejavu:sans-oblique", "helv", false, true),
-    ("dejavu:sans-bold-oblique", "meta", true, true),
-    ("dejavu:serif", "georgia", false, false),
-    ("dejavu:serif-bold", "times", true, false),
-    ("dejavu:serif-italic", "times", false, true),
-    ("dejavu:serif-bold-italic", "georgia", true, true),
-    ("dejavu:mono", "courier", false, false),
-    ("dejavu:mono-bold", "courier", true, false),
+    (
+        "liberation/LiberationSans-Regular.ttf",
+        "helvetica",
+        false,
+        false,
+    ),
+    ("liberation/LiberationSans-Bold.ttf", "arial", true, false),
+    ("liberation/LiberationSans-Italic.ttf", "helv", false, true),
+    (
+        "source-sans-3/SourceSans3_700Bold_Italic.ttf",
+        "meta",
+        true,
+        true,
+    ),
+    ("gelasio/Gelasio_400Regular.ttf", "georgia", false, false),
+    ("liberation/LiberationSerif-Bold.ttf", "times", true, false),
+    (
+        "liberation/LiberationSerif-Italic.ttf",
+        "times",
+        false,
+        true,
+    ),
+    ("gelasio/Gelasio_700Bold_Italic.ttf", "georgia", true, true),
+    (
+        "liberation/LiberationMono-Regular.ttf",
+        "courier",
+        false,
+        false,
+    ),
+    (
+        "texgyre-adventor/texgyreadventor-bold.otf",
+        "avantgarde",
+        true,
+        false,
+    ),
+    ("dejavu:sans", "dejavu sans", false, false),
 ];
 
 #[test]
@@ -40,7 +66,9 @@ fn widths_agree_with_harfbuzz_within_half_a_percent() {
     let mut cases = Vec::new();
     for &(face, family, bold, italic) in FACES {
         let (_, bytes) = faces.iter().find(|(name, _)| *name == face).unwrap();
-        let path = dir.path().join(format!("{}.ttf", face.replace(':', "_")));
+        let path = dir
+            .path()
+            .join(presspack_engine::package::face_file(face).replace('/', "_"));
         std::fs::write(&path, bytes).unwrap();
         for (i, text) in STRINGS.iter().enumerate() {
             let size = [2.4694, 3.5278, 10.0][i % 3];

@@ -128,24 +128,33 @@ impl fmt::Display for FontError {
 
 impl std::error::Error for FontError {}
 
-/// The bytes of the built-in DejaVu faces, by the names `fonts/catalogue.json` uses.
+/// The bytes of every built-in face, by the names `fonts/catalogue.json` uses: the DejaVu
+/// Sans faces of the `dejavu` crate and the face files of `fonts/` (inflated once, on first
+/// use, from what `presspack-assets` embeds).
 #[cfg(feature = "builtin-fonts")]
-pub fn builtin_face_bytes() -> Vec<(&'static str, &'static [u8])> {
-    use dejavu::{sans, sans_mono, serif};
-    vec![
-        ("dejavu:sans", sans::regular()),
-        ("dejavu:sans-bold", sans::bold()),
-        ("dejavu:sans-oblique", sans::oblique()),
-        ("dejavu:sans-bold-oblique", sans::bold_oblique()),
-        ("dejavu:serif", serif::regular()),
-        ("dejavu:serif-bold", serif::bold()),
-        ("dejavu:serif-italic", serif::italic()),
-        ("dejavu:serif-bold-italic", serif::bold_italic()),
-        ("dejavu:mono", sans_mono::regular()),
-        ("dejavu:mono-bold", sans_mono::bold()),
-        ("dejavu:mono-oblique", sans_mono::oblique()),
-        ("dejavu:mono-bold-oblique", sans_mono::bold_oblique()),
-    ]
+pub fn builtin_face_bytes() -> &'static [(&'static str, Arc<[u8]>)] {
+    use dejavu::sans;
+    static FACES: OnceLock<Vec<(&'static str, Arc<[u8]>)>> = OnceLock::new();
+    FACES.get_or_init(|| {
+        let dejavu = [
+            ("dejavu:sans", sans::regular()),
+            ("dejavu:sans-bold", sans::bold()),
+            ("dejavu:sans-oblique", sans::oblique()),
+            ("dejavu:sans-bold-oblique", sans::bold_oblique()),
+        ];
+        let files = presspack_assets::FONT_FACES_DEFLATED
+            .iter()
+            .map(|&(name, deflated)| {
+                let bytes = miniz_oxide::inflate::decompress_to_vec(deflated)
+                    .unwrap_or_else(|e| panic!("the built-in face {name} does not inflate: {e:?}"));
+                (name, Arc::<[u8]>::from(bytes))
+            });
+        dejavu
+            .into_iter()
+            .map(|(name, bytes)| (name, Arc::<[u8]>::from(bytes)))
+            .chain(files)
+            .collect()
+    })
 }
 
 /// One face: metrics read up front, rasteriser built on first use.
@@ -429,8 +438,8 @@ impl FontBook {
     #[cfg(feature = "builtin-fonts")]
     pub fn builtin() -> FontBook {
         let faces = builtin_face_bytes()
-            .into_iter()
-            .map(|(name, bytes)| (name.to_owned(), Arc::<[u8]>::from(bytes)));
+            .iter()
+            .map(|(name, bytes)| ((*name).to_owned(), Arc::clone(bytes)));
         FontBook::new(&FontCatalogue::builtin(), faces).expect("the built-in fonts load")
     }
 
@@ -529,11 +538,31 @@ mod tests {
                 .name
                 .clone()
         };
-        assert_eq!(name("Helvetica", false, false), "dejavu:sans");
-        assert_eq!(name("ARIAL", true, false), "dejavu:sans-bold");
-        assert_eq!(name("georgia", false, true), "dejavu:serif-italic");
-        assert_eq!(name("Courier", true, true), "dejavu:mono-bold-oblique");
-        assert_eq!(name("mono", false, false), "dejavu:mono");
+        assert_eq!(
+            name("Helvetica", false, false),
+            "liberation/LiberationSans-Regular.ttf"
+        );
+        assert_eq!(
+            name("ARIAL", true, false),
+            "liberation/LiberationSans-Bold.ttf"
+        );
+        assert_eq!(
+            name("georgia", false, true),
+            "gelasio/Gelasio_400Regular_Italic.ttf"
+        );
+        assert_eq!(
+            name("Courier", true, true),
+            "liberation/LiberationMono-BoldItalic.ttf"
+        );
+        assert_eq!(
+            name("avantgarde", false, false),
+            "texgyre-adventor/texgyreadventor-regular.otf"
+        );
+        // A family without a bold face gives its regular one, never a synthetic bold.
+        assert_eq!(
+            name("droid sans fallback", true, false),
+            "droid/DroidSansFallback.ttf"
+        );
         let err = book.resolve("comic sans", false, false).unwrap_err();
         assert!(
             err.0.contains("unknown font family \"comic sans\""),
@@ -591,14 +620,30 @@ mod tests {
             .iter()
             .map(|&f| book.face(f).name.clone())
             .collect();
+        // Every fallback family's bold face first (the regular one where a family has no
+        // bold), then their regular faces; no face twice.
         assert_eq!(
             order,
             [
+                "liberation/LiberationSans-Bold.ttf",
+                "noto/NotoSansArabic-Bold.ttf",
+                "noto/NotoSansHebrew-Bold.ttf",
+                "noto/NotoSansDevanagari-Bold.ttf",
+                "noto/NotoSansBengali-Bold.ttf",
+                "noto/NotoSansTamil-Bold.ttf",
+                "noto/NotoSansThai-Bold.ttf",
+                "droid/DroidSansFallback.ttf",
                 "dejavu:sans-bold",
-                "dejavu:mono-bold",
+                "noto/NotoEmoji-Bold.ttf",
+                "liberation/LiberationSans-Regular.ttf",
+                "noto/NotoSansArabic-Regular.ttf",
+                "noto/NotoSansHebrew-Regular.ttf",
+                "noto/NotoSansDevanagari-Regular.ttf",
+                "noto/NotoSansBengali-Regular.ttf",
+                "noto/NotoSansTamil-Regular.ttf",
+                "noto/NotoSansThai-Regular.ttf",
                 "dejavu:sans",
-                "dejavu:serif",
-                "dejavu:mono"
+                "noto/NotoEmoji-Regular.ttf",
             ]
         );
     }
@@ -637,10 +682,10 @@ mod tests {
                     Err(TextError::FaceNotLoaded(name)) => {
                         assert!(!asked.contains(&name), "{name} asked for twice");
                         let (_, bytes) = builtin_face_bytes()
-                            .into_iter()
+                            .iter()
                             .find(|(n, _)| *n == name)
                             .unwrap();
-                        partial.add_face(&name, Arc::from(bytes)).unwrap();
+                        partial.add_face(&name, Arc::clone(bytes)).unwrap();
                         asked.push(name);
                     }
                     Err(other) => panic!("{other}"),
@@ -653,7 +698,7 @@ mod tests {
         let unused = partial.resolve("mono", true, true).unwrap();
         assert_eq!(
             partial.loaded(unused).unwrap_err(),
-            "dejavu:mono-bold-oblique"
+            "liberation/LiberationMono-BoldItalic.ttf"
         );
         let err = partial.add_face("nope", Arc::from(&b""[..])).unwrap_err();
         assert!(err.0.contains("not in the catalogue"), "{err}");

@@ -408,12 +408,12 @@ mod tests {
 
     #[test]
     fn a_missing_character_comes_from_a_fallback_face_and_is_reported() {
-        // U+2620 (skull and crossbones) is in DejaVu Sans but not in DejaVu Serif.
+        // U+2620 (skull and crossbones) is in DejaVu Sans but not in Liberation Serif.
         let serif = BOOK.face(BOOK.resolve("serif", false, false).unwrap());
         assert!(serif.glyph('\u{2620}').is_none());
         let layout = lay_out("Ahoy \u{2620}", "serif", 4.0, None);
         assert!(layout.font_substituted);
-        let sans = BOOK.resolve("sans", false, false).unwrap();
+        let sans = BOOK.resolve("dejavu sans", false, false).unwrap();
         // allLinesIfAnyNeeded: the whole text moves to the face that has every character.
         assert!(layout.lines[0].glyphs.iter().all(|g| g.face == sans));
         assert!(!lay_out("Ahoy", "serif", 4.0, None).font_substituted);
@@ -422,7 +422,7 @@ mod tests {
     #[test]
     fn line_by_line_substitutes_only_the_lines_that_need_it() {
         let serif = BOOK.resolve("serif", false, false).unwrap();
-        let sans = BOOK.resolve("sans", false, false).unwrap();
+        let sans = BOOK.resolve("dejavu sans", false, false).unwrap();
         let layout = layout_text(
             &BOOK,
             &TextRequest {

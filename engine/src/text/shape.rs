@@ -5,7 +5,7 @@
 //! A paragraph is cut into runs of one face, one script and one bidi level, and each run is
 //! shaped with its neighbours as context. The face of each cluster of characters (a base and
 //! what attaches to it: marks, joiners, selectors) is the requested one if it has all of them,
-//! else the first fallback face that does; spaces and punctuation stay in the face around them.
+//! else the first fallback face that does, as a browser chooses from a list of fonts.
 //! Bidi levels come from UAX #9 (unicode-bidi), the paragraph's direction from its first
 //! strong character; text with no right-to-left character skips that analysis.
 //!
@@ -142,7 +142,6 @@ fn itemise(
 ) -> Result<Vec<Run>, TextError> {
     let text = paragraph.text;
     let mut runs: Vec<Run> = Vec::new();
-    let mut previous_face = primary;
     let mut script = None;
     let mut start = 0;
     while start < text.len() {
@@ -160,16 +159,7 @@ fn itemise(
         }
         let unit = &text[start..end];
         let unit_script = unit.chars().find_map(script_of);
-        let face = choose_face(
-            book,
-            paragraph,
-            unit,
-            unit_script,
-            previous_face,
-            primary,
-            fallbacks,
-        )?;
-        previous_face = face;
+        let face = choose_face(book, paragraph, unit, primary, fallbacks)?;
         // Characters of any script take the script of the run they are in (or the next one).
         let resolved = unit_script.or(script);
         script = resolved.or(script);
@@ -213,15 +203,13 @@ fn itemise(
     Ok(runs)
 }
 
-/// The face of one unit: the face before it when the unit is spaces or punctuation it has,
-/// else the requested face if it has every character, else the first fallback that does,
-/// else the requested face (its missing-glyph box; the characters are reported).
+/// The face of one unit: the requested face if it has every character, else the first
+/// fallback that does, else the requested face (its missing-glyph box; the characters are
+/// reported).
 fn choose_face(
     book: &FontBook,
     paragraph: &mut Paragraph,
     unit: &str,
-    unit_script: Option<Script>,
-    previous: FaceId,
     primary: FaceId,
     fallbacks: &[FaceId],
 ) -> Result<FaceId, TextError> {
@@ -232,9 +220,6 @@ fn choose_face(
             .filter(|&c| needs_glyph(c))
             .all(|c| face.glyph(c).is_some()))
     };
-    if unit_script.is_none() && previous != primary && covers(previous)? {
-        return Ok(previous);
-    }
     if covers(primary)? {
         return Ok(primary);
     }

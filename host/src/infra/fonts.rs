@@ -24,8 +24,8 @@ impl Fonts {
     pub fn load(dir: Option<&Path>) -> Result<Fonts, FontsError> {
         let mut catalogue = FontCatalogue::builtin();
         let mut faces: Vec<(String, Arc<[u8]>)> = builtin_face_bytes()
-            .into_iter()
-            .map(|(name, bytes)| (name.to_owned(), Arc::from(bytes)))
+            .iter()
+            .map(|(name, bytes)| ((*name).to_owned(), Arc::clone(bytes)))
             .collect();
         if let Some(dir) = dir {
             let path = dir.join("catalogue.json");
@@ -79,7 +79,7 @@ mod tests {
     fn an_operators_directory_adds_families_and_aliases() {
         let dir = tempfile::tempdir().unwrap();
         // Any TrueType file will do; a built-in face under a new name stands in for one.
-        let (_, bytes) = builtin_face_bytes()[4];
+        let (_, bytes) = &builtin_face_bytes()[4];
         std::fs::write(dir.path().join("house.ttf"), bytes).unwrap();
         std::fs::write(
             dir.path().join("catalogue.json"),

@@ -48,9 +48,12 @@ fn run() -> Result<(), String> {
         &fonts.join("catalogue.json"),
         presspack_assets::FONT_CATALOGUE.as_bytes(),
     )?;
-    let faces = builtin_face_bytes();
-    for (name, bytes) in &faces {
-        write(&fonts.join(face_file(name)), bytes)?;
+    for (name, bytes) in builtin_face_bytes() {
+        let file = fonts.join(face_file(name));
+        if let Some(parent) = file.parent() {
+            create_dir(parent)?;
+        }
+        write(&file, bytes)?;
     }
     let templates = out.join("templates");
     create_dir(&templates)?;
