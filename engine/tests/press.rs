@@ -108,7 +108,8 @@ fn press(pack: &Pack, options: &PressOptions) -> (PathBuf, PressReport) {
     (path, report)
 }
 
-/// Runs one of the checking tools; its standard output.
+/// Runs one of the checking tools; its standard output. Anything it warns of (poppler's
+/// "Syntax Warning: Mismatch between font type and embedded font file") fails the test.
 fn tool(program: &str, args: &[&str]) -> String {
     let output = Command::new(program)
         .args(args)
@@ -116,11 +117,15 @@ fn tool(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|e| {
             panic!("{program}: {e}; install poppler-utils and qpdf (tests/run does)")
         });
+    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "{program} {args:?} failed: {}{}",
+        "{program} {args:?} failed: {}{stderr}",
         String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        !stderr.contains("Syntax Warning") && !stderr.contains("Syntax Error"),
+        "{program} {args:?} warns: {stderr}"
     );
     String::from_utf8(output.stdout).unwrap()
 }
@@ -270,6 +275,8 @@ fn the_press_file_looks_like_the_engine_s_png() {
     for (name, front) in [("photo", photo()), ("logo", logo())] {
         looks_like_the_png(name, &card_pack(front, rgb.clone()));
     }
+    // Shaped text in every script, marks raised and lines right to left, as drawn.
+    looks_like_the_png("scripts", &scripts_pack());
 }
 
 fn looks_like_the_png(name: &str, pack: &Pack) {
@@ -422,4 +429,87 @@ fn preflight_reports_resolution_and_the_slug_says_so() {
     );
     assert_eq!(report.verdict, Verdict::Warn);
     assert!(report.pages[1].findings.is_empty(), "{report:?}");
+}
+
+/// One line in each script the fonts cover (and Avant Garde, a CFF face), in the order the
+/// test pack puts them on the back of a card.
+const SCRIPT_LINES: [(&str, &str); 11] = [
+    ("helvetica", "مرحبا بالعالم پچژگ"),
+    ("helvetica", "שלום עולם כרטיס ביקור"),
+    ("helvetica", "Tel +44 20 7946 0018 שלום"),
+    ("helvetica", "नमस्ते दुनिया क्षत्रिय कि"),
+    ("helvetica", "আমার সোনার বাংলা"),
+    ("helvetica", "வணக்கம் உலகம்"),
+    ("helvetica", "สวัสดีชาวโลก น้ำใจ"),
+    ("helvetica", "你好世界 繁體中文"),
+    ("helvetica", "こんにちは世界 カタカナ"),
+    ("helvetica", "안녕하세요 세계"),
+    ("avantgarde", "Avant Garde office affiche"),
+];
+
+/// Removes what poppler wraps right-to-left lines in (bidi embeddings and marks) and the
+/// spaces it puts between glyphs of different fonts, for comparing text.
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// A card whose back holds [`SCRIPT_LINES`].
+fn scripts_pack() -> Pack {
+    let data: Vec<serde_json::Value> = SCRIPT_LINES
+        .iter()
+        .enumerate()
+        .map(|(i, (family, text))| {
+            serde_json::json!({"type": "textData", "linkId": format!("back_line_{}", i + 1),
+                "text": text, "font": {"fontFamily": family, "bold": false, "italic": false}})
+        })
+        .collect();
+    let pack = serde_json::json!({
+        "sides": [
+            {"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
+             "data": [photo()]},
+            {"type": "details", "sideNum": 1, "templateCode": "businesscard_full_text_landscape",
+             "data": data}
+        ],
+        "imageBasket": {"items": []}
+    });
+    let product = Catalogue::builtin().product("businesscard").unwrap();
+    Pack::parse(&pack.to_string(), "pack", product).unwrap()
+}
+
+#[test]
+fn every_script_copies_and_searches_as_the_text_it_shows() {
+    let pack = scripts_pack();
+    for marks in [true, false] {
+        let (path, _) = press(&pack, &options(marks));
+        let check = tool("qpdf", &["--check", path_str(&path)]);
+        assert!(
+            check.contains("No syntax or stream encoding errors"),
+            "{check}"
+        );
+        let fonts = tool("pdffonts", &[path_str(&path)]);
+        assert!(fonts.contains("CID Type 0C (OT)"), "the CFF face: {fonts}");
+        for row in fonts.lines().skip(2) {
+            let columns: Vec<&str> = row.split_whitespace().collect();
+            assert!(
+                !columns[0].contains("+Face"),
+                "a face without its name: {row}"
+            );
+            assert_eq!(
+                columns[columns.len() - 5..columns.len() - 2],
+                ["yes", "yes", "yes"],
+                "{row}"
+            );
+        }
+        let text = tool("pdftotext", &["-f", "2", "-l", "2", path_str(&path), "-"]);
+        let lines: Vec<String> = text.lines().map(plain).filter(|l| !l.is_empty()).collect();
+        for (_, expected) in SCRIPT_LINES {
+            assert!(
+                lines.contains(&plain(expected)),
+                "{expected:?} does not come back from the PDF: {lines:#?}"
+            );
+        }
+    }
 }

@@ -407,8 +407,15 @@ fn embed_font(
     let postscript = parsed
         .names()
         .into_iter()
-        .find(|name| name.name_id == ttf_parser::name_id::POST_SCRIPT_NAME)
-        .and_then(|name| name.to_string())
+        .filter(|name| name.name_id == ttf_parser::name_id::POST_SCRIPT_NAME)
+        .find_map(|name| {
+            // Unicode records decode as UTF-16; a Macintosh Roman one is ASCII for these.
+            name.to_string().or_else(|| {
+                name.name
+                    .is_ascii()
+                    .then(|| String::from_utf8_lossy(name.name).into_owned())
+            })
+        })
         .unwrap_or_else(|| format!("Face{index}"));
     let postscript: String = postscript
         .chars()
@@ -440,9 +447,17 @@ fn embed_font(
         .descendant_font(cid_font_id)
         .to_unicode(unicode_id);
 
+    // TrueType outlines are a CIDFontType2 with the subset as FontFile2; CFF outlines (an
+    // OpenType font such as TeX Gyre's) a CIDFontType0 with the subset as an OpenType
+    // FontFile3, whose CIDs are its glyph ids (PDF 32000 9.7.4.2).
+    let cff = parsed.tables().cff.is_some();
     let mut cid_font = pdf.cid_font(cid_font_id);
     cid_font
-        .subtype(CidFontType::Type2)
+        .subtype(if cff {
+            CidFontType::Type0
+        } else {
+            CidFontType::Type2
+        })
         .base_font(Name(base_font.as_bytes()))
         .system_info(SystemInfo {
             registry: Str(b"Adobe"),
@@ -450,8 +465,10 @@ fn embed_font(
             supplement: 0,
         })
         .font_descriptor(descriptor_id)
-        .default_width(0.0)
-        .cid_to_gid_map_predefined(Name(b"Identity"));
+        .default_width(0.0);
+    if !cff {
+        cid_font.cid_to_gid_map_predefined(Name(b"Identity"));
+    }
     {
         let mut widths = cid_font.widths();
         let mut by_cid: Vec<(u16, f32)> = cids
@@ -484,7 +501,8 @@ fn embed_font(
         .capital_height()
         .map_or(ascent, |h| f64::from(h) * scale);
     let weight = parsed.weight().to_number();
-    pdf.font_descriptor(descriptor_id)
+    let mut descriptor = pdf.font_descriptor(descriptor_id);
+    descriptor
         .name(Name(base_font.as_bytes()))
         .flags(flags)
         .bbox(rect)
@@ -492,13 +510,23 @@ fn embed_font(
         .ascent(ascent as f32)
         .descent((face.descender * scale) as f32)
         .cap_height(cap_height as f32)
-        .stem_v(10.0 + 0.244 * (f32::from(weight) - 50.0))
-        .font_file2(file_id);
+        .stem_v(10.0 + 0.244 * (f32::from(weight) - 50.0));
+    if cff {
+        descriptor.font_file3(file_id);
+    } else {
+        descriptor.font_file2(file_id);
+    }
+    descriptor.finish();
 
     let compressed = deflate(&subset);
-    pdf.stream(file_id, &compressed)
-        .filter(Filter::FlateDecode)
-        .pair(Name(b"Length1"), subset.len() as i32);
+    let mut file = pdf.stream(file_id, &compressed);
+    file.filter(Filter::FlateDecode);
+    if cff {
+        file.pair(Name(b"Subtype"), Name(b"OpenType"));
+    } else {
+        file.pair(Name(b"Length1"), subset.len() as i32);
+    }
+    file.finish();
 
     let mut cmap = pdf_writer::types::UnicodeCmap::new(
         Name(b"Custom"),
