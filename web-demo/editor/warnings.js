@@ -1,5 +1,5 @@
 // What to check, in the customer's words (the engine's explainWarnings: the pack's warnings
-// and the side's overflow and fallback fonts from the last draw), above the card and on its
+// and the side's overflow, fallback fonts and missing characters from the last draw), above the card and on its
 // slots, each that blocks ordering with its fix; and shrinking a line to fit.
 
 import { h, slotLabel } from "./dom.js";
@@ -24,6 +24,10 @@ function explained(d) {
     const element = `pack.sides.${d.side.type}.${d.side.sideNum}`;
     for (const overflow of d.report.overflows) extra.push({ element: `${element}.${overflow.linkId}`, code: "PVT001", message: "" });
     for (const linkId of d.report.fontSubstituted) extra.push({ element: `${element}.${linkId}`, code: "PVT002", message: "" });
+    // The engine's own PVT003 message form, which its explanation reads the characters from.
+    for (const missing of d.report.missingCharacters ?? []) {
+      extra.push({ element: `${element}.${missing.linkId}`, code: "PVT003", message: `no font has these characters, which would print as boxes: ${missing.characters}` });
+    }
   }
   const all = d.engine.explainWarnings(d.design.product, d.pack, extra);
   // This side's and the pack's, and anything that blocks ordering wherever it is.

@@ -107,17 +107,29 @@ pub struct SceneGlyph {
     pub baseline: f64,
 }
 
-/// What layout found that the pack warnings report (PVT001, PVT002, fixed properties).
+/// What layout found that the pack warnings report (PVT001, PVT002, PVT003, fixed
+/// properties).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LayoutReport {
     pub overflows: Vec<TextOverflow>,
     /// linkIds of texts with a character drawn in a fallback face.
     pub font_substituted: Vec<String>,
+    /// Texts with characters no face has (they would print as a missing-glyph box).
+    #[serde(default)]
+    pub missing_characters: Vec<MissingCharacters>,
     /// Datum properties ignored because the template fixes them.
     pub ignored_fixed: Vec<IgnoredProperty>,
     /// Resource URIs of every image the scene draws.
     pub images: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingCharacters {
+    pub link_id: String,
+    /// Each character no face has, once, in order of first use.
+    pub characters: String,
 }
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -420,6 +432,12 @@ fn text(
     if laid_out.font_substituted {
         report.font_substituted.push(link_id.to_owned());
     }
+    if !laid_out.missing.is_empty() {
+        report.missing_characters.push(MissingCharacters {
+            link_id: link_id.to_owned(),
+            characters: laid_out.missing.iter().collect(),
+        });
+    }
     let (pitch, baseline_offset, vertical) = match text_item.multi_line {
         Some(m) => (
             laid_out.line_height * m.leading,
@@ -586,6 +604,29 @@ mod tests {
         assert_eq!(report.overflows[0].link_id, "title");
         assert!(report.overflows[0].width > 10.0);
         assert_eq!(report.font_substituted, ["body"]);
+    }
+
+    /// An override or isolate left open in one datum reorders only that datum's text: each
+    /// datum is a paragraph of its own.
+    #[test]
+    fn bidi_controls_reorder_nothing_outside_their_datum() {
+        let (scene, _) = lay_out(
+            serde_json::json!([
+                {"type": "textData", "linkId": "title", "text": "\u{202E}abc\u{2067}"},
+                {"type": "multiLineTextData", "linkId": "body", "text": "def"}]),
+            true,
+        );
+        let order = |item: &SceneItem| {
+            let SceneItem::Text { text, glyphs, .. } = item else {
+                panic!()
+            };
+            glyphs
+                .iter()
+                .map(|g| &text[g.text.0 as usize..g.text.1 as usize])
+                .collect::<String>()
+        };
+        assert_eq!(order(&scene.items[0]), "cba", "overridden to right to left");
+        assert_eq!(order(&scene.items[1]), "def", "untouched");
     }
 
     #[test]

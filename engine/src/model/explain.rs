@@ -147,6 +147,14 @@ pub fn explain(warning: &Warning, pack: &Pack, product: &Product) -> Explained {
             ),
             None,
         ),
+        WarningCode::MissingCharacter => (
+            format!(
+                "The text in {slot} has characters none of the shop's fonts has ({}); they \
+                 would print as empty boxes. Remove them or type them differently.",
+                missing_characters(&warning.message)
+            ),
+            None,
+        ),
         WarningCode::TemplateNotOfProduct => (
             format!("The {side_name} uses a layout that is not made for this product."),
             Some(Fix::ChooseLayout),
@@ -168,6 +176,19 @@ pub fn explain(warning: &Warning, pack: &Pack, product: &Product) -> Explained {
         text,
         fix,
     }
+}
+
+/// The characters a PVT003 warning's message names: what follows its last ": " (see
+/// [`missing_characters_message`]).
+fn missing_characters(message: &str) -> &str {
+    message
+        .rsplit_once(": ")
+        .map_or(message, |(_, characters)| characters)
+}
+
+/// The message of a PVT003 warning for `characters`.
+pub fn missing_characters_message(characters: &str) -> String {
+    format!("no font has these characters, which would print as boxes: {characters}")
 }
 
 /// `pack.sides.{type}.{num}[.{linkId}]` -> the side and the slot.

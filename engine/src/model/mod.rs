@@ -19,7 +19,7 @@ mod warnings;
 pub use catalogue::{BoxSize, Catalogue, PhysicalSpecOptions, Product, ProductBoxes};
 pub use colour::Colour;
 pub use error::ModelError;
-pub use explain::{Explained, Fix, SideRef, explain, slot_label};
+pub use explain::{Explained, Fix, SideRef, explain, missing_characters_message, slot_label};
 pub use json::{FromJson, parse};
 pub use pack::{
     Alignment, BoundingBox, BoxDatum, Card, CardSide, Datum, Extra, FixedImageDatum, Font,

@@ -3,7 +3,7 @@
 //!
 //! [`pack_warnings`] has the structural checks, which need only the pack and its product;
 //! [`template_warnings`] those that need the sides' templates (template of the product, link
-//! ids, image resolution). Text fit and font fallback (PVT001, PVT002) need layout.
+//! ids, image resolution). Text fit and font fallback (PVT001, PVT002, PVT003) need layout.
 
 use std::collections::HashSet;
 
@@ -57,12 +57,16 @@ pub enum WarningCode {
     /// A character had to be drawn in a fallback font.
     #[serde(rename = "PVT002")]
     FontSubstituted,
+    /// A character no font has: it would print as a box.
+    #[serde(rename = "PVT003")]
+    MissingCharacter,
 }
 
 impl WarningCode {
     /// Warnings that make a pack unfit to order: the `finish` drop-in and the cart refuse them.
     pub fn blocks_ordering(self) -> bool {
-        // wire-formats section 6: finish allows none of PV001-PV003, PVD001, PVI001, PVI002.
+        // wire-formats section 6: finish allows none of PV001-PV003, PVD001, PVI001, PVI002;
+        // nor a character no font has (section 9), which would print as a box.
         matches!(
             self,
             WarningCode::CardCountMismatch
@@ -71,6 +75,7 @@ impl WarningCode {
                 | WarningCode::NoImageSide
                 | WarningCode::ImageNotInBasket
                 | WarningCode::ImagePlacementIncomplete
+                | WarningCode::MissingCharacter
         )
     }
 }

@@ -439,6 +439,142 @@ mod tests {
         assert!(layout.lines[1].glyphs.iter().all(|g| g.face == sans));
     }
 
+    /// The text each line shows, in display order (left to right), from the glyphs' clusters.
+    fn shown(text: &str, layout: &TextLayout) -> Vec<String> {
+        layout
+            .lines
+            .iter()
+            .map(|line| {
+                line.glyphs
+                    .iter()
+                    .map(|g| &text[g.text.0 as usize..g.text.1 as usize])
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_right_to_left_paragraph_breaks_in_logical_order_and_shows_right_to_left() {
+        let text = "שלום עולם כרטיס ביקור";
+        let one = lay_out(text, "sans", 4.0, None);
+        // Display order is the logical order reversed (no space shows a glyph).
+        let logical: String = text.split(' ').collect::<Vec<_>>().concat();
+        let reversed: String = logical.chars().rev().collect();
+        assert_eq!(shown(text, &one).concat(), reversed);
+        // Wrapped, the first line holds the first words (logically), shown right to left.
+        let width = lay_out("שלום עולם", "sans", 4.0, None).width() + 0.01;
+        let wrapped = lay_out(text, "sans", 4.0, Some(width));
+        let lines = shown(text, &wrapped);
+        let reversed = |s: &str| s.chars().rev().collect::<String>();
+        assert_eq!(
+            lines,
+            [reversed("שלוםעולם"), reversed("כרטיס"), reversed("ביקור")]
+        );
+        assert!(wrapped.lines.iter().all(|l| l.width <= width));
+    }
+
+    #[test]
+    fn a_mixed_line_keeps_its_numbers_and_its_hebrew_word_in_their_own_order() {
+        let text = "Tel +44 20 7946 0018 שלום";
+        let layout = lay_out(text, "sans", 4.0, None);
+        // A left-to-right paragraph (its first strong character is Latin): the number reads
+        // left to right, and the Hebrew word right to left at the end.
+        let expected = format!(
+            "Tel+4420794600 18{}",
+            "שלום".chars().rev().collect::<String>()
+        )
+        .replace(' ', "");
+        assert_eq!(shown(text, &layout).concat(), expected);
+        // A paragraph that starts with Hebrew is right to left: the Hebrew word shows at the
+        // right, and each number, left to right itself, left of the one before it.
+        let text = "שלום 20 7946";
+        let layout = lay_out(text, "sans", 4.0, None);
+        let shown = shown(text, &layout).concat();
+        assert!(shown.starts_with("794620"), "{shown}");
+        assert!(
+            shown.ends_with(&"שלום".chars().rev().collect::<String>()),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn no_line_breaks_inside_a_cluster() {
+        // A Devanagari word with conjuncts and a vowel sign that shows before its consonant,
+        // in a box narrower than one character: every line starts at a cluster, never with a
+        // vowel sign or a virama.
+        let text = "क्षत्रियकिप्रेम";
+        let layout = lay_out(text, "noto sans devanagari", 4.0, Some(0.1));
+        assert!(layout.lines.len() > 3);
+        let mut seen = String::new();
+        for line in &layout.lines {
+            let first = line.glyphs.iter().map(|g| g.text.0).min().unwrap() as usize;
+            let c = text[first..].chars().next().unwrap();
+            assert!(
+                !matches!(c, '\u{093E}'..='\u{094D}'),
+                "a line starts with {c:?}"
+            );
+            for glyph in &line.glyphs {
+                seen.push_str(&text[glyph.text.0 as usize..glyph.text.1 as usize]);
+            }
+        }
+        // Every character shows once, cluster by cluster.
+        let mut sorted: Vec<char> = seen.chars().collect();
+        let mut expected: Vec<char> = text.chars().collect();
+        sorted.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(sorted, expected);
+    }
+
+    #[test]
+    fn arabic_is_joined_and_narrower_than_its_letters_alone() {
+        let joined = lay_out("سلام", "noto sans arabic", 10.0, None);
+        let face = BOOK.face(BOOK.resolve("noto sans arabic", false, false).unwrap());
+        let isolated: f64 = "سلام"
+            .chars()
+            .map(|c| face.advance(face.glyph(c).unwrap()))
+            .sum::<f64>()
+            / face.units_per_em
+            * 10.0;
+        assert!(
+            joined.width() < isolated * 0.97,
+            "{} vs {isolated}",
+            joined.width()
+        );
+        // The joined forms are other glyphs than the isolated ones.
+        let glyphs: Vec<u16> = joined.lines[0].glyphs.iter().map(|g| g.glyph).collect();
+        assert!(
+            glyphs
+                .iter()
+                .any(|&g| !"سلام".chars().any(|c| face.glyph(c) == Some(g)))
+        );
+    }
+
+    #[test]
+    fn a_character_no_face_has_is_reported_once() {
+        let layout = lay_out("a\u{10FFFD}b\u{10FFFD}\u{E000}", "sans", 4.0, None);
+        assert_eq!(layout.missing, ['\u{10FFFD}', '\u{E000}']);
+        assert!(layout.font_substituted);
+        assert!(lay_out("שלום 你好", "sans", 4.0, None).missing.is_empty());
+    }
+
+    #[test]
+    fn hostile_text_gets_a_bounded_answer() {
+        // Ten thousand combining marks on one base: one cluster, laid out, no panic.
+        let marks = format!("a{}", "\u{0301}".repeat(MAX_TEXT_CHARS - 1));
+        let layout = lay_out(&marks, "sans", 4.0, Some(20.0));
+        assert_eq!(layout.lines.len(), 1);
+        // Unbalanced and nested bidi controls reorder only within the text.
+        for text in [
+            "\u{202E}abc",
+            "\u{2067}\u{2067}\u{2067}שלום",
+            "\u{202B}\u{202D}\u{202A}x\u{202C}",
+            "\u{2069}\u{202C}end",
+        ] {
+            let layout = lay_out(text, "sans", 4.0, Some(10.0));
+            assert!(!layout.lines.is_empty(), "{text:?}");
+        }
+    }
+
     #[test]
     fn bounds_are_errors() {
         let face = BOOK.resolve("sans", false, false).unwrap();

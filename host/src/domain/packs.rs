@@ -6,7 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use presspack_engine::failure::FailureCode;
 use presspack_engine::model::{
-    Pack, PhysicalSpec, Product, Side, Warning, WarningCode, pack_warnings, template_warnings,
+    Pack, PhysicalSpec, Product, Side, Warning, WarningCode, missing_characters_message,
+    pack_warnings, template_warnings,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -247,7 +248,8 @@ pub fn stored_pack(state: &Services, product: &str, pack: &RawValue) -> Result<P
         .map_err(|e| DomainError::new(ErrorCode::Internal, format!("stored pack: {e}")))
 }
 
-/// PVT001 (a text does not fit its box) and PVT002 (a character came from a fallback font)
+/// PVT001 (a text does not fit its box), PVT002 (a character came from a fallback font) and
+/// PVT003 (a character no font has)
 /// for every side with a template of the pack's product, from the engine's layout of it. A
 /// datum the template cannot take (wrong kind, unknown font) makes the pack invalid.
 pub async fn text_warnings(state: &Services, pack: &Pack) -> Result<Vec<Warning>, DomainError> {
@@ -295,6 +297,13 @@ pub async fn text_warnings(state: &Services, pack: &Pack) -> Result<Vec<Warning>
                 message:
                     "a character is missing from the chosen font and is drawn in a fallback font"
                         .into(),
+            });
+        }
+        for missing in report.missing_characters {
+            warnings.push(Warning {
+                element: format!("{}.{}", side.element(), missing.link_id),
+                code: WarningCode::MissingCharacter,
+                message: missing_characters_message(&missing.characters),
             });
         }
     }

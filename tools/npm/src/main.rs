@@ -62,9 +62,11 @@ fn run() -> Result<(), String> {
         write(&templates.join(file), xml.as_bytes())?;
         codes.extend(file.strip_suffix(".xml"));
     }
-    let assets = assets_module(faces.iter().map(|(name, _)| *name), codes, |_| {
-        String::new()
-    });
+    let assets = assets_module(
+        builtin_face_bytes().iter().map(|(name, _)| *name),
+        codes,
+        |_| String::new(),
+    );
     write(&out.join("assets.js"), assets.as_bytes())?;
     write(
         &out.join("model.d.ts"),
