@@ -19,6 +19,7 @@ every_store!(
     update_pack_replaces_the_data,
     update_pack_errors,
     a_pack_survives_a_restart,
+    returned_text_data_carry_their_resolved_style_and_what_was_sent_stays,
 );
 
 async fn a_new_pack_without_data_is_a_sensible_empty_pack_of_its_product(kind: StoreKind) {
@@ -410,4 +411,42 @@ async fn a_pack_survives_a_restart(kind: StoreKind) {
         .ok();
     assert_eq!(got["pack"], created["pack"]);
     assert_eq!(got["physicalSpec"]["paperLaminate"], "gloss");
+}
+
+/// MOO returned each text datum with its resolved pointSize, font, colour and alignment, and
+/// moo.rb cannot read a pack back without them (wire-formats section 9): filled from the
+/// template where the client left them out; what the client sent comes back as sent.
+async fn returned_text_data_carry_their_resolved_style_and_what_was_sent_stays(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let sent = json!({"type": "textData", "linkId": "back_line_2", "text": "Bo",
+        "pointSize": 4.5, "font": {"fontFamily": "georgia", "bold": true, "italic": false},
+        "colour": {"type": "CMYK", "c": 1.5, "m": 2.5, "y": 3.5, "k": 4.5}, "alignment": "right",
+        "mine": {"kept": true}});
+    let pack = json!({"sides": [{"type": "details", "sideNum": 1,
+        "templateCode": "businesscard_full_text_landscape",
+        "data": [{"type": "textData", "linkId": "back_line_1", "text": "Ann"}, sent]}]});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let id = created["packId"].as_str().unwrap();
+    let updated = app
+        .post(&[
+            ("method", "svc.pack.updatePack"),
+            ("packId", id),
+            ("pack", &pack.to_string()),
+        ])
+        .await
+        .ok();
+    for body in [&created, &app.get_pack(id).await.ok(), &updated] {
+        let data = &body["pack"]["sides"][0]["data"];
+        let filled = &data[0];
+        // The template's: Helvetica (not bold), a size in mm, RGB, an alignment.
+        assert_eq!(filled["text"], "Ann");
+        assert_eq!(filled["font"]["fontFamily"], "Helvetica", "{filled}");
+        assert_eq!(filled["font"]["bold"], false);
+        assert!(filled["pointSize"].as_f64().unwrap() > 1.0, "{filled}");
+        assert_eq!(filled["colour"]["type"], "RGB", "{filled}");
+        assert!(["left", "center", "right"].contains(&filled["alignment"].as_str().unwrap()));
+        assert_eq!(data[1], sent, "sent fields come back as sent");
+    }
 }

@@ -118,7 +118,7 @@ async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind)
         ),
         (
             json!({"sides": [image_side(json!([])), details_side(json!([{"type": "textData",
-                "linkId": "back_line_2", "text": "A line far too long to fit on a business card's narrow text line"}]))]}),
+                "linkId": "back_line_2", "text": "A line far too long to fit on a business card's narrow text line, however small and narrow the font it is set in"}]))]}),
             "PVT001",
             "pack.sides.details.1.back_line_2",
             "mm too wide",

@@ -8,6 +8,7 @@
 
 mod catalogue;
 mod colour;
+mod echo;
 mod error;
 mod explain;
 mod json;
@@ -18,6 +19,7 @@ mod warnings;
 
 pub use catalogue::{BoxSize, Catalogue, PhysicalSpecOptions, Product, ProductBoxes};
 pub use colour::Colour;
+pub use echo::with_text_styles;
 pub use error::ModelError;
 pub use explain::{Explained, Fix, SideRef, explain, missing_characters_message, slot_label};
 pub use json::{FromJson, parse};

@@ -69,6 +69,21 @@ pub struct FamilyFaces {
     pub bold: Option<String>,
     pub italic: Option<String>,
     pub bold_italic: Option<String>,
+    /// Line metrics for the family's faces in place of their own (see [`LineMetrics`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_metrics: Option<LineMetrics>,
+}
+
+/// Ascender, descender and line gap as fractions of the em, in place of a face's own: a clone
+/// made to measure as another font (Gelasio for Georgia) matches its widths but not always
+/// its lines, and a line taller than the original's would not fit where the original fits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LineMetrics {
+    pub ascender: f64,
+    /// Below the baseline: negative.
+    pub descender: f64,
+    pub line_gap: f64,
 }
 
 impl FamilyFaces {
@@ -236,6 +251,16 @@ impl Face {
         })
     }
 
+    /// The face with `metrics` (fractions of the em) as its line metrics.
+    fn with_line_metrics(mut self, metrics: Option<LineMetrics>) -> Face {
+        if let Some(metrics) = metrics {
+            self.ascender = metrics.ascender * self.units_per_em;
+            self.descender = metrics.descender * self.units_per_em;
+            self.line_gap = metrics.line_gap * self.units_per_em;
+        }
+        self
+    }
+
     /// The font file (a press file embeds a subset of it).
     pub fn data(&self) -> &[u8] {
         &self.data
@@ -321,6 +346,8 @@ pub struct FontBook {
     fallback: Vec<[FaceId; 4]>,
     /// [`FontBook::fallback_faces`] of each face, by face id: worked out once, not per text.
     fallback_order: Vec<Vec<FaceId>>,
+    /// The line metrics a family sets for its faces, by face name.
+    line_metrics: HashMap<String, LineMetrics>,
 }
 
 impl FontBook {
@@ -355,11 +382,19 @@ impl FontBook {
             aliases: HashMap::new(),
             fallback: Vec::new(),
             fallback_order: Vec::new(),
+            line_metrics: HashMap::new(),
         };
+        for faces in catalogue.families.values() {
+            if let Some(metrics) = faces.line_metrics {
+                for name in faces.names().into_iter().flatten() {
+                    book.line_metrics.insert(name.clone(), metrics);
+                }
+            }
+        }
         let mut face_ids: HashMap<String, FaceId> = HashMap::new();
         for name in catalogue.face_names() {
             let slot = match by_name.remove(&name) {
-                Some(data) => FaceSlot::Loaded(Box::new(Face::parse(&name, data)?)),
+                Some(data) => FaceSlot::Loaded(Box::new(book.parse_face(&name, data)?)),
                 None if partial => FaceSlot::NotLoaded(name.clone()),
                 None => {
                     return Err(FontError(format!(
@@ -463,18 +498,23 @@ impl FontBook {
     /// Supplies the bytes of a face the catalogue names (see [`FontBook::partial`]); a face
     /// already loaded is kept as it is.
     pub fn add_face(&mut self, name: &str, data: Arc<[u8]>) -> Result<(), FontError> {
-        let slot = self
+        let index = self
             .faces
-            .iter_mut()
-            .find(|slot| match slot {
+            .iter()
+            .position(|slot| match slot {
                 FaceSlot::Loaded(face) => face.name == name,
                 FaceSlot::NotLoaded(missing) => missing == name,
             })
             .ok_or_else(|| FontError(format!("font face {name:?} is not in the catalogue")))?;
-        if matches!(slot, FaceSlot::NotLoaded(_)) {
-            *slot = FaceSlot::Loaded(Box::new(Face::parse(name, data)?));
+        if matches!(self.faces[index], FaceSlot::NotLoaded(_)) {
+            self.faces[index] = FaceSlot::Loaded(Box::new(self.parse_face(name, data)?));
         }
         Ok(())
+    }
+
+    /// Reads face `name` with the line metrics its family sets, if any.
+    fn parse_face(&self, name: &str, data: Arc<[u8]>) -> Result<Face, FontError> {
+        Ok(Face::parse(name, data)?.with_line_metrics(self.line_metrics.get(name).copied()))
     }
 
     /// The face for a client's family name (case-insensitive, aliases resolved) and style.

@@ -576,6 +576,14 @@ mod tests {
     }
 
     #[test]
+    fn a_metric_clone_sets_lines_as_the_font_it_stands_in_for() {
+        // Gelasio's own lines are 1.27 em; Georgia's, which it stands in for, 1.136 em.
+        let georgia = lay_out("Georgia", "georgia", 10.0, None);
+        assert!((georgia.line_height / 10.0 - (1878.0 + 449.0) / 2048.0).abs() < 1e-4);
+        assert!((georgia.ascent / 10.0 - 1878.0 / 2048.0).abs() < 1e-4);
+    }
+
+    #[test]
     fn bounds_are_errors() {
         let face = BOOK.resolve("sans", false, false).unwrap();
         let long = "x".repeat(MAX_TEXT_CHARS + 1);

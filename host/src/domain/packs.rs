@@ -310,6 +310,23 @@ pub async fn text_warnings(state: &Services, pack: &Pack) -> Result<Vec<Warning>
     Ok(warnings)
 }
 
+/// The pack as a response returns it: each text datum with its resolved `pointSize`, `font`,
+/// `colour` and `alignment`, from its template where the client left them out (wire-formats
+/// section 9); everything the client sent as sent.
+pub fn as_returned(
+    state: &Services,
+    record: &PackRecord,
+) -> Result<serde_json::Value, DomainError> {
+    let pack: serde_json::Value = serde_json::from_str(record.pack.get()).map_err(|e| {
+        DomainError::from(crate::infra::store::StoreError::corrupt(format!(
+            "a stored pack is unreadable: {e}"
+        )))
+    })?;
+    Ok(presspack_engine::model::with_text_styles(&pack, |code| {
+        state.templates.get(code).map(|entry| &entry.template)
+    }))
+}
+
 /// Replaces a pack's sides and basket with `text` (pack JSON) and works out its warnings
 /// again, if `may_update` allows it: updatePack for an API key, and the design canvas for the
 /// owning customer.

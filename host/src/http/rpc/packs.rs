@@ -4,7 +4,6 @@ use std::collections::BTreeMap;
 
 use presspack_engine::model::{Catalogue, Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning};
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{
@@ -27,7 +26,7 @@ const MAX_TRIAL_PARTNER: usize = 255;
 #[serde(rename_all = "camelCase")]
 struct PackEnvelope<'a> {
     pack_id: &'a str,
-    pack: &'a RawValue,
+    pack: serde_json::Value,
     warnings: &'a [Warning],
     drop_ins: BTreeMap<&'static str, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,6 +48,7 @@ fn drop_ins(base_url: &str, id: &str, record: &PackRecord) -> BTreeMap<&'static 
 }
 
 fn pack_reply(
+    services: &Services,
     base_url: &str,
     id: &str,
     record: &PackRecord,
@@ -56,7 +56,7 @@ fn pack_reply(
 ) -> Result<Reply, DomainError> {
     Reply::json(&PackEnvelope {
         pack_id: id,
-        pack: &record.pack,
+        pack: packs::as_returned(services, record)?,
         warnings: &record.warnings,
         drop_ins: drop_ins(base_url, id, record),
         physical_spec: include_spec.then_some(&record.physical_spec),
@@ -295,7 +295,7 @@ async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Rep
     crate::domain::images::retention::pin_images(services.store.as_ref(), record.pack.get())
         .await?;
     let id = packs::insert(services.store.as_ref(), &record).await?;
-    pack_reply(call.base_url, &id, &record, include_spec)
+    pack_reply(services, call.base_url, &id, &record, include_spec)
 }
 
 /// The pack named by `packId`, if the calling key may read and update it.
@@ -309,7 +309,13 @@ pub async fn get_pack(services: &Services, call: &Call<'_>) -> Result<Reply, Dom
     let params = call.params;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
     let stored = load(services, call).await?;
-    pack_reply(call.base_url, &stored.id, &stored.record, include_spec)
+    pack_reply(
+        services,
+        call.base_url,
+        &stored.id,
+        &stored.record,
+        include_spec,
+    )
 }
 
 pub async fn update_pack(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
@@ -322,7 +328,13 @@ pub async fn update_pack(services: &Services, call: &Call<'_>) -> Result<Reply, 
         record.check_access(call.key.as_ref())
     })
     .await?;
-    pack_reply(call.base_url, &stored.id, &stored.record, include_spec)
+    pack_reply(
+        services,
+        call.base_url,
+        &stored.id,
+        &stored.record,
+        include_spec,
+    )
 }
 
 pub async fn get_physical_spec(services: &Services, call: &Call<'_>) -> Result<Reply, DomainError> {
