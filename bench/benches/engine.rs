@@ -1,7 +1,8 @@
 //! The engine's benchmarks (docs/benchmarks.md): a text-only business card side and one with
 //! a photo at 1024 px, laid out and drawn, and rendered to PNG (drawn, then encoded natively
 //! as the host does), natively and by the wasm module under wasmtime (the same bytes-level
-//! call for both); measuring a 40-character line, and the text side's layout report
+//! call for both), the text side also in Arabic and Chinese; measuring a 40-character line
+//! in Latin, Arabic and Devanagari, and the text side's layout report
 //! (createPack's check for overflowing text). Run with
 //! `cargo bench -p presspack-bench --bench engine`.
 
@@ -26,6 +27,8 @@ fn engine_benches(c: &mut Criterion) {
 
     for (side, frame) in [
         ("text-only businesscard side", cases::text_side_frame()),
+        ("text-only businesscard side in Arabic", cases::arabic_side_frame()),
+        ("text-only businesscard side in Chinese", cases::chinese_side_frame()),
         ("businesscard side with a photo", cases::photo_side_frame()),
     ] {
         // Both builds must be drawing the same pixels for the comparison to mean anything.
@@ -60,6 +63,16 @@ fn engine_benches(c: &mut Criterion) {
             "measure a 40-character line",
             Op::Measure,
             cases::measure_input(),
+        ),
+        (
+            "measure a 40-character line in Arabic",
+            Op::Measure,
+            cases::arabic_measure_input(),
+        ),
+        (
+            "measure a 40-character line in Devanagari",
+            Op::Measure,
+            cases::devanagari_measure_input(),
         ),
         (
             "text side, layout report (createPack's check)",

@@ -83,7 +83,7 @@ fn frame(side: serde_json::Value, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> 
 
 /// A filled-in details side: eleven lines of a real card.
 pub fn text_side() -> serde_json::Value {
-    let lines = [
+    text_side_of(&[
         "Ada Lovelace",
         "Analytical Engine Programmer",
         "Difference Engine Ltd",
@@ -95,7 +95,45 @@ pub fn text_side() -> serde_json::Value {
         "ada@example.com",
         "www.example.com",
         "@ada_lovelace",
-    ];
+    ])
+}
+
+/// The same card in Arabic (shaped right to left, in the Arabic fallback face).
+pub fn arabic_side() -> serde_json::Value {
+    text_side_of(&[
+        "أدا لافليس",
+        "مبرمجة المحرك التحليلي",
+        "شركة محرك الفروق",
+        "١٢ شارع ماريلبون",
+        "لندن",
+        "المملكة المتحدة",
+        "هاتف ٠٠٠٠ ٧٩٤٦ ٢٠ ٤٤+",
+        "جوال ٩٠٠٠٠٠ ٧٧٠٠",
+        "ada@example.com",
+        "www.example.com",
+        "@ada_lovelace",
+    ])
+}
+
+/// The same card in Chinese (Droid Sans Fallback, 49,000 glyphs).
+pub fn chinese_side() -> serde_json::Value {
+    text_side_of(&[
+        "艾达·洛夫莱斯",
+        "分析机程序员",
+        "差分机有限公司",
+        "马里波恩街12号",
+        "伦敦",
+        "英国",
+        "电话 +44 20 7946 0000",
+        "手机 +44 7700 900000",
+        "ada@example.com",
+        "www.example.com",
+        "@ada_lovelace",
+    ])
+}
+
+/// A details side with `lines` on its eleven lines.
+fn text_side_of(lines: &[&str]) -> serde_json::Value {
     let data: Vec<_> = lines
         .iter()
         .enumerate()
@@ -107,6 +145,15 @@ pub fn text_side() -> serde_json::Value {
 /// [`text_side`] as a `Draw` call.
 pub fn text_side_frame() -> Vec<u8> {
     frame(text_side(), &[])
+}
+
+/// [`arabic_side`] and [`chinese_side`] as `Draw` calls.
+pub fn arabic_side_frame() -> Vec<u8> {
+    frame(arabic_side(), &[])
+}
+
+pub fn chinese_side_frame() -> Vec<u8> {
+    frame(chinese_side(), &[])
 }
 
 /// A full-bleed photo side, as the HTTP benchmark renders it.
@@ -132,8 +179,21 @@ pub fn report_input() -> Vec<u8> {
 
 /// The `Measure` call's input: a 40-character line, as text.measure sends it.
 pub fn measure_input() -> Vec<u8> {
+    measure_input_of("Sphinx of black quartz, judge my vow! 40")
+}
+
+/// 40-character lines in Arabic and Devanagari: shaped, in their fallback faces.
+pub fn arabic_measure_input() -> Vec<u8> {
+    measure_input_of("مرحبا بالعالم هذه بطاقة عمل من لندن اليو")
+}
+
+pub fn devanagari_measure_input() -> Vec<u8> {
+    measure_input_of("नमस्ते दुनिया यह लंदन का एक व्यापार कार्")
+}
+
+fn measure_input_of(text: &str) -> Vec<u8> {
     let request = MeasureRequest {
-        text: "Sphinx of black quartz, judge my vow! 40".into(),
+        text: text.into(),
         font_family: "helvetica".into(),
         bold: false,
         italic: false,
@@ -141,6 +201,6 @@ pub fn measure_input() -> Vec<u8> {
         wrapping_width: None,
         leading: None,
     };
-    assert_eq!(request.text.chars().count(), 40);
+    assert_eq!(request.text.chars().count(), 40, "{text}");
     serde_json::to_vec(&request).unwrap()
 }
