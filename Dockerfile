@@ -13,6 +13,9 @@ COPY . .
 RUN rustup show active-toolchain && cargo build --release --locked -p presspack \
  && objcopy --only-keep-debug target/release/presspack target/release/presspack.debug \
  && objcopy --strip-all --add-gnu-debuglink=target/release/presspack.debug target/release/presspack
+# The binary carries the fonts of fonts/; their licences (and the code's) travel beside it.
+RUN mkdir -p /licences/fonts && cp LICENSE-MIT LICENSE-APACHE /licences/ \
+ && cd fonts && find . -type f ! -name '*.ttf' ! -name '*.otf' -exec cp --parents {} /licences/fonts/ \;
 
 FROM debian:bookworm-slim
 # The system roots verify https image imports; the server does not start without them.
@@ -23,6 +26,7 @@ RUN apt-get update \
  && mkdir -p /var/lib/presspack \
  && chown presspack /var/lib/presspack
 COPY --from=build /src/target/release/presspack /usr/local/bin/presspack
+COPY --from=build /licences /usr/share/doc/presspack
 USER presspack
 WORKDIR /var/lib/presspack
 ENV PRESSPACK_LISTEN=0.0.0.0:8080 \

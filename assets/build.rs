@@ -47,8 +47,12 @@ fn fonts(dir: &Path, out: &Path) {
         .as_object()
         .expect("families")
         .values()
-        .flat_map(|faces| faces.as_object().expect("a family's faces").values())
-        .filter_map(|name| name.as_str())
+        .flat_map(|faces| {
+            let faces = faces.as_object().expect("a family's faces");
+            ["regular", "bold", "italic", "boldItalic"]
+                .into_iter()
+                .filter_map(|style| faces.get(style)?.as_str())
+        })
         .filter(|name| !name.starts_with("dejavu:"))
         .map(str::to_owned)
         .collect();

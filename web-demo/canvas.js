@@ -17,7 +17,10 @@ async function start() {
     // Faces are fetched as the sides need them (see editor/images.js).
     const engine = await createEngine({ fonts: "on-demand" });
     const catalogue = await (await fetch("/web-demo/engine/fonts/catalogue.json")).json();
-    const families = Object.keys(catalogue.families);
+    // The families a customer may choose (not the faces kept for other scripts), by kind.
+    const families = Object.entries(catalogue.families)
+      .filter(([, family]) => family.kind !== "fallback")
+      .map(([name, family]) => ({ name, kind: family.kind ?? "sans", label: family.label ?? name }));
     window.presspackDesigner = new Designer(root, design, engine, families);
     root.dataset.ready = "true";
   } catch (error) {

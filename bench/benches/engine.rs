@@ -27,8 +27,14 @@ fn engine_benches(c: &mut Criterion) {
 
     for (side, frame) in [
         ("text-only businesscard side", cases::text_side_frame()),
-        ("text-only businesscard side in Arabic", cases::arabic_side_frame()),
-        ("text-only businesscard side in Chinese", cases::chinese_side_frame()),
+        (
+            "text-only businesscard side in Arabic",
+            cases::arabic_side_frame(),
+        ),
+        (
+            "text-only businesscard side in Chinese",
+            cases::chinese_side_frame(),
+        ),
         ("businesscard side with a photo", cases::photo_side_frame()),
     ] {
         // Both builds must be drawing the same pixels for the comparison to mean anything.

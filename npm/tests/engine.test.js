@@ -137,7 +137,7 @@ test("report gives text overflow and fallback fonts; packWarnings the pack warni
   const side = {
     type: "details", sideNum: 1, templateCode: "businesscard_full_text_landscape",
     data: [
-      { type: "textData", linkId: "back_line_1", text: "A name far too long to fit on one line of a card" },
+      { type: "textData", linkId: "back_line_1", text: "A name far too long to fit on one line of any business card at all" },
       { type: "textData", linkId: "back_line_2", text: "Ahoy \u2620",
         font: { fontFamily: "Georgia", bold: false, italic: false } },
     ],
@@ -175,7 +175,7 @@ test("an on-demand engine asks for the faces a side needs and then draws the sam
   const request = { side, boxType: "bleed", maxSide: 300 };
   assert.throws(() => lazy.renderPixels(request, []), (error) => {
     assert.equal(error.code, "font_not_loaded");
-    assert.match(error.face, /^dejavu:/);
+    assert.match(error.face, /^gelasio\//);
     return true;
   });
   const asked = [];
@@ -187,7 +187,8 @@ test("an on-demand engine asks for the faces a side needs and then draws the sam
       throw error;
     }
   });
-  assert.ok(asked.includes("dejavu:serif-bold"), asked.join());
+  // Georgia is Gelasio (docs/api.md "Fonts").
+  assert.ok(asked.includes("gelasio/Gelasio_700Bold.ttf"), asked.join());
   assert.ok(asked.length < 12, `${asked.length} faces for one side`);
   assert.deepEqual(drawn.pixels, engine.renderPixels(request, []).pixels);
 });

@@ -321,6 +321,49 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
     assert_eq!(refused, 403);
 }
 
+/// Text in every script the fonts cover, right to left and mixed lines included: the page's
+/// engine (loading the faces as the text needs them) draws the same pixels as the server's
+/// renderSide.
+#[tokio::test]
+async fn every_script_previews_as_the_server_draws_it() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let lines = [
+        "مرحبا بالعالم پچژگ",
+        "שלום עולם כרטיס ביקור",
+        "Tel +44 20 7946 0018 שלום",
+        "नमस्ते दुनिया क्षत्रिय कि",
+        "আমার সোনার বাংলা",
+        "வணக்கம் உலகம்",
+        "สวัสดีชาวโลก น้ำใจ",
+        "你好世界 繁體中文",
+        "こんにちは世界 カタカナ",
+        "안녕하세요 세계",
+        "Emoji ☺ 🎉 👍",
+    ];
+    let data: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text})
+        })
+        .collect();
+    let pack = json!({"sides": [{"type": "image", "sideNum": 1,
+        "templateCode": "businesscard_full_text_landscape", "data": data}]});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let edit = created["dropIns"]["edit"].as_str().unwrap().to_owned();
+    let (browser, _driver) = browser().await;
+    browser.goto(&edit).await.unwrap();
+    sign_up(&browser).await;
+    click(&browser, "form[action^='/dropins/'] button").await;
+    let state = wait_for_renders(&browser, 1).await;
+    let max_side = state["maxSide"].as_u64().unwrap();
+    let preview = preview_pixels(&browser).await;
+    assert_eq!(preview, server_pixels(&app, &browser, max_side).await);
+    screenshot(&browser, "canvas-every-script").await;
+}
+
 #[tokio::test]
 async fn the_standalone_demo_previews_a_sample_pack() {
     let app = spawn_app(StoreKind::Embedded).await;
@@ -353,6 +396,55 @@ async fn the_standalone_demo_previews_a_sample_pack() {
         warnings.contains("The text in “Line 2” on the front does not fit its space"),
         "{warnings}"
     );
+
+    // The font picker groups the families a customer may choose by kind, under the names
+    // people know them by (no fallback face among them); one chosen there is drawn as the
+    // server draws it.
+    let groups = browser
+        .execute(
+            "return [...document.querySelectorAll('#f-back_line_2-font optgroup')]
+               .map(g => [g.label, [...g.children].map(o => o.textContent)]);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let groups: Vec<(String, Vec<String>)> = serde_json::from_value(groups).unwrap();
+    let kinds: Vec<&str> = groups.iter().map(|(kind, _)| kind.as_str()).collect();
+    for kind in ["Sans serif", "Serif", "Slab serif", "Script", "Monospaced"] {
+        assert!(kinds.contains(&kind), "{groups:?}");
+    }
+    let script = &groups.iter().find(|(kind, _)| kind == "Script").unwrap().1;
+    assert!(script.contains(&"Lobster Two".to_owned()), "{groups:?}");
+    let names: Vec<&String> = groups.iter().flat_map(|(_, names)| names).collect();
+    assert!(names.len() >= 30, "{groups:?}");
+    assert!(names.contains(&&"Liberation Sans".to_owned()), "{groups:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("Noto") || n.contains("Droid")),
+        "{groups:?}"
+    );
+    let renders = designer_value(&browser, "Number(d.root.dataset.renders)")
+        .await
+        .as_u64()
+        .unwrap();
+    browser
+        .find(Locator::Css("#f-back_line_2-font"))
+        .await
+        .unwrap()
+        .select_by_value("playfair display")
+        .await
+        .unwrap();
+    wait_for_renders(&browser, renders + 1).await;
+    let chosen = designer_value(
+        &browser,
+        "d.side.data.find(x => x.linkId === 'back_line_2').font.fontFamily",
+    )
+    .await;
+    assert_eq!(chosen, "playfair display");
+    let playfair = preview_pixels(&browser).await;
+    assert_ne!(playfair.0, pictured.0);
+    assert_eq!(playfair, server_pixels(&app, &browser, max_side).await);
 
     // The back side, a new layout, guides off: each a different preview.
     click_button(&browser, "Back").await;
@@ -453,34 +545,48 @@ async fn canvas_keystroke_benchmark() {
     let (browser, _driver) = browser().await;
     let max_side = open_demo(&app, &browser).await;
     println!("businesscard side at maxSide {max_side}; frame budget 16 ms");
-    type_and_time(&app, &browser, max_side, "text only").await;
+    let latin = "Analytical engines and difference engines ";
+    type_and_time(&app, &browser, max_side, "text only", latin).await;
+    type_and_time(
+        &app,
+        &browser,
+        max_side,
+        "text only, in Arabic",
+        "محركات تحليلية ومحركات الفروق ",
+    )
+    .await;
+    type_and_time(
+        &app,
+        &browser,
+        max_side,
+        "text only, in Chinese",
+        "分析机和差分机的程序员 ",
+    )
+    .await;
     upload_photo(&browser).await;
     type_and_time(
         &app,
         &browser,
         max_side,
         "with a full-bleed 1200 x 800 photo",
+        latin,
     )
     .await;
 }
 
-/// One run of the keystroke benchmark on the side as it is: 200 keystrokes into the second
-/// line, then 50 server renders of the result.
-async fn type_and_time(app: &TestApp, browser: &Client, max_side: u64, case: &str) {
+/// One run of the keystroke benchmark on the side as it is: 200 keystrokes of `typed` into
+/// the second line, then 50 server renders of the result.
+async fn type_and_time(app: &TestApp, browser: &Client, max_side: u64, case: &str, typed: &str) {
     const KEYSTROKES: usize = 200;
     let field = browser
         .find(Locator::Css("#f-back_line_2-text"))
         .await
         .unwrap();
-    let text: String = "Analytical engines and difference engines "
-        .chars()
-        .cycle()
-        .take(KEYSTROKES)
-        .collect();
+    let text: Vec<char> = typed.chars().cycle().take(KEYSTROKES).collect();
     field.clear().await.unwrap();
-    for chunk in text.as_bytes().chunks(20) {
+    for chunk in text.chunks(20) {
         field
-            .send_keys(std::str::from_utf8(chunk).unwrap())
+            .send_keys(&chunk.iter().collect::<String>())
             .await
             .unwrap();
     }

@@ -36,19 +36,42 @@ pub struct SmtpServer {
     child: Child,
 }
 
-/// A port nothing listens on (as the system hands it out).
+/// A port nothing listens on, below the kernel's ephemeral range (32768 and up on Linux):
+/// a port handed out by `bind(0)` is also what the next outgoing connection or another
+/// test's listener may take before the server here binds it.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let seed = (std::process::id() as u16).wrapping_mul(7919);
+    loop {
+        let port = 20_000 + (seed.wrapping_add(NEXT.fetch_add(1, Ordering::Relaxed)) % 12_000);
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 impl SmtpServer {
+    /// aiosmtpd on a free port, trying another if one is taken between choosing and binding.
+    pub fn start() -> SmtpServer {
+        for _ in 0..5 {
+            if let Some(server) = SmtpServer::try_start_on(free_port()) {
+                return server;
+            }
+        }
+        panic!("aiosmtpd could not listen on any of five ports");
+    }
+
+    /// aiosmtpd on `port`, chosen before the server the test configures with it.
     pub fn start_on(port: u16) -> SmtpServer {
+        SmtpServer::try_start_on(port)
+            .unwrap_or_else(|| panic!("aiosmtpd could not listen on {port}"))
+    }
+
+    /// None when aiosmtpd exits (the port was taken) before it listens.
+    fn try_start_on(port: u16) -> Option<SmtpServer> {
         let maildir = tempfile::tempdir().unwrap();
-        let server = SmtpServer {
+        let mut server = SmtpServer {
             port,
             child: Command::new("python3")
                 .args(["-m", "aiosmtpd", "-n", "-l"])
@@ -63,7 +86,10 @@ impl SmtpServer {
         };
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return server;
+                return Some(server);
+            }
+            if server.child.try_wait().unwrap().is_some() {
+                return None;
             }
             std::thread::sleep(Duration::from_millis(100));
         }
@@ -214,7 +240,7 @@ fn mail_list(app: &TestApp) -> Vec<Value> {
 }
 
 async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = app_mailing_to(kind, smtp.port, 60_000).await;
     let shopper = Shopper::new(&app);
     let email = unique_email();
@@ -500,7 +526,7 @@ async fn sign_up_mails_a_link_that_confirms_the_address_once(kind: StoreKind) {
 async fn a_reset_link_works_once_ends_other_sessions_and_tells_nothing_of_unknown_addresses(
     kind: StoreKind,
 ) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = app_mailing_to(kind, smtp.port, 200).await;
     let email = unique_email();
     let owner = Shopper::new(&app);
@@ -644,7 +670,7 @@ async fn sent_mail_records(app: &TestApp, count: usize) -> Vec<String> {
 }
 
 async fn the_shop_name_brands_pages_console_and_mail(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = spawn_app_with(kind, |config| {
         mail_to(config, smtp.port, 200);
         config.brand.shop_name = "Letterpress & Co".to_owned();

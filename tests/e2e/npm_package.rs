@@ -247,6 +247,13 @@ async fn the_npm_package_packs_passes_its_tests_and_renders_the_servers_pixels_i
         "package/presspack_engine_bg.wasm",
         "package/fonts/catalogue.json",
         "package/fonts/dejavu-sans.ttf",
+        "package/fonts/gelasio/Gelasio_400Regular.ttf",
+        // Each face's licence travels with it, as the OFL and its peers ask.
+        "package/fonts/README.md",
+        "package/fonts/dejavu/LICENSE.txt",
+        "package/fonts/gelasio/OFL.txt",
+        "package/fonts/liberation/COPYRIGHT.txt",
+        "package/fonts/texgyre-adventor/GUST-FONT-LICENSE.txt",
         "package/templates/businesscard_full_text_landscape.xml",
     ] {
         assert!(

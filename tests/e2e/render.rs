@@ -619,8 +619,15 @@ async fn text_measure_parameters_are_checked(kind: StoreKind) {
 }
 
 async fn an_engine_failure_fails_one_request_only(kind: StoreKind) {
-    // Little engine memory: a 4096 px render exhausts it.
-    let app = spawn_app_with(kind, |config| config.engine.memory_bytes = 48 * 1024 * 1024).await;
+    // Little engine memory: the fonts (held twice at most: the setup frame and the faces
+    // read from it) and 24 MiB, which a 512 px render fits in and a 4096 px one (a 45 MB
+    // canvas) exhausts.
+    let fonts = presspack::infra::fonts::Fonts::load(None)
+        .unwrap()
+        .init_frame()
+        .len();
+    let memory = 2 * fonts + 24 * 1024 * 1024;
+    let app = spawn_app_with(kind, |config| config.engine.memory_bytes = memory).await;
     let side = text_side("Big");
     let render = |max_side: &'static str| {
         let (side, app) = (side.clone(), &app);

@@ -477,7 +477,7 @@ fn kill_9_during_checkout() {
 /// with a proof of a design the requester drew. Mail to an unconfirmed address greets without
 /// the name, and an order's mail waits until the address is confirmed.
 async fn mail_to_an_unconfirmed_address_carries_no_requester_text_and_no_order(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = spawn_app_with(kind, |config| mail_to(config, smtp.port, 200)).await;
     let shopper = Shopper::new(&app);
     let email = unique_email();
@@ -553,7 +553,7 @@ async fn mail_to_an_unconfirmed_address_carries_no_requester_text_and_no_order(k
 
 /// Medium: orders per unconfirmed account were unlimited (each an invoice and a press job).
 async fn unconfirmed_accounts_place_a_bounded_number_of_orders(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = spawn_app_with(kind, |config| mail_to(config, smtp.port, 200)).await;
     let shopper = Shopper::new(&app);
     let email = unique_email();
@@ -686,7 +686,7 @@ async fn account_tokens_are_never_stored_readable(kind: StoreKind) {
 /// one (it queued a mail only then), and sign-up said the address "exists already". Both
 /// now do the same work for either address; sign-up mails the owner instead of telling.
 async fn reset_and_sign_up_tell_nothing_of_which_addresses_have_accounts(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = spawn_app_with(kind, |config| mail_to(config, smtp.port, 200)).await;
     let owner_email = unique_email();
     Shopper::new(&app).sign_up(&owner_email).await;

@@ -39,6 +39,18 @@ function syncTwin(source) {
   else twin.value = source.value;
 }
 
+/** The font picker's groups, by the catalogue's kinds. */
+const KIND_LABELS = {
+  sans: "Sans serif",
+  serif: "Serif",
+  slab: "Slab serif",
+  rounded: "Rounded",
+  condensed: "Condensed",
+  display: "Display",
+  script: "Script",
+  mono: "Monospaced",
+};
+
 /** A text slot's controls, `prefix` naming their ids (the panel: f, the card: inplace). */
 export function textControls(d, item, prefix) {
   const datum = d.datum(item);
@@ -47,6 +59,8 @@ export function textControls(d, item, prefix) {
   const multi = item.kind === "MultiLineText";
   const text = h(multi ? "textarea" : "input", {
     id: id("text"),
+    // Right-to-left text (Arabic, Hebrew) is typed and shown right to left.
+    dir: "auto",
     value: datum.text ?? "",
     placeholder: t.defaultText,
     maxlength: "1000",
@@ -54,12 +68,20 @@ export function textControls(d, item, prefix) {
     oninput: edit(d, item, "text", (el, changed) => (changed.text = el.value)),
   });
   const font = d.font(datum, t);
+  const chosen = font.fontFamily.toLowerCase();
+  const kinds = [...new Set(d.families.map((f) => f.kind))];
   const family = h(
     "select",
     { id: id("font"), disabled: t.fontFixed, onchange: edit(d, item, "font", (el, changed) => (changed.font = { ...d.font(changed, t), fontFamily: el.value })) },
-    ...d.families.map((f) => h("option", { value: f, selected: f === font.fontFamily.toLowerCase() }, f)),
+    ...kinds.map((kind) =>
+      h(
+        "optgroup",
+        { label: KIND_LABELS[kind] ?? kind },
+        ...d.families.filter((f) => f.kind === kind).map((f) => h("option", { value: f.name, selected: f.name === chosen }, f.label)),
+      ),
+    ),
   );
-  if (!d.families.includes(font.fontFamily.toLowerCase())) {
+  if (!d.families.some((f) => f.name === chosen)) {
     family.prepend(h("option", { value: font.fontFamily, selected: true }, font.fontFamily));
   }
   const style = (what, label) =>

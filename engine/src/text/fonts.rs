@@ -65,6 +65,13 @@ pub struct FontCatalogue {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FamilyFaces {
+    /// What the family is for people choosing one; editors group their font pickers by it.
+    #[serde(default)]
+    pub kind: FamilyKind,
+    /// The name people know the family by ("Liberation Sans" for `sans`), for font pickers;
+    /// packs and templates use the catalogue's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     pub regular: String,
     pub bold: Option<String>,
     pub italic: Option<String>,
@@ -72,6 +79,23 @@ pub struct FamilyFaces {
     /// Line metrics for the family's faces in place of their own (see [`LineMetrics`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_metrics: Option<LineMetrics>,
+}
+
+/// What a family is for, as a font picker groups families.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FamilyKind {
+    #[default]
+    Sans,
+    Serif,
+    Slab,
+    Rounded,
+    Condensed,
+    Display,
+    Script,
+    Mono,
+    /// Kept for characters other faces lack (other scripts, emoji), not offered as a choice.
+    Fallback,
 }
 
 /// Ascender, descender and line gap as fractions of the em, in place of a face's own: a clone
@@ -143,13 +167,17 @@ impl fmt::Display for FontError {
 
 impl std::error::Error for FontError {}
 
+/// A face's bytes under its catalogue name.
+#[cfg(feature = "builtin-fonts")]
+pub type NamedFace = (&'static str, Arc<[u8]>);
+
 /// The bytes of every built-in face, by the names `fonts/catalogue.json` uses: the DejaVu
 /// Sans faces of the `dejavu` crate and the face files of `fonts/` (inflated once, on first
 /// use, from what `presspack-assets` embeds).
 #[cfg(feature = "builtin-fonts")]
-pub fn builtin_face_bytes() -> &'static [(&'static str, Arc<[u8]>)] {
+pub fn builtin_face_bytes() -> &'static [NamedFace] {
     use dejavu::sans;
-    static FACES: OnceLock<Vec<(&'static str, Arc<[u8]>)>> = OnceLock::new();
+    static FACES: OnceLock<Vec<NamedFace>> = OnceLock::new();
     FACES.get_or_init(|| {
         let dejavu = [
             ("dejavu:sans", sans::regular()),

@@ -175,10 +175,10 @@ fn itemise(
                         || Some(run.script) == resolved
                         || run.script == Script::COMMON) =>
             {
-                if run.script == Script::COMMON {
-                    if let Some(resolved) = resolved {
-                        run.script = resolved;
-                    }
+                if run.script == Script::COMMON
+                    && let Some(resolved) = resolved
+                {
+                    run.script = resolved;
                 }
                 run.text.end = end;
             }

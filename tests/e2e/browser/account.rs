@@ -6,12 +6,12 @@ use super::{click, fill, path, screenshot, text};
 use crate::chromium::browser;
 use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app_with};
-use crate::mail::{SmtpServer, free_port, link_in, mail_to};
+use crate::mail::{SmtpServer, link_in, mail_to};
 
 every_store!(a_customer_confirms_their_address_and_resets_their_password_in_chromium);
 
 async fn a_customer_confirms_their_address_and_resets_their_password_in_chromium(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let app = spawn_app_with(kind, |config| mail_to(config, smtp.port, 200)).await;
     let store = kind.name();
     let email = format!("links.{:x}@example.com", rand::random::<u64>());

@@ -11,7 +11,7 @@ use crate::console::{OPERATOR_PASSWORD, add_operator};
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app_with};
-use crate::mail::{SmtpServer, free_port, mail_to};
+use crate::mail::{SmtpServer, mail_to};
 use crate::shop::{Receiver, Shopper};
 
 every_store!(the_console_journey_in_a_real_browser);
@@ -30,7 +30,7 @@ async fn images_loaded(browser: &Client) -> bool {
 }
 
 async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
-    let smtp = SmtpServer::start_on(free_port());
+    let smtp = SmtpServer::start();
     let receiver = Receiver::start(0).await;
     let app = spawn_app_with(kind, |config| {
         mail_to(config, smtp.port, 200);

@@ -3,7 +3,10 @@
 //!
 //! - `presspack_engine.js`, `.d.ts` and `_bg.wasm`: the engine's `web` surface through
 //!   wasm-bindgen (ES module, `--target web`), built like the server's module;
-//! - `fonts/`: the font catalogue and every built-in face, `templates/`: every template;
+//! - `fonts/`: the font catalogue, every built-in face and, beside the faces of each directory,
+//!   its licence and copyright files (the OFL and its peers ask that they travel with the
+//!   fonts) with `fonts/README.md`, which says where each came from; `templates/`: every
+//!   template;
 //! - `assets.js`: their URLs as literal `new URL("./…", import.meta.url)` expressions, which
 //!   bundlers such as Vite follow and copy;
 //! - `index.js` and `index.d.ts` from `npm/`: `createEngine()` and its types;
@@ -55,6 +58,7 @@ fn run() -> Result<(), String> {
         }
         write(&file, bytes)?;
     }
+    ship_font_licences(&workspace.join("fonts"), &fonts)?;
     let templates = out.join("templates");
     create_dir(&templates)?;
     let mut codes = Vec::new();
@@ -118,6 +122,35 @@ fn strip_pkg_prefix(value: &mut serde_json::Value) {
         serde_json::Value::Array(items) => items.iter_mut().for_each(strip_pkg_prefix),
         _ => {}
     }
+}
+
+/// The licence and copyright files of every font directory (the package ships faces from each;
+/// `dejavu/` holds the licence of the compiled-in `dejavu-*` faces), and the fonts README.
+fn ship_font_licences(source: &Path, out: &Path) -> Result<(), String> {
+    copy(&source.join("README.md"), &out.join("README.md"))?;
+    let entries = std::fs::read_dir(source).map_err(|e| format!("{}: {e}", source.display()))?;
+    for entry in entries {
+        let dir = entry
+            .map_err(|e| format!("{}: {e}", source.display()))?
+            .path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let shipped = out.join(dir.file_name().unwrap_or_default());
+        create_dir(&shipped)?;
+        let files = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for file in files {
+            let file = file.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+            let is_face = matches!(
+                file.extension().and_then(|e| e.to_str()),
+                Some("ttf" | "otf")
+            );
+            if !is_face {
+                copy(&file, &shipped.join(file.file_name().unwrap_or_default()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn create_dir(path: &Path) -> Result<(), String> {

@@ -19,13 +19,28 @@ fn asset_paths(assets: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every file under `dir`, in its folders too, as `prefix/…`, sorted.
 fn files_under(dir: &Path, prefix: &str) -> Vec<String> {
-    let mut files: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| format!("{prefix}/{}", entry.unwrap().file_name().to_string_lossy()))
-        .collect();
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let path = format!("{prefix}/{}", entry.file_name().to_string_lossy());
+        if entry.file_type().unwrap().is_dir() {
+            files.extend(files_under(&entry.path(), &path));
+        } else {
+            files.push(path);
+        }
+    }
     files.sort();
     files
+}
+
+/// Is this shipped file a licence, copyright notice or README rather than an asset?
+fn is_notice(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap();
+    ["OFL", "COPYRIGHT", "LICENSE", "GUST", "README"]
+        .iter()
+        .any(|start| name.starts_with(start))
 }
 
 #[test]
@@ -102,7 +117,9 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
     // files it holds.
     let mut named = asset_paths(&std::fs::read_to_string(out.join("assets.js")).unwrap());
     named.sort();
-    let mut shipped = files_under(&out.join("fonts"), "fonts");
+    let fonts = files_under(&out.join("fonts"), "fonts");
+    let (notices, mut shipped): (Vec<String>, Vec<String>) =
+        fonts.into_iter().partition(|path| is_notice(path));
     shipped.extend(files_under(&out.join("templates"), "templates"));
     let wasm = presspack_engine::package::WASM_FILE;
     assert!(out.join(wasm).is_file(), "{wasm}");
@@ -111,6 +128,19 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
     assert_eq!(named, shipped);
     assert!(named.contains(&"fonts/catalogue.json".to_owned()));
     assert!(named.iter().filter(|p| p.ends_with(".ttf")).count() >= 12);
+    // Every face travels with its licence: a notice in its directory (the compiled-in DejaVu
+    // faces' in fonts/dejavu/), and the fonts README saying which is which.
+    assert!(notices.contains(&"fonts/README.md".to_owned()), "{notices:?}");
+    for face in named.iter().filter(|p| p.ends_with(".ttf") || p.ends_with(".otf")) {
+        let dir = match face.rsplit_once('/').unwrap() {
+            ("fonts", file) if file.starts_with("dejavu-") => "fonts/dejavu".to_owned(),
+            (dir, _) => dir.to_owned(),
+        };
+        assert!(
+            notices.iter().any(|n| n.starts_with(&format!("{dir}/"))),
+            "no licence beside {face}: {notices:?}"
+        );
+    }
     assert_eq!(
         named.iter().filter(|p| p.ends_with(".xml")).count(),
         files_under(&workspace.join("assets/templates"), "templates")

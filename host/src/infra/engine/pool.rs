@@ -35,9 +35,12 @@ pub fn engine_wasm() -> Vec<u8> {
 const EPOCH_TICK: Duration = Duration::from_millis(5);
 /// Time limit of an instance's set-up (parsing the fonts and templates, trusted input).
 const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
-/// An instance whose memory grew beyond this (a large image was ingested) is replaced after
-/// its call: wasm memory never shrinks, and an idle pool should not hold hundreds of MiB.
-const RETAINED_MEMORY_BYTES: usize = 192 * 1024 * 1024;
+/// An instance whose memory grew more than this beyond what its setup took (the fonts and
+/// templates) is replaced after its call: a large image was ingested, and wasm memory never
+/// shrinks, so an idle pool would hold hundreds of MiB. Counted from the setup so that more
+/// fonts do not make every call past a fixed line (a Chinese card rasterises from a 4 MB
+/// face) replace its instance.
+const RETAINED_GROWTH_BYTES: usize = 192 * 1024 * 1024;
 
 /// Layout reports of at most this many bytes of sides in all run on the calling task: a
 /// business card's two sides take tens of microseconds, less than the hand-over to a
@@ -139,6 +142,8 @@ struct Guest {
     slot: usize,
     reserve: TypedFunc<u32, ()>,
     call: TypedFunc<(u32, u32), u32>,
+    /// The memory the instance had once set up.
+    setup_bytes: usize,
 }
 
 impl Guest {
@@ -385,7 +390,8 @@ impl EngineHost {
         );
         // An instance is in an unknown state after a trap; one whose memory grew large (a big
         // image was ingested) is dropped to give that memory back: wasm memory never shrinks.
-        if broken || guest.memory.data_size(&guest.store) > RETAINED_MEMORY_BYTES {
+        let grown = guest.memory.data_size(&guest.store) - guest.setup_bytes;
+        if broken || grown > RETAINED_GROWTH_BYTES {
             drop(guest);
             if let Ok(fresh) = self.new_guest() {
                 self.idle.lock().expect("pool lock").push(fresh);
@@ -423,6 +429,7 @@ impl EngineHost {
             slot: slot as usize,
             memory,
             store,
+            setup_bytes: 0,
         };
         let setup_failed = |e: EngineCallError| EngineCallError::Setup(e.to_string());
         let ignore = |_: &[u8]| ();
@@ -444,6 +451,7 @@ impl EngineHost {
             )
             .map_err(setup_failed)?;
         }
+        guest.setup_bytes = guest.memory.data_size(&guest.store);
         Ok(guest)
     }
 
@@ -617,11 +625,14 @@ mod tests {
 
     #[test]
     fn running_out_of_memory_fails_the_call_and_the_instance_is_replaced() {
+        // The instance holds the fonts twice at most (the setup frame and the faces read
+        // from it); 24 MiB beyond that draws a small card but not a 4096 px one, whose canvas
+        // alone is 45 MB.
+        let fonts = Fonts::load(None).unwrap().init_frame().len();
         let host = host(EngineLimits {
-            memory_bytes: 48 * 1024 * 1024,
+            memory_bytes: 2 * fonts + 24 * 1024 * 1024,
             ..one_instance()
         });
-        // A 4096 px card needs a 45 MB canvas plus the engine's own memory.
         let error = host.call_blocking(Op::Draw, &render(4096)).unwrap_err();
         assert!(matches!(error, EngineCallError::Trapped(_)), "{error}");
         assert!(host.call_blocking(Op::Draw, &render(256)).is_ok());
