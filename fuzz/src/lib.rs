@@ -15,6 +15,8 @@ use presspack::http::rpc::{BodyEncoding, Params};
 use presspack_engine::ingest::{IngestRequest, ingest};
 use presspack_engine::model::{Catalogue, Pack, Side, Template};
 use presspack_engine::raster::decode_image;
+use presspack_engine::render::{Engine, MeasureRequest};
+use presspack_engine::text::{FontBook, FontCatalogue, builtin_face_bytes};
 
 /// A named target, the function it fuzzes and the files its seeds come from.
 pub struct Target {
@@ -64,6 +66,20 @@ pub const TARGETS: &[Target] = &[
             "tests/e2e/images/png8-trns-used.png",
             "tests/e2e/images/jpeg-exif-rotated.jpg",
             "tests/e2e/images/gif.gif",
+        ],
+    },
+    Target {
+        name: "text",
+        run: text,
+        seeds: &["fuzz/seeds/text-scripts.txt"],
+    },
+    Target {
+        name: "font_face",
+        run: font_face,
+        seeds: &[
+            "fonts/gelasio/Gelasio_400Regular.ttf",
+            "fonts/texgyre-adventor/texgyreadventor-regular.otf",
+            "fonts/noto/NotoSansArabic-Regular.ttf",
         ],
     },
 ];
@@ -133,6 +149,56 @@ pub fn image(data: &[u8]) {
     };
     let _ = ingest(data, &request);
     let _ = decode_image(data);
+}
+
+/// Text as the engine shapes, breaks and measures it: any string (bytes that are not UTF-8
+/// arrive as U+FFFD, as a surrogate would), bidi controls, runs of marks, every script, in a
+/// Latin family (so the fallback faces take the rest), unwrapped and wrapped, narrowly too.
+pub fn text(data: &[u8]) {
+    static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+    let engine = ENGINE.get_or_init(|| Engine::new(FontBook::builtin()));
+    let text = String::from_utf8_lossy(data).into_owned();
+    for (family, wrapping_width) in [("sans", None), ("georgia", Some(30.0)), ("mono", Some(0.5))] {
+        let _ = engine.measure(&MeasureRequest {
+            text: text.clone(),
+            font_family: family.into(),
+            bold: false,
+            italic: true,
+            size: 3.5,
+            wrapping_width,
+            leading: wrapping_width.map(|_| 1.2),
+        });
+    }
+}
+
+/// A face file as an operator's fonts directory may hold it, truncated or hostile: the only
+/// face of a family, text shaped and measured in it (the fallbacks may take what it lacks).
+pub fn font_face(data: &[u8]) {
+    let catalogue = FontCatalogue::parse(
+        r#"{"families": {"operator": {"regular": "operator.ttf"},
+                         "sans": {"regular": "liberation/LiberationSans-Regular.ttf"}},
+            "fallback": ["sans"]}"#,
+    )
+    .expect("the catalogue reads");
+    let sans = builtin_face_bytes()
+        .iter()
+        .find(|(name, _)| *name == "liberation/LiberationSans-Regular.ttf")
+        .expect("Liberation Sans is built in");
+    let faces = [
+        ("operator.ttf".to_owned(), std::sync::Arc::from(data)),
+        (sans.0.to_owned(), sans.1.clone()),
+    ];
+    if let Ok(book) = FontBook::new(&catalogue, faces) {
+        let _ = Engine::new(book).measure(&MeasureRequest {
+            text: "Ада Lovelace ffi مرحبا 0123".into(),
+            font_family: "operator".into(),
+            bold: false,
+            italic: false,
+            size: 3.5,
+            wrapping_width: Some(20.0),
+            leading: None,
+        });
+    }
 }
 
 /// A small, fast, seedable generator (xorshift64*): runs are repeatable from their seed.

@@ -99,10 +99,23 @@ fn script_of(c: char) -> Option<Script> {
     }
 }
 
-/// Whether the text has a character that can make any of it right-to-left (Hebrew onwards,
-/// or an explicit direction control): without one, every level is 0 and no analysis is needed.
+/// Whether the text has a character that can make any of it right-to-left: a right-to-left
+/// letter or Arabic number (the blocks below) or an explicit direction control. Without one,
+/// every level is 0 and no analysis is needed (Latin, Indic, Thai and CJK text skip it).
 fn may_be_bidi(text: &str) -> bool {
-    text.chars().any(|c| c >= '\u{0590}')
+    text.chars().any(may_turn_right_to_left)
+}
+
+fn may_turn_right_to_left(c: char) -> bool {
+    matches!(c,
+        // Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic, Arabic Extended (ALM too).
+        '\u{0590}'..='\u{08FF}'
+        // The marks and the embeddings, overrides and isolates (RLM, LRE..RLO, LRI..PDI).
+        | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+        // Hebrew and Arabic presentation forms.
+        | '\u{FB1D}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFF}'
+        // The right-to-left scripts of the supplementary planes and Arabic mathematics.
+        | '\u{10800}'..='\u{10FFF}' | '\u{1E800}'..='\u{1EFFF}')
 }
 
 /// Shapes `text` (one paragraph: no line breaks in it) in `primary`, falling back to
@@ -336,4 +349,26 @@ fn shape_run(
     let mut buffer = glyph_buffer;
     buffer.clear();
     buffer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_turn_right_to_left;
+    use unicode_bidi::BidiClass::{AL, AN, FSI, LRE, LRI, LRO, PDF, PDI, R, RLE, RLI, RLO};
+    use unicode_bidi::bidi_class;
+
+    /// The shortcut past bidi analysis is safe: every character that can give text another
+    /// level than 0 is one it looks for (against unicode-bidi's own table, all of Unicode).
+    #[test]
+    fn every_character_that_can_change_a_level_is_looked_for() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let class = bidi_class(c);
+            if matches!(
+                class,
+                R | AL | AN | RLE | RLO | LRE | LRO | PDF | RLI | LRI | FSI | PDI
+            ) {
+                assert!(may_turn_right_to_left(c), "U+{:04X} ({class:?})", c as u32);
+            }
+        }
+    }
 }

@@ -130,8 +130,14 @@ fn the_package_directory_holds_the_module_and_every_asset_it_names() {
     assert!(named.iter().filter(|p| p.ends_with(".ttf")).count() >= 12);
     // Every face travels with its licence: a notice in its directory (the compiled-in DejaVu
     // faces' in fonts/dejavu/), and the fonts README saying which is which.
-    assert!(notices.contains(&"fonts/README.md".to_owned()), "{notices:?}");
-    for face in named.iter().filter(|p| p.ends_with(".ttf") || p.ends_with(".otf")) {
+    assert!(
+        notices.contains(&"fonts/README.md".to_owned()),
+        "{notices:?}"
+    );
+    for face in named
+        .iter()
+        .filter(|p| p.ends_with(".ttf") || p.ends_with(".otf"))
+    {
         let dir = match face.rsplit_once('/').unwrap() {
             ("fonts", file) if file.starts_with("dejavu-") => "fonts/dejavu".to_owned(),
             (dir, _) => dir.to_owned(),
