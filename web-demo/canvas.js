@@ -20,8 +20,14 @@ async function start() {
     // The families a customer may choose (not the faces kept for other scripts), by kind.
     const families = Object.entries(catalogue.families)
       .filter(([, family]) => family.kind !== "fallback")
-      .map(([name, family]) => ({ name, kind: family.kind ?? "sans", label: family.label ?? name }));
-    window.presspackDesigner = new Designer(root, design, engine, families);
+      .map(([name, family]) => ({
+        name,
+        kind: family.kind ?? "sans",
+        label: family.label ?? name,
+        face: family.regular,
+      }))
+      .sort((a, b) => a.label.localeCompare(b.label));
+    window.presspackDesigner = new Designer(root, design, engine, families, catalogue.aliases ?? {});
     root.dataset.ready = "true";
   } catch (error) {
     root.replaceChildren(h("p", { class: "notice", role: "alert" }, `The design editor could not start: ${error.message}`));

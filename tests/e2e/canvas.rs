@@ -424,6 +424,62 @@ async fn the_standalone_demo_previews_a_sample_pack() {
             .any(|n| n.contains("Noto") || n.contains("Droid")),
         "{groups:?}"
     );
+    // Each name is drawn in its own face, which comes when the picker is first reached for.
+    let faces = browser
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const d = window.presspackDesigner;
+             const picker = document.getElementById('f-back_line_2-font');
+             const before = [...document.fonts].filter(f => f.family.includes('picker-')).length;
+             picker.focus();
+             d.resources.familyFaces(d.families).then(() => {
+               const option = picker.querySelector('option[value=\"playfair display\"]');
+               const width = (family) => {
+                 const context = document.createElement('canvas').getContext('2d');
+                 context.font = `32px \"${family}\", monospace`;
+                 return context.measureText('Hamburgefonstiv').width;
+               };
+               done({before, families: d.families.length,
+                     loaded: [...document.fonts].filter(f =>
+                       f.family.includes('picker-') && f.status === 'loaded').length,
+                     style: getComputedStyle(option).fontFamily,
+                     playfair: width('picker-playfair-display'),
+                     mono: width('picker-jetbrains-mono')});
+             });",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        faces["before"], 0,
+        "no picker face before the picker is used: {faces}"
+    );
+    assert_eq!(faces["loaded"], faces["families"], "{faces}");
+    assert!(
+        faces["style"]
+            .as_str()
+            .unwrap()
+            .contains("picker-playfair-display"),
+        "{faces}"
+    );
+    assert_ne!(faces["playfair"], faces["mono"], "{faces}");
+    // A headless browser draws no pop-up list: shown as an open list box for the screenshot.
+    browser
+        .execute(
+            "const picker = document.getElementById('f-back_line_2-font');
+             picker.size = 14; picker.scrollIntoView();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    screenshot(&browser, "canvas-font-picker").await;
+    browser
+        .execute(
+            "document.getElementById('f-back_line_2-font').size = 0;",
+            vec![],
+        )
+        .await
+        .unwrap();
     let renders = designer_value(&browser, "Number(d.root.dataset.renders)")
         .await
         .as_u64()

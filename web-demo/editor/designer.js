@@ -22,7 +22,7 @@ const sideLabel = (side) =>
 const layoutLabel = (code) => slotLabel(code.replace(/^[a-z]+_/, ""));
 
 export class Designer {
-  constructor(root, design, engine, families) {
+  constructor(root, design, engine, families, familyAliases = {}) {
     this.root = root;
     this.design = design;
     this.pack = structuredClone(design.pack);
@@ -34,6 +34,7 @@ export class Designer {
     this.pixelArrays = new Map();
     this.engine = engine;
     this.families = families;
+    this.familyAliases = familyAliases; // client name -> catalogue family
     this.csrf = root.dataset.csrf ?? "";
     this.sideIndex = 0;
     this.selected = null; // linkId of the picture being moved

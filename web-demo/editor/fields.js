@@ -5,6 +5,7 @@
 
 import { h, slotLabel } from "./dom.js";
 import { MAX_ZOOM, pictureSize, setZoom, zoomOf } from "./geometry.js";
+import { pickerFamily } from "./images.js";
 
 export const PT = 25.4 / 72; // millimetres per point
 
@@ -51,6 +52,14 @@ const KIND_LABELS = {
   mono: "Monospaced",
 };
 
+/** A family in the font picker, its name in its own face (once [`Resources.familyFaces`]). */
+function familyOption(family, chosen) {
+  const option = h("option", { value: family.name, selected: family.name === chosen }, family.label);
+  // Set through the style object: the page's CSP refuses style attributes.
+  option.style.fontFamily = `"${pickerFamily(family.name)}", system-ui`;
+  return option;
+}
+
 /** A text slot's controls, `prefix` naming their ids (the panel: f, the card: inplace). */
 export function textControls(d, item, prefix) {
   const datum = d.datum(item);
@@ -68,16 +77,27 @@ export function textControls(d, item, prefix) {
     oninput: edit(d, item, "text", (el, changed) => (changed.text = el.value)),
   });
   const font = d.font(datum, t);
-  const chosen = font.fontFamily.toLowerCase();
-  const kinds = [...new Set(d.families.map((f) => f.kind))];
+  // A client name (Helvetica) shows as the family it prints in (Liberation Sans).
+  const chosen = d.familyAliases[font.fontFamily.toLowerCase()] ?? font.fontFamily.toLowerCase();
+  // Kinds in the order of KIND_LABELS, then any other an operator's catalogue adds.
+  const kinds = [...new Set([...Object.keys(KIND_LABELS), ...d.families.map((f) => f.kind)])].filter((kind) =>
+    d.families.some((f) => f.kind === kind),
+  );
   const family = h(
     "select",
-    { id: id("font"), disabled: t.fontFixed, onchange: edit(d, item, "font", (el, changed) => (changed.font = { ...d.font(changed, t), fontFamily: el.value })) },
+    {
+      id: id("font"),
+      disabled: t.fontFixed,
+      onchange: edit(d, item, "font", (el, changed) => (changed.font = { ...d.font(changed, t), fontFamily: el.value })),
+      // The names in their own faces, fetched as the customer reaches for the list.
+      onpointerdown: () => d.resources.familyFaces(d.families),
+      onfocus: () => d.resources.familyFaces(d.families),
+    },
     ...kinds.map((kind) =>
       h(
         "optgroup",
         { label: KIND_LABELS[kind] ?? kind },
-        ...d.families.filter((f) => f.kind === kind).map((f) => h("option", { value: f.name, selected: f.name === chosen }, f.label)),
+        ...d.families.filter((f) => f.kind === kind).map((f) => familyOption(f, chosen)),
       ),
     ),
   );

@@ -55,6 +55,23 @@ export class Resources {
     }
   }
 
+  /**
+   * Each family's regular face under its picker name ([`pickerFamily`]), so the font picker
+   * draws every name in its own face. Loaded once, the first time a picker is used, and not
+   * on a touch screen, whose own picker does not use the page's fonts; the page does not
+   * download a face per family for a list that is never opened.
+   */
+  familyFaces(families) {
+    if (matchMedia("(pointer: coarse)").matches) return Promise.resolve();
+    this.pickerFaces ??= Promise.all(
+      families.map(async (family) => {
+        const { bytes } = await loadFace(family.face);
+        document.fonts.add(await new FontFace(pickerFamily(family.name), bytes).load());
+      }),
+    ).catch(() => {}); // a name whose face did not come stays in the page's face
+    return this.pickerFaces;
+  }
+
   async #fetchImage(uri) {
     const match = /^store:\/\/([0-9a-f]{32})(?:\/([a-z-]+))?$/.exec(uri);
     try {
@@ -68,6 +85,9 @@ export class Resources {
     }
   }
 }
+
+/** The CSS font family a picker draws a catalogue family's name in. */
+export const pickerFamily = (name) => `picker-${name.replace(/[^A-Za-z0-9]+/g, "-")}`;
 
 /**
  * Uploads `file` as the API's uploadImage does; `progress(fraction)` follows the bytes sent.

@@ -4,17 +4,13 @@
 //! Measuring and drawing both use [`layout_text`], so a measured text and a drawn text always
 //! agree.
 
-use std::fmt;
-
 use unicode_bidi::Level;
 use unicode_linebreak::{BreakOpportunity, linebreaks};
 
+use super::error::{MAX_TEXT_CHARS, TextError};
 use super::fonts::{FaceId, FontBook};
 use super::shape::{Paragraph, needs_glyph, shape_paragraph};
 use crate::model::FontSubstitution;
-
-/// Longest text laid out in one piece, in characters.
-pub const MAX_TEXT_CHARS: usize = 10_000;
 
 /// What to lay out.
 #[derive(Debug, Clone, Copy)]
@@ -77,32 +73,6 @@ impl TextLayout {
         self.lines.len() as f64 * self.line_height * leading
     }
 }
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextError {
-    TooLong {
-        chars: usize,
-    },
-    BadSize(String),
-    /// The text needs a face whose bytes a partial [`FontBook`] has not been given yet.
-    FaceNotLoaded(String),
-}
-
-impl fmt::Display for TextError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TextError::TooLong { chars } => {
-                write!(f, "text has {chars} characters, more than {MAX_TEXT_CHARS}")
-            }
-            TextError::BadSize(why) => f.write_str(why),
-            TextError::FaceNotLoaded(name) => {
-                write!(f, "font face {name:?} is needed and not loaded yet")
-            }
-        }
-    }
-}
-
-impl std::error::Error for TextError {}
 
 pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout, TextError> {
     let chars = request.text.chars().count();

@@ -17,8 +17,8 @@ use std::ops::Range;
 use harfrust::{Buffer, BufferFlags, Direction, Script, ShapeOptions, ShaperFont};
 use unicode_bidi::{Level, ParagraphBidiInfo};
 
+use super::error::TextError;
 use super::fonts::{FaceId, FontBook};
-use super::layout::TextError;
 
 /// A shaped paragraph.
 pub(crate) struct Paragraph<'t> {
