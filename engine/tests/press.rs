@@ -1,7 +1,8 @@
-//! Press files checked with independent tools: qpdf and poppler-utils (`tests/run` installs
-//! them). The engine writes a business card's PDF natively (the same code the host runs in
-//! wasm); the tools say whether it is sound, what boxes, fonts, text and images it holds, and
-//! what it looks like next to the engine's own PNG of the same side.
+//! Press files checked with independent tools: qpdf, poppler-utils and Ghostscript
+//! (`tests/run` installs them). The engine writes a business card's PDF natively (the same
+//! code the host runs in wasm); the tools say whether it is sound, what boxes, fonts, text,
+//! images and inks it holds, and what it looks like next to the engine's own PNG of the same
+//! side.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -115,7 +116,7 @@ fn tool(program: &str, args: &[&str]) -> String {
         .args(args)
         .output()
         .unwrap_or_else(|e| {
-            panic!("{program}: {e}; install poppler-utils and qpdf (tests/run does)")
+            panic!("{program}: {e}; install poppler-utils, qpdf and ghostscript (tests/run does)")
         });
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -511,5 +512,44 @@ fn every_script_copies_and_searches_as_the_text_it_shows() {
                 "{expected:?} does not come back from the PDF: {lines:#?}"
             );
         }
+    }
+}
+
+/// Black and grey text prints in black ink alone, as Ghostscript's `inkcov` counts the inks
+/// of the page: four-colour black blurs small type at the least misregistration.
+#[test]
+fn black_and_grey_text_prints_in_black_ink_only() {
+    for colour in [
+        serde_json::json!({"type": "RGB", "r": 0, "g": 0, "b": 0}),
+        serde_json::json!({"type": "RGB", "r": 90, "g": 91, "b": 90}),
+    ] {
+        let pack = card_pack(photo(), colour.clone());
+        let (path, _) = press(
+            &pack,
+            &PressOptions {
+                slug: None,
+                ..options(false)
+            },
+        );
+        // The back (page 2): "C M Y K CMYK OK", each the page's mean coverage of that ink.
+        let coverage = tool(
+            "gs",
+            &[
+                "-q",
+                "-sDEVICE=inkcov",
+                "-dFirstPage=2",
+                "-dLastPage=2",
+                "-o",
+                "-",
+                path_str(&path),
+            ],
+        );
+        let inks: Vec<f64> = coverage
+            .split_whitespace()
+            .take(4)
+            .map(|ink| ink.parse().unwrap())
+            .collect();
+        assert_eq!(inks[..3], [0.0, 0.0, 0.0], "{colour}: {coverage}");
+        assert!(inks[3] > 0.0, "{colour}: {coverage}");
     }
 }

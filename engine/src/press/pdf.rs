@@ -821,7 +821,32 @@ fn show_runs(
     }
 }
 
+/// RGB channels at most this far apart (of 255) are a black or grey, printed in black ink.
+const NEUTRAL_SPREAD: u8 = 2;
+
+/// The grey of a neutral RGB colour as a percentage of black ink, or None for a colour. The
+/// engine's preview shows K-only CMYK as 1 - k of each channel, so the grey looks as it did.
+fn black_ink_of(r: u8, g: u8, b: u8) -> Option<f64> {
+    let (low, high) = (r.min(g).min(b), r.max(g).max(b));
+    (high - low <= NEUTRAL_SPREAD)
+        .then(|| 100.0 * (1.0 - (f64::from(r) + f64::from(g) + f64::from(b)) / (3.0 * 255.0)))
+}
+
 fn set_colour(content: &mut Content, colour: Colour, stroke: bool) {
+    let colour = match colour {
+        // Black and grey text, rules and boxes in black ink alone: four-colour black blurs
+        // small type at the least misregistration, and printers ask for K-only text.
+        Colour::Rgb { r, g, b } => match black_ink_of(r, g, b) {
+            Some(k) => Colour::Cmyk {
+                c: 0.0,
+                m: 0.0,
+                y: 0.0,
+                k,
+            },
+            None => colour,
+        },
+        cmyk => cmyk,
+    };
     match colour {
         Colour::Cmyk { c, m, y, k } => {
             let [c, m, y, k] = [c, m, y, k].map(|v| (v / 100.0) as f32);
