@@ -699,8 +699,9 @@ const TRANSFERRED: &str = "
 /// The page weight benchmark (bench/page-weight.sh): the bytes a first open of the standalone
 /// canvas (a Latin card) downloads in a fresh browser; then what typing a line in Arabic,
 /// Chinese and Devanagari on it adds (the faces those scripts need, fetched as the text needs
-/// them); then a repeat open (the same address opened again); each by kind of file, with
-/// what the files are uncompressed. It asserts nothing about size.
+/// them); then what first using the font picker adds (a face per family, to draw its name
+/// in); then a repeat open (the same address opened again); each by kind of file, with what
+/// the files are uncompressed. It asserts nothing about size.
 #[tokio::test]
 #[ignore = "a benchmark: run bench/page-weight.sh"]
 async fn canvas_page_weight_benchmark() {
@@ -733,6 +734,19 @@ async fn canvas_page_weight_benchmark() {
         );
         seen = now.len();
     }
+    // The font picker reached for: every family's regular face, to draw its name in.
+    browser
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             const d = window.presspackDesigner;
+             document.getElementById('f-back_line_2-font').focus();
+             d.resources.familyFaces(d.families).then(() => done(null));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let now = loaded(&browser).await;
+    print_weight("then the font picker: what it added", &now[seen..]);
     open_demo(&app, &browser).await;
     print_weight("repeat open", &loaded(&browser).await);
 }
