@@ -43,6 +43,16 @@ pub async fn wait_for_renders(browser: &Client, renders: u64) -> Value {
     panic!("the canvas did not draw {renders} previews within 30 s: {page}");
 }
 
+/// Opens an `edit` drop-in as a newly signed-up customer who takes the pack over, and waits
+/// for the canvas's first preview; the preview's `maxSide`.
+async fn open_edit_as_new_owner(browser: &Client, edit: &str) -> u64 {
+    browser.goto(edit).await.unwrap();
+    sign_up(browser).await;
+    click(browser, "form[action^='/dropins/'] button").await;
+    let state = wait_for_renders(browser, 1).await;
+    state["maxSide"].as_u64().unwrap()
+}
+
 /// Opens the standalone canvas and waits for its first preview; the preview's `maxSide`.
 async fn open_demo(app: &TestApp, browser: &Client) -> u64 {
     browser
@@ -205,12 +215,8 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
     let (browser, _driver) = browser().await;
 
     // Sign up from the drop-in; the canvas opens for the new owner.
-    browser.goto(&edit).await.unwrap();
-    sign_up(&browser).await;
-    click(&browser, "form[action^='/dropins/'] button").await;
-    let state = wait_for_renders(&browser, 1).await;
-    let max_side = state["maxSide"].as_u64().unwrap();
-    assert!(max_side >= 16, "{state}");
+    let max_side = open_edit_as_new_owner(&browser, &edit).await;
+    assert!(max_side >= 16, "{max_side}");
 
     // One engine: the browser's preview is the server's renderSide of the same side.
     let before = preview_pixels(&browser).await;
@@ -227,7 +233,10 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
     );
 
     // Typing redraws the preview in the page.
-    let renders = state["renders"].as_u64().unwrap();
+    let renders = designer_value(&browser, "Number(d.root.dataset.renders)")
+        .await
+        .as_u64()
+        .unwrap();
     fill(&browser, "#f-back_line_1-text", "Grace Hopper").await;
     wait_for_renders(&browser, renders + 1).await;
     let typed = preview_pixels(&browser).await;
@@ -354,11 +363,7 @@ async fn every_script_previews_as_the_server_draws_it() {
         .await;
     let edit = created["dropIns"]["edit"].as_str().unwrap().to_owned();
     let (browser, _driver) = browser().await;
-    browser.goto(&edit).await.unwrap();
-    sign_up(&browser).await;
-    click(&browser, "form[action^='/dropins/'] button").await;
-    let state = wait_for_renders(&browser, 1).await;
-    let max_side = state["maxSide"].as_u64().unwrap();
+    let max_side = open_edit_as_new_owner(&browser, &edit).await;
     let preview = preview_pixels(&browser).await;
     assert_eq!(preview, server_pixels(&app, &browser, max_side).await);
     screenshot(&browser, "canvas-every-script").await;

@@ -619,14 +619,12 @@ async fn text_measure_parameters_are_checked(kind: StoreKind) {
 }
 
 async fn an_engine_failure_fails_one_request_only(kind: StoreKind) {
-    // Little engine memory: the fonts (held twice at most: the setup frame and the faces
-    // read from it) and 24 MiB, which a 512 px render fits in and a 4096 px one (a 45 MB
-    // canvas) exhausts.
+    // Little engine memory: the fonts' and 24 MiB, which a 512 px render fits in and a
+    // 4096 px one (a 45 MB canvas) exhausts.
     let fonts = presspack::infra::fonts::Fonts::load(None)
         .unwrap()
-        .init_frame()
-        .len();
-    let memory = 2 * fonts + 24 * 1024 * 1024;
+        .guest_bytes();
+    let memory = fonts + 24 * 1024 * 1024;
     let app = spawn_app_with(kind, |config| config.engine.memory_bytes = memory).await;
     let side = text_side("Big");
     let render = |max_side: &'static str| {

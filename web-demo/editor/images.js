@@ -10,7 +10,8 @@ export class Resources {
     this.changed = changed;
     this.failed = failed;
     this.images = new Map(); // rendition URI -> Uint8Array | Promise
-    this.faces = new Map(); // face name -> Promise
+    this.faces = new Map(); // face name -> Promise of the face added to the engine
+    this.faceBytes = new Map(); // face name -> Promise of {name, bytes}, shared with the picker
   }
 
   /** The bytes of every image `request` draws, or null while some are still loading. */
@@ -42,7 +43,7 @@ export class Resources {
       if (!this.faces.has(error.face)) {
         this.faces.set(
           error.face,
-          loadFace(error.face).then(
+          this.#face(error.face).then(
             ({ name, bytes }) => {
               this.engine.addFace(name, bytes);
               this.changed();
@@ -65,11 +66,17 @@ export class Resources {
     if (matchMedia("(pointer: coarse)").matches) return Promise.resolve();
     this.pickerFaces ??= Promise.all(
       families.map(async (family) => {
-        const { bytes } = await loadFace(family.face);
+        const { bytes } = await this.#face(family.face);
         document.fonts.add(await new FontFace(pickerFamily(family.name), bytes).load());
       }),
     ).catch(() => {}); // a name whose face did not come stays in the page's face
     return this.pickerFaces;
+  }
+
+  /** A face's bytes, fetched once for the engine and the picker alike. */
+  #face(name) {
+    if (!this.faceBytes.has(name)) this.faceBytes.set(name, loadFace(name));
+    return this.faceBytes.get(name);
   }
 
   async #fetchImage(uri) {

@@ -9,7 +9,7 @@ use unicode_linebreak::{BreakOpportunity, linebreaks};
 
 use super::error::{MAX_TEXT_CHARS, TextError};
 use super::fonts::{FaceId, FontBook};
-use super::shape::{Paragraph, needs_glyph, shape_paragraph};
+use super::shape::{Paragraph, covering_face, loaded, shape_paragraph};
 use crate::model::FontSubstitution;
 
 /// What to lay out.
@@ -137,12 +137,6 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
     Ok(layout)
 }
 
-/// A face of the layout; a fallback face is asked for only when a character needs it, so a
-/// browser loads only the faces a text uses.
-fn loaded(book: &FontBook, face: FaceId) -> Result<&super::fonts::Face, TextError> {
-    book.loaded(face).map_err(TextError::FaceNotLoaded)
-}
-
 /// The face a unit of text is set in: the requested one if it has every character, else the
 /// first fallback face that has them all, else the requested one (characters then fall back
 /// cluster by cluster).
@@ -152,22 +146,7 @@ fn unit_face(
     fallbacks: &[FaceId],
     text: &str,
 ) -> Result<FaceId, TextError> {
-    let covers = |face: FaceId| -> Result<bool, TextError> {
-        let face = loaded(book, face)?;
-        Ok(text
-            .chars()
-            .filter(|&c| needs_glyph(c))
-            .all(|c| face.glyph(c).is_some()))
-    };
-    if covers(primary)? {
-        return Ok(primary);
-    }
-    for &fallback in fallbacks {
-        if covers(fallback)? {
-            return Ok(fallback);
-        }
-    }
-    Ok(primary)
+    Ok(covering_face(book, text, primary, fallbacks)?.unwrap_or(primary))
 }
 
 /// Places clusters `range` of a paragraph (which starts at byte `offset` of the request's

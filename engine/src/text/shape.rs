@@ -18,7 +18,7 @@ use harfrust::{Buffer, BufferFlags, Direction, Script, ShapeOptions, ShaperFont}
 use unicode_bidi::{Level, ParagraphBidiInfo};
 
 use super::error::TextError;
-use super::fonts::{FaceId, FontBook};
+use super::fonts::{Face, FaceId, FontBook};
 
 /// A shaped paragraph.
 pub(crate) struct Paragraph<'t> {
@@ -226,30 +226,14 @@ fn choose_face(
     primary: FaceId,
     fallbacks: &[FaceId],
 ) -> Result<FaceId, TextError> {
-    let covers = |face: FaceId| -> Result<bool, TextError> {
-        let face = book.loaded(face).map_err(TextError::FaceNotLoaded)?;
-        Ok(unit
-            .chars()
-            .filter(|&c| needs_glyph(c))
-            .all(|c| face.glyph(c).is_some()))
-    };
-    if covers(primary)? {
-        return Ok(primary);
-    }
-    for &fallback in fallbacks {
-        if covers(fallback)? {
-            paragraph.substituted = true;
-            return Ok(fallback);
-        }
+    if let Some(face) = covering_face(book, unit, primary, fallbacks)? {
+        paragraph.substituted |= face != primary;
+        return Ok(face);
     }
     for c in unit.chars().filter(|&c| needs_glyph(c)) {
         let mut has = false;
         for &face in std::iter::once(&primary).chain(fallbacks) {
-            has |= book
-                .loaded(face)
-                .map_err(TextError::FaceNotLoaded)?
-                .glyph(c)
-                .is_some();
+            has |= loaded(book, face)?.glyph(c).is_some();
         }
         if !has && !paragraph.missing.contains(&c) {
             paragraph.missing.push(c);
@@ -257,6 +241,32 @@ fn choose_face(
     }
     paragraph.substituted = true;
     Ok(primary)
+}
+
+/// The first of `primary` and then `fallbacks` that has every character of `text`, if any.
+pub(crate) fn covering_face(
+    book: &FontBook,
+    text: &str,
+    primary: FaceId,
+    fallbacks: &[FaceId],
+) -> Result<Option<FaceId>, TextError> {
+    for &face in std::iter::once(&primary).chain(fallbacks) {
+        let loaded = loaded(book, face)?;
+        if text
+            .chars()
+            .filter(|&c| needs_glyph(c))
+            .all(|c| loaded.glyph(c).is_some())
+        {
+            return Ok(Some(face));
+        }
+    }
+    Ok(None)
+}
+
+/// A face's parsed data; a fallback face is asked for only when a character needs it, so a
+/// browser loads only the faces a text uses.
+pub(crate) fn loaded(book: &FontBook, face: FaceId) -> Result<&Face, TextError> {
+    book.loaded(face).map_err(TextError::FaceNotLoaded)
 }
 
 /// Shapes one run and appends its clusters and glyphs in logical order; gives the buffer back

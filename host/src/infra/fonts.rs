@@ -68,6 +68,16 @@ impl Fonts {
     pub fn init_frame(&self) -> Vec<u8> {
         init_frame(&self.catalogue, &self.faces)
     }
+
+    /// The most memory an engine instance takes for these fonts: the faces twice, as the
+    /// setup frame and as the faces read from it.
+    pub fn guest_bytes(&self) -> usize {
+        2 * self
+            .faces
+            .iter()
+            .map(|(_, bytes)| bytes.len())
+            .sum::<usize>()
+    }
 }
 
 #[cfg(test)]

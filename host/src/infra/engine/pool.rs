@@ -625,12 +625,11 @@ mod tests {
 
     #[test]
     fn running_out_of_memory_fails_the_call_and_the_instance_is_replaced() {
-        // The instance holds the fonts twice at most (the setup frame and the faces read
-        // from it); 24 MiB beyond that draws a small card but not a 4096 px one, whose canvas
+        // 24 MiB beyond the fonts draws a small card but not a 4096 px one, whose canvas
         // alone is 45 MB.
-        let fonts = Fonts::load(None).unwrap().init_frame().len();
+        let fonts = Fonts::load(None).unwrap().guest_bytes();
         let host = host(EngineLimits {
-            memory_bytes: 2 * fonts + 24 * 1024 * 1024,
+            memory_bytes: fonts + 24 * 1024 * 1024,
             ..one_instance()
         });
         let error = host.call_blocking(Op::Draw, &render(4096)).unwrap_err();
