@@ -127,4 +127,21 @@ mod tests {
         std::fs::write(&catalogue, r#"{"families": {"x": {"regular": "bad.ttf"}}}"#).unwrap();
         assert!(Fonts::load(Some(dir.path())).is_err());
     }
+
+    #[test]
+    fn a_family_of_an_unknown_kind_stops_loading_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, bytes) = &builtin_face_bytes()[4];
+        std::fs::write(dir.path().join("house.ttf"), bytes).unwrap();
+        std::fs::write(
+            dir.path().join("catalogue.json"),
+            r#"{"families": {"house": {"kind": "fancy", "regular": "house.ttf"}}}"#,
+        )
+        .unwrap();
+        let err = Fonts::load(Some(dir.path())).err().unwrap().to_string();
+        assert!(
+            err.contains("fancy") && err.contains("catalogue.json"),
+            "{err}"
+        );
+    }
 }
