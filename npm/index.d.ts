@@ -143,7 +143,7 @@ export interface ExplainedWarning {
   linkId: string | null;
   /** The sentence a customer reads (names the slot and the uploaded file). */
   text: string;
-  fix: "pack-size" | "card-split" | "number-sides" | "add-front" | "remove-image" | "place-image" | "choose-layout" | null;
+  fix: "pack-size" | "card-split" | "number-sides" | "add-front" | "remove-image" | "place-image" | "choose-layout" | "zoom-out" | null;
 }
 
 export interface Engine {
@@ -166,6 +166,12 @@ export interface Engine {
   describeTemplate(code: string): TemplateOutline;
   /** The server's pack warnings for a pack of `product` (structure, basket, low resolution). */
   packWarnings(product: string, pack: Pack): Warning[];
+  /**
+   * The image resolutions (dots per inch at the printed size) the server's preflight warns
+   * and blocks at, as its editor page gives them: PVI003 below `warnDpi`, PVI004 (which
+   * blocks ordering) below `blockDpi`. Until set, 300 and 150.
+   */
+  setLimits(limits: { warnDpi: number; blockDpi: number }): void;
   /** packWarnings and `extra` (e.g. a side's overflow as `{element, code: "PVT001", message}`) in a customer's words. */
   explainWarnings(product: string, pack: Pack, extra: Warning[]): ExplainedWarning[];
   /** A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb` it is drawn with. */

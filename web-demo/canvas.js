@@ -1,7 +1,8 @@
 // Presspack's design editor: edits a pack's sides in the browser and previews every change
 // with the engine (@presspack/engine, the same wasm engine and fonts as the server's
 // renderSide, so the preview is the print). Mounted on `#designer`, whose `data-source` is
-// the design's URL (GET: {product, numCards, name, pack, templates, saveUrl, warnings});
+// the design's URL (GET: {product, numCards, name, pack, templates, saveUrl, warnings,
+// preflightLimits});
 // saving POSTs the pack back with the page's CSRF token. The editor is in ./editor/.
 import { createEngine } from "@presspack/engine";
 import { h } from "./editor/dom.js";
@@ -16,6 +17,8 @@ async function start() {
     if (!response.ok) throw new Error(design.error?.message ?? `HTTP ${response.status}`);
     // Faces are fetched as the sides need them (see editor/images.js).
     const engine = await createEngine({ fonts: "on-demand" });
+    // Pictures are judged by the server's press limits: what it would block, the editor does.
+    engine.setLimits(design.preflightLimits);
     const catalogue = await (await fetch("/web-demo/engine/fonts/catalogue.json")).json();
     // The families a customer may choose (not the faces kept for other scripts), by kind.
     const families = Object.entries(catalogue.families)

@@ -94,6 +94,7 @@ fn press_input(sides: &[Value; 2], image: ImageInput<'_>, proof: bool) -> Vec<u8
         slug: (!proof).then(|| "Order 1042".to_owned()),
         die_line_radius: None,
         proof_dpi: proof.then_some(150.0),
+        guides: proof,
         limits: PreflightLimits::default(),
     };
     press_frame(&pages, &options, &[(PHOTO_URI, image)])

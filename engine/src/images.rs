@@ -68,13 +68,7 @@ pub fn plan_print_images<'t>(
     template: impl Fn(&str) -> Option<&'t Template>,
 ) -> Result<Vec<PlannedImage>, PlanError> {
     let sides = sides.iter().map(|side| (*side, true));
-    plan(sides, basket, template, |item, placement, _| {
-        item.image_items
-            .iter()
-            .find(|r| r.rendition == "print")
-            .and_then(|r| r.resource_uri.as_deref())
-            .unwrap_or_else(|| rendition_for(item, placement, f64::INFINITY))
-    })
+    plan(sides, basket, template, |item, _, _| item.print_uri())
 }
 
 /// The images `sides` draw (with their templates' own images where the flag says so), each

@@ -27,8 +27,8 @@ use crate::failure::FailureCode;
 use crate::images::plan_images;
 use crate::layout::LayoutReport;
 use crate::model::{
-    Alignment, Catalogue, Colour, Explained, FromJson, ImageBasket, ItemKind, Pack, Product, Side,
-    Template, Warning, explain, pack_warnings, template_warnings,
+    Alignment, Catalogue, Colour, Explained, FromJson, ImageBasket, ItemKind, Pack,
+    PreflightLimits, Product, Side, Template, Warning, explain, pack_warnings, template_warnings,
 };
 use crate::raster::ViewArea;
 use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
@@ -233,6 +233,8 @@ fn refused(error: EngineError) -> JsValue {
 #[wasm_bindgen]
 pub struct WebEngine {
     engine: Engine,
+    /// The resolutions the server's preflight warns and blocks at ([`WebEngine::set_limits`]).
+    limits: PreflightLimits,
 }
 
 #[wasm_bindgen]
@@ -253,7 +255,18 @@ impl WebEngine {
             .map_err(|e| thrown(FailureCode::UnknownFont, e))?;
         Ok(WebEngine {
             engine: Engine::new(book),
+            limits: PreflightLimits::default(),
         })
+    }
+
+    /// The image resolutions the server's preflight warns and blocks at (`{warnDpi,
+    /// blockDpi}`, dots per inch, as the server's pages give them): the page's warnings then
+    /// block what the server would. Until set, 300 and 150.
+    #[wasm_bindgen(js_name = setLimits)]
+    pub fn set_limits(&mut self, limits: JsValue) -> Result<(), JsValue> {
+        let limits: PreflightLimits = serde_wasm_bindgen::from_value(limits).map_err(invalid)?;
+        self.limits = limits.checked().map_err(invalid)?;
+        Ok(())
     }
 
     /// Supplies the bytes of a face the catalogue names (a face already there is kept).
@@ -387,9 +400,10 @@ impl WebEngine {
         let extra: Vec<Warning> = serde_wasm_bindgen::from_value(extra).map_err(invalid)?;
         let (pack, product, mut warnings) = self.warnings_of(product, pack)?;
         warnings.extend(extra);
+        let template = |code: &str| self.engine.template(code).ok();
         let explained: Vec<Explained> = warnings
             .iter()
-            .map(|warning| explain(warning, &pack, product))
+            .map(|warning| explain(warning, &pack, product, &template, self.limits))
             .collect();
         to_js(&explained)
     }
@@ -405,9 +419,12 @@ impl WebEngine {
         let pack: serde_json::Value = serde_wasm_bindgen::from_value(pack).map_err(invalid)?;
         let pack = Pack::read(pack, "pack", product).map_err(invalid)?;
         let mut warnings = pack_warnings(&pack, product);
-        warnings.extend(template_warnings(&pack, product, &|code| {
-            self.engine.template(code).ok()
-        }));
+        warnings.extend(template_warnings(
+            &pack,
+            product,
+            &|code| self.engine.template(code).ok(),
+            self.limits,
+        ));
         Ok((pack, product, warnings))
     }
 

@@ -88,6 +88,7 @@ fn options(marks: bool) -> PressOptions {
         slug: Some("Order 1042".into()),
         die_line_radius: None,
         proof_dpi: None,
+        guides: false,
         limits: Default::default(),
     }
 }
@@ -552,4 +553,200 @@ fn black_and_grey_text_prints_in_black_ink_only() {
         assert_eq!(inks[..3], [0.0, 0.0, 0.0], "{colour}: {coverage}");
         assert!(inks[3] > 0.0, "{colour}: {coverage}");
     }
+}
+
+/// Words pdftotext finds on page `page` with their boxes in mm from the sheet's top left.
+fn word_boxes(path: &Path, page: u32) -> Vec<(String, [f64; 4])> {
+    let page = page.to_string();
+    let html = tool(
+        "pdftotext",
+        &["-bbox", "-f", &page, "-l", &page, path_str(path), "-"],
+    );
+    let mm = |tag: &str, name: &str| -> f64 {
+        let start = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        let end = start + tag[start..].find('"').unwrap();
+        tag[start..end].parse::<f64>().unwrap() / PT
+    };
+    html.lines()
+        .filter(|line| line.trim_start().starts_with("<word "))
+        .map(|line| {
+            let text_start = line.find('>').unwrap() + 1;
+            let text_end = line.rfind("</word>").unwrap();
+            let text = line[text_start..text_end].to_owned();
+            let edges = [
+                mm(line, "xMin"),
+                mm(line, "yMin"),
+                mm(line, "xMax"),
+                mm(line, "yMax"),
+            ];
+            (text, edges)
+        })
+        .collect()
+}
+
+/// The page rendered by poppler at 10 pixels a millimetre, in grey: (width, height, pixels).
+fn grey_pixels(path: &Path, page: u32) -> (usize, usize, Vec<u8>) {
+    let page = page.to_string();
+    let output = Command::new("pdftoppm")
+        .args([
+            "-gray",
+            "-r",
+            "254",
+            "-f",
+            &page,
+            "-l",
+            &page,
+            path_str(path),
+        ])
+        .output()
+        .expect("pdftoppm (poppler-utils)");
+    assert!(output.status.success());
+    // Binary PGM: "P5\n<width> <height>\n255\n" then the pixels.
+    let data = output.stdout;
+    let mut fields = Vec::new();
+    let mut at = 0;
+    while fields.len() < 4 {
+        while data[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        let start = at;
+        while !data[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        fields.push(String::from_utf8_lossy(&data[start..at]).into_owned());
+    }
+    let (width, height) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
+    (width, height, data[at + 1..].to_vec())
+}
+
+/// Crop marks start 3 mm outside the bleed and are 5 mm long; the slug line, however long,
+/// wraps between them and never reaches them or the sheet's edge (poppler's word boxes and
+/// pixels, from the sheet's own boxes).
+#[test]
+fn the_slug_keeps_clear_of_the_crop_marks_and_on_the_sheet() {
+    let long = format!("Order 1042 pack 7 {}", "reorder-of-PP-1041 ".repeat(9));
+    let options = PressOptions {
+        slug: Some(long.trim_end().to_owned()),
+        ..options(true)
+    };
+    let (path, _) = press(&card_pack(photo(), cmyk()), &options);
+    // Business card: 84 x 55 mm trim, 2 mm bleed, 10 mm of sheet round the bleed.
+    let (sheet_width, sheet_height) = (108.0, 79.0);
+    let trim_x = [12.0, 96.0];
+    let (bleed_top, bleed_bottom) = (10.0, 69.0);
+    // The vertical marks: x at the trim's edges, from 3 to 8 mm outside the bleed.
+    let vertical_marks: Vec<(f64, f64, f64)> = trim_x
+        .iter()
+        .flat_map(|&x| {
+            [
+                (x, bleed_top - 8.0, bleed_top - 3.0),
+                (x, bleed_bottom + 3.0, bleed_bottom + 8.0),
+            ]
+        })
+        .collect();
+    let words = word_boxes(&path, 1);
+    let slug: Vec<&(String, [f64; 4])> = words
+        .iter()
+        .filter(|(_, [_, top, _, bottom])| *bottom < bleed_top || *top > bleed_bottom)
+        .collect();
+    let said: Vec<&str> = slug.iter().map(|(text, _)| text.as_str()).collect();
+    assert!(
+        said.len() > 10,
+        "the slug wraps onto several lines: {said:?}"
+    );
+    assert!(
+        said.contains(&"preflight") || said.iter().any(|w| w.ends_with('…')),
+        "{said:?}"
+    );
+    for (text, [left, top, right, bottom]) in &slug {
+        assert!(
+            *left >= 0.5
+                && *top >= 0.5
+                && *right <= sheet_width - 0.5
+                && *bottom <= sheet_height - 0.5,
+            "{text:?} at {left:.1}..{right:.1} x {top:.1}..{bottom:.1} mm leaves the sheet"
+        );
+        for (x, from, to) in &vertical_marks {
+            let crosses = *left - 0.3 < *x && *x < *right + 0.3 && *top < *to && *bottom > *from;
+            assert!(
+                !crosses,
+                "{text:?} at {left:.1}..{right:.1} x {top:.1}..{bottom:.1} mm runs into the mark at x {x}"
+            );
+        }
+    }
+
+    // The marks are where they should be: ink along each, none in the 3 mm before the bleed.
+    let (width, _, pixels) = grey_pixels(&path, 1);
+    let dark = |x_mm: f64, y_mm: f64| {
+        let (x, y) = ((x_mm * 10.0) as usize, (y_mm * 10.0) as usize);
+        // (a 0.25 pt line is under a pixel wide: the darkest of the three around)
+        (x.saturating_sub(1)..=x + 1).any(|x| pixels[y * width + x] < 160)
+    };
+    for x in trim_x {
+        for step in 1..10 {
+            let y = bleed_bottom + 3.0 + f64::from(step) * 0.5;
+            assert!(dark(x, y), "the mark at x {x} mm has no ink at y {y} mm");
+        }
+        for step in 1..5 {
+            let y = bleed_bottom + f64::from(step) * 0.6;
+            assert!(
+                !dark(x, y),
+                "ink at x {x}, y {y} mm, inside the marks' 3 mm offset"
+            );
+        }
+    }
+}
+
+/// A proof shows the cut line in red and the safe area in green dashes, as the editor does,
+/// on a layer named as not printed; a press file has none.
+#[test]
+fn a_proof_shows_the_cut_line_and_safe_area_on_a_layer_marked_not_printed() {
+    let pixel_at = |path: &Path, x_mm: f64, y_mm: f64| -> Vec<[u8; 3]> {
+        let output = Command::new("pdftoppm")
+            .args(["-r", "254", "-f", "1", "-l", "1", path_str(path)])
+            .output()
+            .expect("pdftoppm (poppler-utils)");
+        // Binary PPM: "P6\n<width> <height>\n255\n" then RGB.
+        let data = output.stdout;
+        let header: Vec<&[u8]> = data.splitn(5, |b| b.is_ascii_whitespace()).collect();
+        let width: usize = std::str::from_utf8(header[1]).unwrap().parse().unwrap();
+        let pixels = header[4];
+        let (x, y) = ((x_mm * 10.0) as usize, (y_mm * 10.0) as usize);
+        (x - 1..=x + 1)
+            .map(|x| {
+                let at = (y * width + x) * 3;
+                [pixels[at], pixels[at + 1], pixels[at + 2]]
+            })
+            .collect()
+    };
+    let red = |p: &[u8; 3]| p[0] > 180 && p[1] < 90 && p[2] < 90;
+    let green = |p: &[u8; 3]| p[1] > 100 && p[0] < 90 && p[2] < 110;
+    let proof_options = PressOptions {
+        guides: true,
+        ..options(false)
+    };
+    let (proof, _) = press(&card_pack(photo(), cmyk()), &proof_options);
+    // The proof's page is the bleed box (88 x 59 mm); the cut line is 2 mm in, the safe
+    // area 4 mm in, dashed.
+    assert!(
+        pixel_at(&proof, 2.0, 30.0).iter().any(red),
+        "no red cut line"
+    );
+    let safe_edge: Vec<[u8; 3]> = (0..20)
+        .flat_map(|step| pixel_at(&proof, 4.0, 20.0 + f64::from(step) * 0.25))
+        .collect();
+    assert!(safe_edge.iter().any(green), "no green safe line");
+    let raw = std::fs::read(&proof).unwrap();
+    let name = b"Cut line (red) and safe area (green dashes): not printed";
+    assert!(
+        raw.windows(name.len()).any(|w| w == name),
+        "the layer is named as not printed"
+    );
+
+    let (press_file, _) = press(&card_pack(photo(), cmyk()), &options(true));
+    // The press file's page has 10 mm of sheet round the bleed: the cut line is at 12 mm.
+    assert!(
+        !pixel_at(&press_file, 12.0, 40.0).iter().any(red),
+        "a press file has no cut line"
+    );
 }

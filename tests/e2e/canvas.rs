@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::browser::{click, fill, screenshot, sign_up};
 use crate::chromium::browser;
 use crate::every_store;
-use crate::helpers::{StoreKind, TestApp, spawn_app};
+use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
 
 every_store!(the_edit_drop_in_designs_and_saves_a_pack);
 
@@ -367,6 +367,75 @@ async fn every_script_previews_as_the_server_draws_it() {
     let preview = preview_pixels(&browser).await;
     assert_eq!(preview, server_pixels(&app, &browser, max_side).await);
     screenshot(&browser, "canvas-every-script").await;
+}
+
+/// What the press would block, the editor blocks, judged by the server's own limits (here a
+/// stricter 200 dpi), in the server's words and with a fix that works: a photo zoomed in to
+/// 172 dpi is told to zoom out, and the Zoom out button leaves it at 344 dpi, unblocked; the
+/// saved pack is then orderable.
+#[tokio::test]
+async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.images.press_block_dpi = 200;
+    })
+    .await;
+    // 1200 x 800 pixels just covering the 88 x 59 mm slot are 344 dpi; zoomed in twice, 172.
+    let photo = app.upload_fixture("png-rgb.png", &[]).await;
+    let zoomed = json!({"center": {"x": 44, "y": 29.5}, "width": 177, "height": 118, "angle": 0});
+    let pack = json!({"sides": [{"type": "image", "sideNum": 1,
+        "templateCode": "businesscard_full_image_landscape",
+        "data": [{"type": "imageData", "linkId": "variable_image_front",
+                  "resourceUri": photo["resourceUri"], "imageBox": zoomed}]}],
+        "imageBasket": {"items": [photo]}});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    assert_eq!(created["warnings"][0]["code"], "PVI004", "{created}");
+    let edit = created["dropIns"]["edit"].as_str().unwrap().to_owned();
+    let pack_id = created["packId"].as_str().unwrap().to_owned();
+    let (browser, _driver) = browser().await;
+    open_edit_as_new_owner(&browser, &edit).await;
+    let blocking = designer_value(
+        &browser,
+        "[...d.warnings.querySelectorAll('li.blocks')].map(li => [li.dataset.code, li.textContent])",
+    )
+    .await;
+    let blocking = blocking.as_array().unwrap();
+    assert_eq!(blocking.len(), 1, "{blocking:?}");
+    assert_eq!(blocking[0][0], "PVI004");
+    let said = blocking[0][1].as_str().unwrap();
+    assert!(
+        said.starts_with(
+            "Needed before ordering: The picture in “Variable image front” on the front prints \
+             at only 172 dpi"
+        ) && said.contains("Zoom out or use a larger picture."),
+        "{said}"
+    );
+    screenshot(&browser, "canvas-blocked-picture").await;
+    click_button(&browser, "Zoom out").await;
+    let mut checks = Value::Null;
+    for _ in 0..200 {
+        checks = designer_value(&browser, "d.checks.textContent").await;
+        if !checks.as_str().unwrap().contains("dpi") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!checks.as_str().unwrap().contains("dpi"), "{checks}");
+    let placed = designer_value(&browser, "d.side.data[0].imageBox").await;
+    assert_eq!(placed["width"].as_f64().unwrap().round(), 89.0, "{placed}");
+    click_button(&browser, "Save").await;
+    for _ in 0..200 {
+        let status = designer_value(&browser, "d.status.textContent").await;
+        if status.as_str().unwrap().starts_with("Saved") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stored = presspack::domain::packs::load(app.store.as_ref(), &pack_id)
+        .await
+        .unwrap();
+    assert!(stored.record.is_orderable(), "{:?}", stored.record.warnings);
 }
 
 #[tokio::test]

@@ -3,13 +3,16 @@
 
 use serde_json::{Value, json};
 
+use crate::customers::{add_to_cart, local};
 use crate::every_store;
-use crate::helpers::{StoreKind, spawn_app};
+use crate::helpers::{StoreKind, TestApp, spawn_app};
+use crate::shop::Shopper;
 
 every_store!(
     each_structural_warning_is_reported_with_its_element,
-    template_and_resolution_warnings_do_not_block_ordering,
+    template_text_and_resolution_warnings_are_reported,
     warnings_hide_the_finish_drop_in_until_fixed,
+    what_preflight_blocks_no_channel_orders,
 );
 
 fn image_side(data: Value) -> Value {
@@ -86,7 +89,7 @@ fn basket(width: u32, height: u32) -> Value {
         {"type": "print", "resourceUri": "store://abc/print", "width": width, "height": height, "rotation": 0}]}]})
 }
 
-async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind) {
+async fn template_text_and_resolution_warnings_are_reported(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
         "resourceUri": "store://abc", "imageBox": image_box()}]);
@@ -141,9 +144,11 @@ async fn template_and_resolution_warnings_do_not_block_ordering(kind: StoreKind)
         assert_eq!(warnings[0]["element"], element, "{code}");
         let message = warnings[0]["message"].as_str().unwrap();
         assert!(message.contains(says), "{code}: {message}");
-        assert!(
+        // PVI004 is a picture the press would refuse (below 150 dpi): it blocks ordering.
+        assert_eq!(
             body["dropIns"]["finish"].is_string(),
-            "{code} does not block ordering"
+            code != "PVI004",
+            "{code}: {body}"
         );
         let id = body["packId"].as_str().unwrap();
         assert_eq!(app.get_pack(id).await.ok()["warnings"][0]["code"], code);
@@ -189,4 +194,142 @@ async fn warnings_hide_the_finish_drop_in_until_fixed(kind: StoreKind) {
         .ok();
     assert_eq!(body["warnings"], json!([]));
     assert!(body["dropIns"]["finish"].is_string());
+}
+
+/// Each thing preflight blocks a press file for, and the pack that has it.
+async fn packs_preflight_blocks(app: &TestApp) -> Vec<(&'static str, Value)> {
+    // 200 x 150 pixels covering the 88 x 59 mm front: 58 dpi.
+    let small = app.upload_fixture("jpeg-small.jpg", &[]).await;
+    let covering = json!({"center": {"x": 44, "y": 29.5}, "width": 88, "height": 66, "angle": 0});
+    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": small["resourceUri"], "imageBox": covering}]);
+    // The same picture in a basket that claims ten times its pixels: the store knows better.
+    let mut boasting = small.clone();
+    for rendition in boasting["imageItems"].as_array_mut().unwrap() {
+        for side in ["width", "height"] {
+            rendition[side] = json!(rendition[side].as_u64().unwrap() * 10);
+        }
+    }
+    // Egyptian hieroglyphs: no font of the shop has them.
+    let hieroglyph =
+        json!([{"type": "textData", "linkId": "back_line_2", "text": "Ann \u{13000}"}]);
+    vec![
+        (
+            "PVI004",
+            json!({"sides": [image_side(placed.clone())], "imageBasket": {"items": [small]}}),
+        ),
+        (
+            "PVI004",
+            json!({"sides": [image_side(placed)], "imageBasket": {"items": [boasting]}}),
+        ),
+        (
+            "PVT003",
+            json!({"sides": [image_side(json!([])), details_side(hieroglyph)]}),
+        ),
+    ]
+}
+
+/// One verdict from the editor to the press: for each thing preflight blocks (its press
+/// check says `block`), createPack offers no finish drop-in, addToCart refuses it naming the
+/// warning, the finish drop-in explains it instead of taking an order, and a pack that
+/// gained it after going into the cart is refused at checkout in the same words.
+async fn what_preflight_blocks_no_channel_orders(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    for (code, pack) in packs_preflight_blocks(&app).await {
+        let created = app
+            .create_pack("businesscard", &[("pack", &pack.to_string())])
+            .await;
+        let id = created["packId"].as_str().unwrap();
+        let codes: Vec<&str> = created["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|w| w["code"].as_str())
+            .collect();
+        assert!(codes.contains(&code), "{created}");
+        let report = app
+            .get(&[("method", "svc.pack.preflightPack"), ("packId", id)])
+            .await
+            .ok();
+        assert_eq!(report["verdict"], "block", "{code}: {report}");
+        assert!(
+            created["dropIns"].get("finish").is_none(),
+            "{code}: {created}"
+        );
+        let refused = app
+            .post(&[
+                ("method", "svc.pack.addToCart"),
+                ("packId", id),
+                ("quantity", "1"),
+            ])
+            .await
+            .error("pack_not_orderable");
+        assert!(refused.contains(code), "{refused}");
+
+        // The finish drop-in (the link a partner may have kept) explains, and takes no order.
+        let shopper = Shopper::new(&app);
+        shopper.sign_up(&format!("{}@example.com", &id[..12])).await;
+        let token = local(&created["dropIns"]["edit"]);
+        let token = token.split("token=").nth(1).unwrap();
+        let finish = shopper
+            .open_drop_in(&format!("/dropins/{id}/finish?token={token}"))
+            .await;
+        assert!(
+            finish.body.contains("Needed before ordering:")
+                && !finish.body.contains("name=\"paperClass\""),
+            "{code}: {}",
+            finish.body
+        );
+        let said = match code {
+            "PVI004" => {
+                "prints at only 58 dpi, too few pixels to print well. It is as small as its space allows"
+            }
+            _ => "has characters none of the shop",
+        };
+        assert!(finish.body.contains(said), "{code}: {}", finish.body);
+    }
+
+    // A pack ordered fine, then given a blocking problem in the editor, is refused at
+    // checkout, saying why.
+    let shopper = Shopper::new(&app);
+    shopper.sign_up("checkout-blocked@example.com").await;
+    let good = json!({"sides": [image_side(json!([]))]});
+    let created = app
+        .create_pack(
+            "businesscard",
+            &[("pack", &good.to_string()), ("friendlyName", "Team cards")],
+        )
+        .await;
+    let id = created["packId"].as_str().unwrap();
+    let cart = add_to_cart(&app, id, "1").await;
+    let in_cart = shopper.open_drop_in(&local(&cart["dropIns"]["cart"])).await;
+    assert_eq!(in_cart.path, "/cart", "{}", in_cart.body);
+    // The editor saves with the page's CSRF token, as every form of the customer's has it.
+    let csrf = in_cart
+        .hidden("csrf")
+        .expect("the cart's forms carry the CSRF token");
+    let (_, blocked) = packs_preflight_blocks(&app).await.swap_remove(2);
+    let saved = shopper
+        .client
+        .post(format!("{}/packs/{id}/design", app.address))
+        .header("x-csrf-token", csrf)
+        .json(&blocked)
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        saved.status().is_success(),
+        "{}",
+        saved.text().await.unwrap()
+    );
+    let refused = shopper.check_out().await;
+    assert!(!refused.path.ends_with("/confirmation"), "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .contains("Team cards cannot be ordered yet: The text in")
+            && refused.body.contains("has characters none of the shop"),
+        "{}",
+        refused.body
+    );
 }

@@ -1,7 +1,7 @@
 // The editor's fixes for warnings that block ordering (the engine's `fix` codes): each
 // changes the pack so that the warning goes. No DOM: tested under Node.
 
-import { placeCovering, pictureSize } from "./geometry.js";
+import { placeCovering, pictureSize, setZoom } from "./geometry.js";
 
 const sideOf = (pack, ref) =>
   ref && pack.sides.find((s) => s.type === ref.type && s.sideNum === ref.sideNum);
@@ -53,6 +53,14 @@ export function applyFix(pack, warning, context) {
       if (!datum?.resourceUri || !item) return null;
       datum.imageBox = placeCovering(item.area, pictureSize(pack.imageBasket, datum.resourceUri));
       return { done: "The picture was placed again." };
+    }
+    case "zoom-out": {
+      const side = sideOf(pack, warning.side);
+      const datum = datumOf(pack, warning);
+      const item = side && context.outline(side.templateCode).items.find((i) => i.linkId === warning.linkId);
+      if (!datum?.resourceUri || !datum.imageBox || !item) return null;
+      setZoom(item.area, pictureSize(pack.imageBasket, datum.resourceUri), datum.imageBox, 1);
+      return { done: "The picture is zoomed out as far as it goes." };
     }
     case "choose-layout": {
       const index = pack.sides.indexOf(sideOf(pack, warning.side));

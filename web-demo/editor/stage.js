@@ -9,7 +9,6 @@ import { pictureSize, printDpi, slotPlace } from "./geometry.js";
 import { shrinkToFit } from "./warnings.js";
 
 const MAX_PREVIEW_SIDE = 2048;
-const GOOD_DPI = 300;
 const DRAG_THRESHOLD_PX = 3;
 
 export class Stage {
@@ -134,11 +133,13 @@ export class Stage {
       const badge = slot.querySelector(".designer-badge");
       const datum = d.side.data?.find((x) => x.linkId === linkId);
       const dpi = datum?.resourceUri ? printDpi(pictureSize(d.pack.imageBasket, datum.resourceUri), datum.imageBox) : null;
-      // The resolution a picture prints at when it is low; "!" by any other warning.
-      const low = dpi !== null && dpi < GOOD_DPI;
+      // The resolution a picture prints at when the engine warns of it (by the server's
+      // limits); "!" by any other warning.
+      const resolution = mine.find((w) => w.code === "PVI003" || w.code === "PVI004");
+      const low = dpi !== null && resolution !== undefined;
       badge.hidden = !low && mine.length === 0;
       badge.textContent = low ? `${Math.round(dpi)} dpi` : badge.hidden ? "" : "!";
-      badge.classList.toggle("poor", low && dpi < GOOD_DPI / 2);
+      badge.classList.toggle("poor", resolution?.code === "PVI004");
     }
     if (this.editing) this.#showNotes();
   }

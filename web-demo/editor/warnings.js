@@ -14,6 +14,7 @@ const FIX_LABELS = {
   "remove-image": "Take the picture out",
   "place-image": "Place the picture again",
   "choose-layout": "Choose a layout",
+  "zoom-out": "Zoom out",
 };
 
 /** The side's and the pack's warnings in the customer's words, each with its fix. */

@@ -32,6 +32,15 @@ test("each fix changes the pack so that its warning goes", () => {
   assert.deepEqual(pack.sides[0], { type: "image", sideNum: 1, templateCode: "businesscard_full_image_landscape", data: [] });
 });
 
+test("zooming out leaves the picture just covering its slot, where it was", () => {
+  const box = { center: { x: 20, y: 10 }, width: 80, height: 40, angle: 0 };
+  const pack = { sides: [{ ...back, templateCode: "t", data: [{ type: "imageData", linkId: "photo", resourceUri: "store://a", imageBox: box }] }],
+    imageBasket: { items: [{ resourceUri: "store://a", imageItems: [{ width: 800, height: 400 }] }] } };
+  assert.ok(applyFix(pack, { fix: "zoom-out", side: back, linkId: "photo" }, context));
+  assert.deepEqual(pack.sides[0].data[0].imageBox, { center: { x: 20, y: 10 }, width: 40, height: 20, angle: 0 });
+  assert.equal(applyFix(pack, { fix: "zoom-out", side: back, linkId: "none" }, context), null);
+});
+
 test("a fix that does not apply says so and changes nothing", () => {
   const pack = { sides: [] };
   assert.equal(applyFix(pack, { fix: "remove-image", side: back, linkId: "x" }, context), null);

@@ -6,8 +6,11 @@
 
 use serde::Serialize;
 
-use super::{Datum, Pack, Product, SideType, Warning, WarningCode};
-use crate::model::warnings::print_dpi;
+use super::warnings::print_dpi;
+use super::{
+    BoundingBox, Datum, ItemKind, Pack, PreflightLimits, Product, SideType, Template, Warning,
+    WarningCode,
+};
 
 /// What the editor can do about a warning, as a button beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -27,6 +30,8 @@ pub enum Fix {
     PlaceImage,
     /// Pick another layout for the side.
     ChooseLayout,
+    /// Zoom the slot's picture out as far as it goes (just covering its slot).
+    ZoomOut,
 }
 
 /// A side by its type and number, as `{"type": "image", "sideNum": 1}`.
@@ -54,25 +59,36 @@ pub struct Explained {
     pub fix: Option<Fix>,
 }
 
-/// `warning` of `pack` (a `product` pack) in a customer's words.
-pub fn explain(warning: &Warning, pack: &Pack, product: &Product) -> Explained {
+/// `warning` of `pack` (a `product` pack) in a customer's words. `template` and `limits` are
+/// what the warnings were worked out with: a picture's fix depends on its slot and limits.
+pub fn explain<'t>(
+    warning: &Warning,
+    pack: &Pack,
+    product: &Product,
+    template: &dyn Fn(&str) -> Option<&'t Template>,
+    limits: PreflightLimits,
+) -> Explained {
     let (side, link_id) = parse_element(&warning.element);
     let side_name = side.map_or_else(|| "design".to_owned(), side_name);
     let slot = link_id.as_deref().map_or_else(
         || format!("the {side_name}"),
         |id| format!("“{}” on the {side_name}", slot_label(id)),
     );
-    let image = link_id.as_deref().and_then(|id| {
-        let side = side?;
+    let pack_side = side.and_then(|side| {
         pack.sides
             .iter()
-            .find(|s| s.side_type == side.side_type && s.side_num == side.side_num)?
-            .data
-            .iter()
-            .find_map(|d| match d {
-                Datum::Image(image) if image.link_id == id => Some(image),
-                _ => None,
-            })
+            .find(|s| s.side_type == side.side_type && s.side_num == side.side_num)
+    });
+    let image = link_id.as_deref().and_then(|id| {
+        pack_side?.data.iter().find_map(|d| match d {
+            Datum::Image(image) if image.link_id == id => Some(image),
+            _ => None,
+        })
+    });
+    // The slot a picture fills, if it is a slot the customer can zoom in.
+    let slot_area = link_id.as_deref().and_then(|id| {
+        let item = template(&pack_side?.template_code)?.item(id)?;
+        matches!(item.kind, ItemKind::Image { .. }).then_some(item.clipping_box)
     });
     let file = image
         .and_then(|i| i.resource_uri.as_deref())
@@ -80,10 +96,17 @@ pub fn explain(warning: &Warning, pack: &Pack, product: &Product) -> Explained {
         .and_then(|item| item.other.get("name")?.as_str())
         .filter(|name| !name.trim().is_empty())
         .map_or_else(|| "The picture".to_owned(), |name| format!("“{name}”"));
-    let dpi = image
-        .and_then(|i| Some((i.resource_uri.as_deref()?, i.image_box?)))
-        .and_then(|(uri, placed)| print_dpi(&pack.image_basket, uri, &placed))
-        .map_or_else(|| "less than 300".to_owned(), |dpi| format!("{dpi:.0}"));
+    let placed = image.and_then(|i| Some((i.resource_uri.as_deref()?, i.image_box?)));
+    let dpi = placed.and_then(|(uri, box_)| print_dpi(&pack.image_basket, uri, &box_));
+    // Whether zooming out (to just covering the slot) would bring the picture to `dpi_needed`.
+    let zooming_out_reaches = |dpi_needed: f64| match (dpi, placed, slot_area) {
+        (Some(dpi), Some((_, box_)), Some(area)) => dpi * zoom_of(&box_, &area) >= dpi_needed,
+        _ => false,
+    };
+    let dpi_text = dpi.map_or_else(
+        || format!("less than {:.0}", limits.warn_dpi),
+        |dpi| format!("{dpi:.0}"),
+    );
     let (text, fix) = match warning.code {
         WarningCode::CardCountMismatch => (
             format!(
@@ -122,20 +145,41 @@ pub fn explain(warning: &Warning, pack: &Pack, product: &Product) -> Explained {
                 }),
             )
         }
-        WarningCode::LowResolution => (
-            format!(
-                "{file} in {slot} prints at {dpi} dpi and may look a little soft (300 dpi looks \
-                 sharp). Zoom out or use a larger picture."
-            ),
-            None,
-        ),
-        WarningCode::PoorResolution => (
-            format!(
-                "{file} in {slot} prints at only {dpi} dpi and will look blurry. Use a larger \
-                 picture or zoom out."
-            ),
-            None,
-        ),
+        WarningCode::LowResolution => {
+            let soft = format!(
+                "{file} in {slot} prints at {dpi_text} dpi and may look a little soft ({:.0} dpi \
+                 looks sharp).",
+                limits.warn_dpi
+            );
+            if zooming_out_reaches(limits.warn_dpi) {
+                (
+                    format!("{soft} Zoom out or use a larger picture."),
+                    Some(Fix::ZoomOut),
+                )
+            } else {
+                (format!("{soft} A larger picture prints sharper."), None)
+            }
+        }
+        WarningCode::PoorResolution => {
+            let blurry = format!(
+                "{file} in {slot} prints at only {dpi_text} dpi, too few pixels to print well."
+            );
+            if zooming_out_reaches(limits.block_dpi) {
+                (
+                    format!("{blurry} Zoom out or use a larger picture."),
+                    Some(Fix::ZoomOut),
+                )
+            } else {
+                // Already as small as its slot allows: only fewer millimetres or more pixels help.
+                (
+                    format!(
+                        "{blurry} It is as small as its space allows: use a larger picture, or \
+                         choose a layout with a smaller space for it."
+                    ),
+                    Some(Fix::ChooseLayout),
+                )
+            }
+        }
         WarningCode::TextOverflow => (
             format!("The text in {slot} does not fit its space. Shorten it or make it smaller."),
             None,
@@ -176,6 +220,21 @@ pub fn explain(warning: &Warning, pack: &Pack, product: &Product) -> Explained {
         text,
         fix,
     }
+}
+
+/// How far a picture placed in `box_` is zoomed beyond just covering `area` (1: it cannot be
+/// zoomed out), as the editor measures it: quarter turns swap the picture's sides.
+fn zoom_of(box_: &BoundingBox, area: &BoundingBox) -> f64 {
+    let turned = libm::round(box_.angle / 90.0).rem_euclid(2.0) == 1.0;
+    let (width, height) = if turned {
+        (box_.height, box_.width)
+    } else {
+        (box_.width, box_.height)
+    };
+    let covering = (area.width / width).max(area.height / height);
+    // (a hair over 1 is the editor's own rounding of a covering box, not a zoom)
+    let zoom = 1.0 / covering;
+    if zoom > 1.001 { zoom } else { 1.0 }
 }
 
 /// The characters a PVT003 warning's message names: what follows its last ": " (see
@@ -268,7 +327,7 @@ mod tests {
         }));
         let explained: Vec<Explained> = pack_warnings(&pack, product)
             .iter()
-            .map(|w| explain(w, &pack, product))
+            .map(|w| explain(w, &pack, product, &|_| None, PreflightLimits::default()))
             .collect();
         let by_code = |code| explained.iter().find(|e| e.code == code).unwrap();
         let size = by_code(WarningCode::CardCountMismatch);
@@ -301,30 +360,94 @@ mod tests {
         assert!(explained.iter().all(|e| !e.text.contains("pack.sides")));
     }
 
-    #[test]
-    fn a_low_resolution_picture_is_named_by_its_file_and_dpi() {
-        let (pack, product) = pack(json!({
+    /// A pack with `beach.jpg` (`width` x `height` pixels) in the front slot (88 x 59 mm),
+    /// placed in a box `zoom` times the one that just covers the slot.
+    fn picture_pack(width: u32, height: u32, zoom: f64) -> (Pack, &'static Product) {
+        let aspect = f64::from(width) / f64::from(height);
+        let (box_width, box_height) = if aspect >= 88.0 / 59.0 {
+            (59.0 * aspect * zoom, 59.0 * zoom)
+        } else {
+            (88.0 * zoom, 88.0 / aspect * zoom)
+        };
+        pack(json!({
             "sides": [{"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape",
                 "data": [{"type": "imageData", "linkId": "variable_image_front", "resourceUri": "store://a",
-                          "imageBox": {"center": {"x": 44, "y": 29}, "width": 101.6, "height": 50.8, "angle": 0}}]}],
+                          "imageBox": {"center": {"x": 44, "y": 29.5}, "width": box_width, "height": box_height, "angle": 0}}]}],
             "imageBasket": {"items": [{"resourceUri": "store://a", "name": "beach.jpg",
-                "imageItems": [{"type": "print", "resourceUri": "store://a/print", "width": 400, "height": 200}]}]}
-        }));
+                "imageItems": [{"type": "print", "resourceUri": "store://a/print", "width": width, "height": height}]}]}
+        }))
+    }
+
+    /// The resolution warning of `pack`, explained.
+    fn resolution(pack: &Pack, product: &Product) -> Explained {
         let template = crate::model::Template::parse(include_str!(
             "../../../assets/templates/businesscard_full_image_landscape.xml"
         ))
         .unwrap();
-        let warning = template_warnings(&pack, product, &|_| Some(&template))
+        let templates = |_: &str| Some(&template);
+        let warning = template_warnings(pack, product, &templates, PreflightLimits::default())
             .into_iter()
-            .find(|w| w.code == WarningCode::PoorResolution)
-            .expect("400 pixels over 4 inches is 100 dpi");
-        let explained = explain(&warning, &pack, product);
+            .find(|w| {
+                matches!(
+                    w.code,
+                    WarningCode::PoorResolution | WarningCode::LowResolution
+                )
+            })
+            .expect("a resolution warning");
+        explain(
+            &warning,
+            pack,
+            product,
+            &templates,
+            PreflightLimits::default(),
+        )
+    }
+
+    #[test]
+    fn a_picture_too_small_even_at_its_smallest_is_not_told_to_zoom_out() {
+        // 300 x 200 pixels just covering 88 x 59 mm: 86 dpi, and no zoom is left to undo.
+        let (pack, product) = picture_pack(300, 200, 1.0);
+        let explained = resolution(&pack, product);
         assert_eq!(
             explained.text,
-            "“beach.jpg” in “Variable image front” on the front prints at only 100 dpi and will \
-             look blurry. Use a larger picture or zoom out."
+            "“beach.jpg” in “Variable image front” on the front prints at only 86 dpi, too few \
+             pixels to print well. It is as small as its space allows: use a larger picture, or \
+             choose a layout with a smaller space for it."
         );
-        assert_eq!(explained.fix, None);
+        assert_eq!(explained.fix, Some(Fix::ChooseLayout));
+        assert!(explained.blocks_ordering);
+        // Zoomed in twice as far, zooming out still does not reach 150 dpi (86 at most).
+        let (pack, product) = picture_pack(300, 200, 2.0);
+        assert_eq!(resolution(&pack, product).fix, Some(Fix::ChooseLayout));
+    }
+
+    #[test]
+    fn a_zoomed_picture_that_would_print_at_its_smallest_is_told_to_zoom_out() {
+        // 600 x 400 pixels just covering the slot print at 172 dpi; zoomed 2x, at 86.
+        let (pack, product) = picture_pack(600, 400, 2.0);
+        let explained = resolution(&pack, product);
+        assert!(
+            explained.text.contains("at only 86 dpi"),
+            "{}",
+            explained.text
+        );
+        assert!(
+            explained
+                .text
+                .ends_with("Zoom out or use a larger picture.")
+        );
+        assert_eq!(explained.fix, Some(Fix::ZoomOut));
+        assert!(explained.blocks_ordering);
+        // Just covering: soft (172 dpi), and a larger picture is the only way to 300.
+        let (pack, product) = picture_pack(600, 400, 1.0);
+        let explained = resolution(&pack, product);
+        assert_eq!(explained.code, WarningCode::LowResolution);
         assert!(!explained.blocks_ordering);
+        assert_eq!(explained.fix, None);
+        assert!(
+            explained.text.ends_with("A larger picture prints sharper."),
+            "{}",
+            explained.text
+        );
     }
 }

@@ -35,7 +35,9 @@ pub use template::{
     TEMPLATE_NAMESPACE, Template, TemplateError, TemplateFont, TemplateItem, TextConstraints,
     TextItem, VerticalAlignment,
 };
-pub use warnings::{Warning, WarningCode, pack_warnings, template_warnings};
+pub use warnings::{
+    PreflightLimits, Warning, WarningCode, effective_dpi, pack_warnings, template_warnings,
+};
 
 /// TypeScript declarations of the pack model as the wire carries it (ts-rs), one
 /// `export type` each: the npm package's `model.d.ts`. The properties a client may add of its

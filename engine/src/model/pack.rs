@@ -501,6 +501,23 @@ pub struct ImageBasket {
 }
 
 impl ImageBasket {
+    /// Sets the size of each rendition whose URI `known` holds to that size: what a server
+    /// knows of its own stored images wins over what a client wrote, so every reader of the
+    /// pack (warnings, the editor, preflight) judges the same pixels.
+    pub fn set_known_sizes(&mut self, known: &std::collections::BTreeMap<String, (u32, u32)>) {
+        let renditions = self.items.iter_mut().flat_map(|item| &mut item.image_items);
+        for rendition in renditions {
+            if let Some(&(width, height)) = rendition
+                .resource_uri
+                .as_ref()
+                .and_then(|uri| known.get(uri))
+            {
+                rendition.width = Some(width);
+                rendition.height = Some(height);
+            }
+        }
+    }
+
     /// Whether `uri` names an item of the basket or one of its renditions.
     pub fn contains(&self, uri: &str) -> bool {
         self.item(uri).is_some()
@@ -544,6 +561,27 @@ pub struct ImageBasketItem {
     #[serde(flatten)]
     #[cfg_attr(feature = "ts", ts(skip))]
     pub other: Other,
+}
+
+impl ImageBasketItem {
+    /// The rendition a press file embeds: the original (`print`), else the largest with a
+    /// size. Preflight and the pack warnings judge the pixels of this one.
+    pub fn print_rendition(&self) -> Option<&ImageItem> {
+        let with_uri = || self.image_items.iter().filter(|r| r.resource_uri.is_some());
+        with_uri().find(|r| r.rendition == "print").or_else(|| {
+            with_uri()
+                .filter_map(|r| Some((u64::from(r.width?) * u64::from(r.height?), r)))
+                .max_by_key(|&(pixels, _)| pixels)
+                .map(|(_, r)| r)
+        })
+    }
+
+    /// The URI a press file reads the item's pixels from ([`Self::print_rendition`]).
+    pub fn print_uri(&self) -> &str {
+        self.print_rendition()
+            .and_then(|r| r.resource_uri.as_deref())
+            .unwrap_or(&self.resource_uri)
+    }
 }
 
 impl FromJson for ImageBasketItem {

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::{BoundingBox, Datum, ImageBasket, Pack, Product, Template};
+use super::{BoundingBox, Datum, ImageBasket, ItemKind, Pack, Product, Template};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Warning {
@@ -45,10 +45,11 @@ pub enum WarningCode {
     /// A datum's linkId is not in its side's template.
     #[serde(rename = "PV011")]
     UnknownLinkId,
-    /// An image prints below 300 dpi at its placed size.
+    /// An image prints below the resolution of a sharp print (300 dpi unless set otherwise).
     #[serde(rename = "PVI003")]
     LowResolution,
-    /// An image prints below 150 dpi (poor quality).
+    /// An image prints below the press's blocking resolution (150 dpi unless the operator
+    /// set another): preflight would block its press file, so it blocks ordering.
     #[serde(rename = "PVI004")]
     PoorResolution,
     /// A text does not fit its box.
@@ -66,7 +67,8 @@ impl WarningCode {
     /// Warnings that make a pack unfit to order: the `finish` drop-in and the cart refuse them.
     pub fn blocks_ordering(self) -> bool {
         // wire-formats section 6: finish allows none of PV001-PV003, PVD001, PVI001, PVI002;
-        // nor a character no font has (section 9), which would print as a box.
+        // nor what preflight blocks at press: a character no font has (section 9), which
+        // would print as a box, and a picture below the blocking resolution.
         matches!(
             self,
             WarningCode::CardCountMismatch
@@ -76,6 +78,7 @@ impl WarningCode {
                 | WarningCode::ImageNotInBasket
                 | WarningCode::ImagePlacementIncomplete
                 | WarningCode::MissingCharacter
+                | WarningCode::PoorResolution
         )
     }
 }
@@ -169,18 +172,70 @@ pub fn pack_warnings(pack: &Pack, product: &Product) -> Vec<Warning> {
     warnings
 }
 
-/// Printing resolution below which an image gets PVI003, and PVI004.
-pub const GOOD_DPI: f64 = 300.0;
-pub const POOR_DPI: f64 = 150.0;
+/// Image resolutions preflight warns and blocks at, dots per inch at the printed size. The
+/// pack warnings use the same: PVI003 below `warn_dpi`, PVI004 (which blocks ordering) below
+/// `block_dpi`, so nothing a press file would block can be ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreflightLimits {
+    pub warn_dpi: f64,
+    pub block_dpi: f64,
+}
+
+impl Default for PreflightLimits {
+    fn default() -> Self {
+        PreflightLimits {
+            warn_dpi: 300.0,
+            block_dpi: 150.0,
+        }
+    }
+}
+
+impl PreflightLimits {
+    /// The limits if they make sense (blocking from 0 up to the warning resolution), else
+    /// what is wrong.
+    pub fn checked(self) -> Result<Self, &'static str> {
+        let sensible = self.block_dpi.is_finite()
+            && self.warn_dpi.is_finite()
+            && 0.0 <= self.block_dpi
+            && self.block_dpi <= self.warn_dpi;
+        if sensible {
+            Ok(self)
+        } else {
+            Err("preflight limits: blockDpi must be from 0 to warnDpi")
+        }
+    }
+}
+
+/// The pixel size of the print rendition of the basket item `uri` names, as the basket
+/// says (the server sets it from the store's own facts when it saves a pack).
+pub fn print_pixels(basket: &ImageBasket, uri: &str) -> Option<(u32, u32)> {
+    let rendition = basket.item(uri)?.print_rendition()?;
+    Some((rendition.width?, rendition.height?))
+}
+
+/// The resolution the picture `uri` prints at in `placed` ([`effective_dpi`]).
+pub fn print_dpi(basket: &ImageBasket, uri: &str, placed: &BoundingBox) -> Option<f64> {
+    Some(effective_dpi(print_pixels(basket, uri)?, placed))
+}
+
+/// Pixels per inch of an image stretched over `placement` (the lower of its two directions),
+/// rounded to a tenth: preflight's figure, which the pack warnings compare too.
+pub fn effective_dpi((width, height): (u32, u32), placement: &BoundingBox) -> f64 {
+    let across = f64::from(width) / (placement.width / 25.4);
+    let down = f64::from(height) / (placement.height / 25.4);
+    libm::round(across.min(down) * 10.0) / 10.0
+}
 
 /// The warnings that need each side's template: PV010 (no template of this product by that
 /// code), PV011 (a datum's linkId is not in the template) and PVI003/PVI004 (an image's
-/// resolution at its placed size, from the pixel size of the basket item's largest
-/// rendition).
+/// resolution at its placed size, from the pixels of its print rendition, judged by
+/// `limits`).
 pub fn template_warnings<'t>(
     pack: &Pack,
     product: &Product,
     template: &dyn Fn(&str) -> Option<&'t Template>,
+    limits: PreflightLimits,
 ) -> Vec<Warning> {
     let mut warnings = Vec::new();
     for side in &pack.sides {
@@ -197,7 +252,7 @@ pub fn template_warnings<'t>(
         };
         for datum in &side.data {
             let element = format!("{}.{}", side.element(), datum.link_id());
-            if template.item(datum.link_id()).is_none() {
+            let Some(item) = template.item(datum.link_id()) else {
                 warnings.push(Warning {
                     element,
                     code: WarningCode::UnknownLinkId,
@@ -208,55 +263,65 @@ pub fn template_warnings<'t>(
                     ),
                 });
                 continue;
-            }
-            if let Datum::Image(image) = datum
-                && let (Some(uri), Some(placed)) = (&image.resource_uri, image.image_box)
-                && let Some((width, height)) = largest_rendition(&pack.image_basket, uri)
-            {
-                let inches = |mm: f64| mm / 25.4;
-                let dpi = print_dpi(&pack.image_basket, uri, &placed).unwrap_or(GOOD_DPI);
-                if dpi < GOOD_DPI {
-                    let (code, quality) = if dpi < POOR_DPI {
-                        (WarningCode::PoorResolution, "poor quality")
-                    } else {
-                        (WarningCode::LowResolution, "below 300 dpi")
-                    };
-                    // (less a hair, so that 900.0000001 pixels asks for 900)
-                    let needed = |mm: f64| libm::ceil(inches(mm) * GOOD_DPI - 1e-6);
-                    warnings.push(Warning {
-                        element,
-                        code,
-                        message: format!(
-                            "image {uri:?} prints at {dpi:.0} dpi ({quality}): {width}x{height} \
-                             pixels over {:.1} x {:.1} mm; 300 dpi needs {}x{} pixels",
-                            placed.width,
-                            placed.height,
-                            needed(placed.width),
-                            needed(placed.height)
-                        ),
-                    });
-                }
+            };
+            // Where a picture prints: an imageData's own box, a fixed image's template box.
+            let placed = match (datum, &item.kind) {
+                (Datum::Image(image), _) => image.resource_uri.as_deref().zip(image.image_box),
+                (Datum::FixedImage(image), ItemKind::FixedImage(fixed)) => image
+                    .resource_uri
+                    .as_deref()
+                    .map(|uri| (uri, fixed.image_box)),
+                _ => None,
+            };
+            let Some((uri, placed)) = placed else {
+                continue;
+            };
+            if let Some(warning) = resolution_warning(pack, limits, element, uri, &placed) {
+                warnings.push(warning);
             }
         }
     }
     warnings
 }
 
-/// Pixel size of the largest rendition of the basket item an image URI names.
-/// The resolution an image prints at in its placed box: the pixels of its largest rendition
-/// over the box's inches, the lesser of the two directions.
-pub(crate) fn print_dpi(basket: &ImageBasket, uri: &str, placed: &BoundingBox) -> Option<f64> {
-    let (width, height) = largest_rendition(basket, uri)?;
-    let inches = |mm: f64| mm / 25.4;
-    Some((f64::from(width) / inches(placed.width)).min(f64::from(height) / inches(placed.height)))
-}
-
-fn largest_rendition(basket: &ImageBasket, uri: &str) -> Option<(u32, u32)> {
-    let item = basket.item(uri)?;
-    item.image_items
-        .iter()
-        .filter_map(|r| Some((r.width?, r.height?)))
-        .max_by_key(|&(w, h)| u64::from(w) * u64::from(h))
+/// PVI003 or PVI004 for the picture `uri` placed in `placed`, if it prints below the limits.
+fn resolution_warning(
+    pack: &Pack,
+    limits: PreflightLimits,
+    element: String,
+    uri: &str,
+    placed: &BoundingBox,
+) -> Option<Warning> {
+    let (width, height) = print_pixels(&pack.image_basket, uri)?;
+    let dpi = effective_dpi((width, height), placed);
+    let PreflightLimits {
+        warn_dpi,
+        block_dpi,
+    } = limits;
+    if dpi >= warn_dpi {
+        return None;
+    }
+    let (code, judged) = if dpi < block_dpi {
+        let judged = format!("below the {block_dpi:.0} dpi a press file needs");
+        (WarningCode::PoorResolution, judged)
+    } else {
+        let judged = format!("below the {warn_dpi:.0} dpi of a sharp print");
+        (WarningCode::LowResolution, judged)
+    };
+    // (less a hair, so that 900.0000001 pixels asks for 900)
+    let needed = |mm: f64| libm::ceil(mm / 25.4 * warn_dpi - 1e-6);
+    Some(Warning {
+        element,
+        code,
+        message: format!(
+            "image {uri:?} prints at {dpi:.0} dpi, {judged}: {width}x{height} pixels over {:.1} \
+             x {:.1} mm; {warn_dpi:.0} dpi needs {}x{} pixels",
+            placed.width,
+            placed.height,
+            needed(placed.width),
+            needed(placed.height)
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -332,14 +397,15 @@ mod tests {
         ))
         .unwrap();
         let lookup = |code: &str| (code == "sample_all_items").then_some(&template);
-        let pack = |side: &str, basket: &str| {
+        let judged = |side: &str, basket: &str, limits: PreflightLimits| {
             let json = format!(r#"{{"sides":[{side}],"imageBasket":{{"items":[{basket}]}}}}"#);
             let pack = Pack::parse(&json, "pack", product).unwrap();
-            template_warnings(&pack, product, &lookup)
+            template_warnings(&pack, product, &lookup, limits)
                 .into_iter()
                 .map(|w| (w.code, w.message))
                 .collect::<Vec<_>>()
         };
+        let pack = |side: &str, basket: &str| judged(side, basket, PreflightLimits::default());
         let other = pack(
             r#"{"type":"image","sideNum":1,"templateCode":"minicard_x"}"#,
             "",
@@ -371,7 +437,70 @@ mod tests {
             "{message}"
         );
         assert!(!LowResolution.blocks_ordering() && !UnknownLinkId.blocks_ordering());
-        assert!(ImageNotInBasket.blocks_ordering());
+        assert!(ImageNotInBasket.blocks_ordering() && PoorResolution.blocks_ordering());
+
+        // The operator's limits decide, as at press: blocking below 250 dpi, 200 dpi blocks.
+        let strict = PreflightLimits {
+            warn_dpi: 300.0,
+            block_dpi: 250.0,
+        };
+        let strictly = judged(&image(76.2), basket, strict);
+        assert_eq!(strictly[0].0, PoorResolution, "{strictly:?}");
+        assert!(strictly[0].1.contains("below the 250 dpi"), "{strictly:?}");
+        // The print rendition's pixels count, not a larger preview's.
+        let small_print =
+            basket.replace("\"width\":600,\"height\":600", "\"width\":60,\"height\":60");
+        let small_print = small_print.replace(
+            "\"width\":100,\"height\":100",
+            "\"width\":6000,\"height\":6000",
+        );
+        assert_eq!(
+            codes_of(&judged(
+                &image(25.4),
+                &small_print,
+                PreflightLimits::default()
+            )),
+            [PoorResolution, UnknownLinkId]
+        );
+    }
+
+    fn codes_of(warnings: &[(WarningCode, String)]) -> Vec<WarningCode> {
+        warnings.iter().map(|(code, _)| *code).collect()
+    }
+
+    #[test]
+    fn a_fixed_image_is_judged_in_its_template_box() {
+        let product = Catalogue::builtin().product("businesscard").unwrap();
+        let template = Template::parse(include_str!(
+            "../../tests/scenes/templates/sample_all_items.xml"
+        ))
+        .unwrap();
+        let fixed = template
+            .items
+            .iter()
+            .find_map(|item| match &item.kind {
+                ItemKind::FixedImage(fixed) => Some((item.link_id.clone(), fixed.image_box)),
+                _ => None,
+            })
+            .expect("the sample template has a fixed image");
+        // A tenth of the pixels 300 dpi needs across its box.
+        let width = (fixed.1.width / 25.4 * 30.0) as u32;
+        let json = format!(
+            r#"{{"sides":[{{"type":"image","sideNum":1,"templateCode":"sample_all_items","data":[
+            {{"type":"fixedImageData","linkId":"{}","resourceUri":"store://f"}}]}}],
+            "imageBasket":{{"items":[{{"resourceUri":"store://f","imageItems":[
+            {{"type":"print","resourceUri":"store://f/print","width":{width},"height":{width}}}]}}]}}}}"#,
+            fixed.0
+        );
+        let pack = Pack::parse(&json, "pack", product).unwrap();
+        let warnings = template_warnings(
+            &pack,
+            product,
+            &|_| Some(&template),
+            PreflightLimits::default(),
+        );
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].code, WarningCode::PoorResolution);
     }
 
     #[test]

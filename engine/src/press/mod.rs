@@ -6,6 +6,7 @@
 
 pub mod icc;
 pub mod pdf;
+pub mod sheet;
 
 use std::collections::HashMap;
 use std::io::Cursor;
@@ -15,10 +16,11 @@ use serde::{Deserialize, Serialize};
 use crate::ingest::facts::{Format, raster_facts};
 use crate::ingest::renditions::Pixels;
 use crate::layout::{LayoutReport, Scene, SceneGlyph, SceneItem, layout_side};
-use crate::model::{BoundingBox, ItemKind, Pack, Side, Template};
+pub use crate::model::PreflightLimits;
+use crate::model::{BoundingBox, ItemKind, Pack, Side, Template, effective_dpi};
 use crate::raster::{ImageError, RasterError, ViewArea, decode_image};
 use crate::render::{Engine, EngineError, ImageInput};
-use crate::text::{FontBook, TextRequest, layout_text};
+use crate::text::FontBook;
 use pdf::{DocumentInfo, PdfImage, PdfImageData, PdfPage};
 
 /// At most this many pages in one press file (a pack's sides).
@@ -90,25 +92,12 @@ pub struct PressOptions {
     /// A proof: images at no more than this resolution at their printed size, dots per inch.
     #[serde(default)]
     pub proof_dpi: Option<f64>,
+    /// The cut line and safe area drawn as the editor draws them, on a layer named as not
+    /// printed (a customer's proof).
+    #[serde(default)]
+    pub guides: bool,
     #[serde(default)]
     pub limits: PreflightLimits,
-}
-
-/// Image resolutions preflight warns and blocks at, dots per inch at the printed size.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PreflightLimits {
-    pub warn_dpi: f64,
-    pub block_dpi: f64,
-}
-
-impl Default for PreflightLimits {
-    fn default() -> Self {
-        PreflightLimits {
-            warn_dpi: 300.0,
-            block_dpi: 150.0,
-        }
-    }
 }
 
 /// What a press file holds and what preflight found, page by page.
@@ -212,16 +201,10 @@ impl Engine {
                 "the slug line is longer than {MAX_SLUG_CHARS} characters"
             )));
         }
-        let limits = options.limits;
-        if !(limits.block_dpi.is_finite()
-            && limits.warn_dpi.is_finite()
-            && 0.0 <= limits.block_dpi
-            && limits.block_dpi <= limits.warn_dpi)
-        {
-            return Err(EngineError::Request(
-                "preflight limits: blockDpi must be from 0 to warnDpi".into(),
-            ));
-        }
+        let limits = options
+            .limits
+            .checked()
+            .map_err(|problem| EngineError::Request(problem.into()))?;
         let book = self.fonts();
         let mut laid_out = Vec::with_capacity(pages.len());
         for page in pages {
@@ -268,30 +251,32 @@ impl Engine {
         }
         let verdict = verdict(reports.iter().flat_map(|r| &r.findings));
 
-        let slugs: Vec<Option<(String, Vec<SceneGlyph>)>> = reports
-            .iter()
-            .map(|report| {
-                options
-                    .marks
-                    .then(|| slug_glyphs(book, &slug_text(options.slug.as_deref(), report)))
-                    .transpose()
-            })
-            .collect::<Result<_, _>>()?;
-        let pdf_pages: Vec<PdfPage<'_>> = laid_out
-            .iter()
-            .zip(slugs)
-            .map(|((_, template, scene, _), slug)| PdfPage {
+        let mut pdf_pages: Vec<PdfPage<'_>> = Vec::with_capacity(laid_out.len());
+        for ((_, template, scene, _), report) in laid_out.iter().zip(&reports) {
+            let trim = ViewArea::of_box(&template.cut_box);
+            let bleed = ViewArea::of_box(&template.bleed_box);
+            let slug = options
+                .marks
+                .then(|| {
+                    let text = slug_text(options.slug.as_deref(), report);
+                    sheet::slug(book, &text, &trim, &bleed)
+                })
+                .transpose()
+                .map_err(EngineError::Text)?;
+            pdf_pages.push(PdfPage {
                 scene,
-                trim: ViewArea::of_box(&template.cut_box),
-                bleed: ViewArea::of_box(&template.bleed_box),
+                trim,
+                bleed,
+                safe: ViewArea::of_box(&template.safe_area_box),
                 die_lines: die_lines(template, scene, options.die_line_radius),
                 slug,
-            })
-            .collect();
+            });
+        }
         let info = DocumentInfo {
             title: &options.title,
             created: options.created,
             marks: options.marks,
+            guides: options.guides,
         };
         let bytes = pdf::write_pdf(book, &pdf_pages, &embedded, &info)
             .map_err(|e| EngineError::Raster(RasterError::Encode(e)))?;
@@ -454,14 +439,6 @@ fn placed_images(scene: &Scene, print_sizes: &HashMap<&str, (u32, u32)>) -> Vec<
             _ => None,
         })
         .collect()
-}
-
-/// Pixels per inch of an image stretched over `placement` (the lower of its two directions).
-fn effective_dpi((width, height): (u32, u32), placement: &BoundingBox) -> f64 {
-    let across = f64::from(width) / (placement.width / 25.4);
-    let down = f64::from(height) / (placement.height / 25.4);
-    // Rounded to a tenth: reports stay readable and equal everywhere.
-    libm::round(across.min(down) * 10.0) / 10.0
 }
 
 /// What keeps a page from printing as the customer expects.
@@ -634,7 +611,12 @@ fn slug_text(own: Option<&str>, page: &PageReport) -> String {
     let preflight = match verdict(page.findings.iter()) {
         Verdict::Pass => "preflight passed".to_owned(),
         verdict => {
-            let codes: Vec<String> = page.findings.iter().map(|f| wire_name(f.code)).collect();
+            let mut codes: Vec<String> = Vec::new();
+            for code in page.findings.iter().map(|f| wire_name(f.code)) {
+                if !codes.contains(&code) {
+                    codes.push(code);
+                }
+            }
             format!("preflight {}: {}", verdict.name(), codes.join(", "))
         }
     };
@@ -651,34 +633,6 @@ fn wire_name(value: impl Serialize) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default()
-}
-
-fn slug_glyphs(book: &FontBook, text: &str) -> Result<(String, Vec<SceneGlyph>), EngineError> {
-    let layout = layout_text(
-        book,
-        &TextRequest {
-            text,
-            face: book.plain_face(),
-            size: pdf::SLUG_SIZE,
-            wrap_width: None,
-            substitution: crate::model::FontSubstitution::LineByLine,
-        },
-    )
-    .map_err(EngineError::Text)?;
-    let glyphs = layout
-        .lines
-        .iter()
-        .take(1)
-        .flat_map(|line| &line.glyphs)
-        .map(|g| SceneGlyph {
-            face: g.face,
-            glyph: g.glyph,
-            text: g.text,
-            x: g.x,
-            baseline: -g.rise,
-        })
-        .collect();
-    Ok((text.to_owned(), glyphs))
 }
 
 /// The die lines of a page: the finish's rounded corners round the cut box, and the

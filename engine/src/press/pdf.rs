@@ -19,21 +19,14 @@ use crate::raster::ViewArea;
 use crate::text::{FaceId, FontBook};
 
 use super::icc;
+use super::sheet::{self, MARK_WIDTH, MARKS_ROOM, SLUG_SIZE};
 
 /// Points per millimetre.
 const PT: f64 = 72.0 / 25.4;
-/// Room round the bleed box for crop marks and the slug, mm.
-pub const MARKS_ROOM: f64 = 10.0;
-/// Crop marks start this far outside the bleed box and are this long, mm.
-const MARK_GAP: f64 = 1.0;
-const MARK_LENGTH: f64 = 5.0;
-/// Thickness of crop marks and die lines, mm (about a quarter point).
-const HAIRLINE: f64 = 0.1;
-/// Em size of the slug line, mm (5 pt).
-pub const SLUG_SIZE: f64 = 1.76;
-
 /// The registration colour's separation name: the PDF name every device prints on all plates.
 const REGISTRATION: &[u8] = b"All";
+/// The layer of a proof's cut line and safe area: shown, and named for what it is.
+pub const GUIDES_LAYER: &str = "Cut line (red) and safe area (green dashes): not printed";
 /// The die line's spot colour, on a layer that is off (not printed) unless a press asks.
 pub const DIE_LINE_SPOT: &str = "Dieline";
 
@@ -42,10 +35,12 @@ pub struct PdfPage<'a> {
     pub scene: &'a Scene,
     pub trim: ViewArea,
     pub bleed: ViewArea,
+    /// Where text is safe from the cut: a proof shows it (dashed), a press file does not.
+    pub safe: ViewArea,
     /// Rounded rectangles (area, corner radius) the card is cut along.
     pub die_lines: Vec<(BoundingBox, f64)>,
-    /// The slug line laid out in the plain face (glyphs from x = 0, baseline 0) with its text,
-    /// when marks are drawn.
+    /// The slug line's text and its glyphs, placed on the page ([`sheet::slug`]), when marks
+    /// are drawn.
     pub slug: Option<(String, Vec<SceneGlyph>)>,
 }
 
@@ -73,6 +68,8 @@ pub struct DocumentInfo<'a> {
     pub created: i64,
     /// Whether crop marks (and the slug) are drawn.
     pub marks: bool,
+    /// Whether a proof's cut and safe lines are drawn (on their layer).
+    pub guides: bool,
 }
 
 /// Hands out object numbers.
@@ -137,6 +134,7 @@ pub fn write_pdf(
     let info_id = refs.next();
     let metadata_id = refs.next();
     let die_layer_id = refs.next();
+    let guides_layer_id = refs.next();
     let overprint_id = refs.next();
 
     // Fonts: the glyphs each face draws anywhere in the document, subset once, and the text
@@ -220,7 +218,8 @@ pub fn write_pdf(
         resources
             .insert(Name(b"Properties"))
             .dict()
-            .pair(Name(b"DieLayer"), die_layer_id);
+            .pair(Name(b"DieLayer"), die_layer_id)
+            .pair(Name(b"Guides"), guides_layer_id);
     }
     pdf.ext_graphics(overprint_id)
         .overprint(true)
@@ -247,7 +246,7 @@ pub fn write_pdf(
                 ((media.top + media.height - area.top) * PT) as f32,
             )
         };
-        let content = page_content(page, &media, &fonts, &image_names, book, info.marks);
+        let content = page_content(page, &media, &fonts, &image_names, book, info);
         let content = deflate(&content);
         pdf.stream(content_id, &content).filter(Filter::FlateDecode);
         let mut pdf_page = pdf.page(page_id);
@@ -316,6 +315,11 @@ pub fn write_pdf(
         layer.pair(Name(b"Type"), Name(b"OCG"));
         layer.pair(Name(b"Name"), TextStr("Dieline (not printed)"));
     }
+    {
+        let mut layer = pdf.indirect(guides_layer_id).dict();
+        layer.pair(Name(b"Type"), Name(b"OCG"));
+        layer.pair(Name(b"Name"), TextStr(GUIDES_LAYER));
+    }
 
     let mut catalog = pdf.catalog(catalog_id);
     catalog.pages(page_tree_id).metadata(metadata_id);
@@ -330,12 +334,22 @@ pub fn write_pdf(
         ))
         .dest_output_profile(output_profile_id);
     {
-        // The die line's layer: present so a press can turn it on, off by default.
+        // The die line's layer: present so a press can turn it on, off by default. A proof's
+        // cut and safe lines: on, so the customer sees them as in the editor.
         let mut properties = catalog.insert(Name(b"OCProperties")).dict();
-        properties.insert(Name(b"OCGs")).array().item(die_layer_id);
+        properties
+            .insert(Name(b"OCGs"))
+            .array()
+            .items([die_layer_id, guides_layer_id]);
         let mut default = properties.insert(Name(b"D")).dict();
-        default.pair(Name(b"Name"), TextStr("Press"));
-        default.insert(Name(b"Order")).array().item(die_layer_id);
+        default.pair(
+            Name(b"Name"),
+            TextStr(if info.guides { "Proof" } else { "Press" }),
+        );
+        default
+            .insert(Name(b"Order"))
+            .array()
+            .items([die_layer_id, guides_layer_id]);
         default.insert(Name(b"OFF")).array().item(die_layer_id);
     }
     catalog.finish();
@@ -601,7 +615,7 @@ fn page_content(
     fonts: &HashMap<FaceId, EmbeddedFont>,
     images: &HashMap<&str, (String, Ref)>,
     book: &FontBook,
-    marks: bool,
+    info: &DocumentInfo<'_>,
 ) -> Vec<u8> {
     let mut content = Content::new();
     // Millimetres, y down, origin at the print area's top-left.
@@ -706,7 +720,7 @@ fn page_content(
         content.set_parameters(Name(b"Overprint"));
         content.set_stroke_color_space(ColorSpaceOperand::Named(Name(b"Die")));
         content.set_stroke_color([1.0]);
-        content.set_line_width(HAIRLINE as f32);
+        content.set_line_width(MARK_WIDTH as f32);
         content.transform(box_frame(area));
         rounded_rect(&mut content, area.width, area.height, *radius);
         content.stroke();
@@ -716,20 +730,15 @@ fn page_content(
         content.end_marked_content();
     }
 
-    if marks {
+    if info.guides {
+        guides(&mut content, &page.trim, &page.safe);
+    }
+    if info.marks {
         crop_marks(&mut content, &page.trim, &bleed);
         if let Some((text, slug)) = &page.slug {
             content.save_state();
             content.set_fill_color_space(ColorSpaceOperand::Named(Name(b"Registration")));
             content.set_fill_color([1.0]);
-            content.transform([
-                1.0,
-                0.0,
-                0.0,
-                1.0,
-                page.trim.left as f32 + 2.0,
-                (bleed.top + bleed.height + MARK_GAP + MARK_LENGTH / 2.0 + SLUG_SIZE / 3.0) as f32,
-            ]);
             show_glyphs(&mut content, text, slug, SLUG_SIZE, fonts, book);
             content.restore_state();
         }
@@ -912,28 +921,45 @@ fn rounded_rect(content: &mut Content, width: f64, height: f64, radius: f64) {
     }
 }
 
-/// Two marks at each corner of the trim box, in the line of its edges, outside the bleed.
+/// A proof's cut line (red) and safe area (green dashes), as the editor draws them, on the
+/// guides layer.
+fn guides(content: &mut Content, trim: &ViewArea, safe: &ViewArea) {
+    content
+        .begin_marked_content_with_properties(Name(b"OC"))
+        .properties_named(Name(b"Guides"));
+    content.save_state();
+    content.set_line_width(0.2);
+    content.set_stroke_cmyk(0.0, 1.0, 1.0, 0.0);
+    content.rect(
+        trim.left as f32,
+        trim.top as f32,
+        trim.width as f32,
+        trim.height as f32,
+    );
+    content.stroke();
+    content.set_stroke_cmyk(0.8, 0.0, 0.9, 0.2);
+    content.set_dash_pattern([1.0, 1.0], 0.0);
+    content.rect(
+        safe.left as f32,
+        safe.top as f32,
+        safe.width as f32,
+        safe.height as f32,
+    );
+    content.stroke();
+    content.restore_state();
+    content.end_marked_content();
+}
+
+/// The crop marks, in registration colour.
 fn crop_marks(content: &mut Content, trim: &ViewArea, bleed: &ViewArea) {
     content.save_state();
     content.set_stroke_color_space(ColorSpaceOperand::Named(Name(b"Registration")));
     content.set_stroke_color([1.0]);
-    content.set_line_width(HAIRLINE as f32);
+    content.set_line_width(MARK_WIDTH as f32);
     content.set_line_cap(LineCapStyle::ButtCap);
-    let (left, right) = (trim.left, trim.left + trim.width);
-    let (top, bottom) = (trim.top, trim.top + trim.height);
-    let (bleed_left, bleed_right) = (bleed.left - MARK_GAP, bleed.left + bleed.width + MARK_GAP);
-    let (bleed_top, bleed_bottom) = (bleed.top - MARK_GAP, bleed.top + bleed.height + MARK_GAP);
-    let mut line = |x0: f64, y0: f64, x1: f64, y1: f64| {
+    for [(x0, y0), (x1, y1)] in sheet::crop_marks(trim, bleed) {
         content.move_to(x0 as f32, y0 as f32);
         content.line_to(x1 as f32, y1 as f32);
-    };
-    for y in [top, bottom] {
-        line(bleed_left, y, bleed_left - MARK_LENGTH, y);
-        line(bleed_right, y, bleed_right + MARK_LENGTH, y);
-    }
-    for x in [left, right] {
-        line(x, bleed_top, x, bleed_top - MARK_LENGTH);
-        line(x, bleed_bottom, x, bleed_bottom + MARK_LENGTH);
     }
     content.stroke();
     content.restore_state();

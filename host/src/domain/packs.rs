@@ -6,8 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use presspack_engine::failure::FailureCode;
 use presspack_engine::model::{
-    Pack, PhysicalSpec, Product, Side, Warning, WarningCode, missing_characters_message,
-    pack_warnings, template_warnings,
+    Pack, PhysicalSpec, PreflightLimits, Product, Side, Template, Warning, WarningCode, explain,
+    missing_characters_message, pack_warnings, template_warnings,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -79,9 +79,9 @@ impl PackRecord {
         pack: &Pack,
         physical_spec: PhysicalSpec,
         created_by: &str,
-        templates: &Templates,
+        judge: &Judge<'_>,
     ) -> Result<Self, DomainError> {
-        let (pack, warnings) = canonical(pack, product, templates)?;
+        let (pack, warnings) = canonical(pack, product, judge)?;
         Ok(PackRecord {
             product: product.code.clone(),
             pack,
@@ -146,26 +146,107 @@ impl PackRecord {
         &mut self,
         pack: &Pack,
         product: &Product,
-        templates: &Templates,
+        judge: &Judge<'_>,
     ) -> Result<(), DomainError> {
-        (self.pack, self.warnings) = canonical(pack, product, templates)?;
+        (self.pack, self.warnings) = canonical(pack, product, judge)?;
         self.updated_at = now();
         Ok(())
     }
+}
+
+/// What a pack's warnings are worked out with: the server's templates, and pictures judged
+/// by the press's own limits.
+pub struct Judge<'a> {
+    pub templates: &'a Templates,
+    pub limits: PreflightLimits,
+}
+
+impl<'a> Judge<'a> {
+    pub fn new(services: &'a Services) -> Self {
+        Judge {
+            templates: &services.templates,
+            limits: services.images.settings().preflight_limits(),
+        }
+    }
+
+    /// The template `code` names, if the server has it.
+    pub fn template(&self, code: &str) -> Option<&'a Template> {
+        self.templates.get(code).map(|entry| &entry.template)
+    }
+}
+
+/// Pins the images `pack` names ([`pin_images`]) and gives its basket their sizes as the
+/// store knows them.
+async fn pin_and_measure(services: &Services, pack: &mut Pack) -> Result<(), DomainError> {
+    let json = serde_json::to_string(&pack.image_basket).map_err(|e| internal("pack", e))?;
+    let data = serde_json::to_string(&pack.sides).map_err(|e| internal("pack", e))?;
+    let mut known = pin_images(services.store.as_ref(), &json).await?;
+    known.append(&mut pin_images(services.store.as_ref(), &data).await?);
+    pack.image_basket.set_known_sizes(&known);
+    Ok(())
+}
+
+/// The pack's warnings in the customer's words (the engine's [`explain`]), each with whether
+/// it blocks ordering: one wording for every page that refuses an order.
+pub fn explained_warnings(services: &Services, record: &PackRecord) -> Vec<(String, bool)> {
+    let product = services.catalogue.product(&record.product);
+    let typed = product.and_then(|product| {
+        let value = serde_json::from_str(record.pack.get()).ok()?;
+        Some((Pack::read(value, "pack", product).ok()?, product))
+    });
+    let judge = Judge::new(services);
+    let template = |code: &str| judge.template(code);
+    // A stored pack always reads back; its partner's message stands in if it ever does not.
+    record
+        .warnings
+        .iter()
+        .map(|warning| match &typed {
+            Some((typed, product)) => {
+                let explained = explain(warning, typed, product, &template, judge.limits);
+                (explained.text, explained.blocks_ordering)
+            }
+            None => (warning.message.clone(), warning.code.blocks_ordering()),
+        })
+        .collect()
+}
+
+/// A new pack's record, with all its warnings, its images pinned.
+pub async fn new_record(
+    services: &Services,
+    product: &Product,
+    mut pack: Pack,
+    physical_spec: PhysicalSpec,
+    created_by: &str,
+) -> Result<PackRecord, DomainError> {
+    pin_and_measure(services, &mut pack).await?;
+    let mut record = PackRecord::new(
+        product,
+        &pack,
+        physical_spec,
+        created_by,
+        &Judge::new(services),
+    )?;
+    record
+        .warnings
+        .extend(text_warnings(services, &pack).await?);
+    Ok(record)
 }
 
 /// The pack as stored (its canonical JSON) and its warnings.
 fn canonical(
     pack: &Pack,
     product: &Product,
-    templates: &Templates,
+    judge: &Judge<'_>,
 ) -> Result<(Box<RawValue>, Vec<Warning>), DomainError> {
     let json = serde_json::to_string(pack).map_err(|e| internal("pack", e))?;
     let raw = RawValue::from_string(json).map_err(|e| internal("pack", e))?;
     let mut warnings = pack_warnings(pack, product);
-    warnings.extend(template_warnings(pack, product, &|code| {
-        templates.get(code).map(|entry| &entry.template)
-    }));
+    warnings.extend(template_warnings(
+        pack,
+        product,
+        &|code| judge.template(code),
+        judge.limits,
+    ));
     Ok((raw, warnings))
 }
 
@@ -342,13 +423,14 @@ pub async fn replace_pack(
     let current = load(state.store.as_ref(), id).await?;
     may_update(&current.record)?;
     let product = stored_product(state, &current.record)?;
-    let pack = Pack::parse(text, "pack", product)
+    let mut pack = Pack::parse(text, "pack", product)
         .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPack))?;
     let text_warnings = text_warnings(state, &pack).await?;
-    pin_images(state.store.as_ref(), text).await?;
+    pin_and_measure(state, &mut pack).await?;
+    let judge = Judge::new(state);
     modify(state.store.as_ref(), id, |record| {
         may_update(record)?;
-        record.set_pack(&pack, product, &state.templates)?;
+        record.set_pack(&pack, product, &judge)?;
         record.warnings.extend(text_warnings.iter().cloned());
         if let Some(name) = friendly_name {
             record.friendly_name = Some(name.to_owned());

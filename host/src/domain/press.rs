@@ -5,9 +5,7 @@
 use bytes::Bytes;
 use presspack_engine::images::plan_print_images;
 use presspack_engine::model::{Pack, PhysicalSpec, Side};
-use presspack_engine::press::{
-    PreflightLimits, PressOptions, PressReport, ROUNDED_CORNER_RADIUS, press_pages,
-};
+use presspack_engine::press::{PressOptions, PressReport, ROUNDED_CORNER_RADIUS, press_pages};
 use presspack_engine::wire::{MAX_FRAME_BYTES, PressPageInput};
 use serde_json::value::RawValue;
 
@@ -123,10 +121,8 @@ pub async fn press_file(
         die_line_radius: (print.finishing_option == "rounded_corners")
             .then_some(ROUNDED_CORNER_RADIUS),
         proof_dpi: matches!(kind, PressKind::Proof).then_some(PROOF_DPI),
-        limits: PreflightLimits {
-            warn_dpi: f64::from(settings.press_warn_dpi),
-            block_dpi: f64::from(settings.press_block_dpi),
-        },
+        guides: matches!(kind, PressKind::Proof),
+        limits: settings.preflight_limits(),
     };
     let pages: Vec<PressPageInput> = pages
         .iter()

@@ -22,7 +22,7 @@ use crate::domain::error::{DomainError, ErrorCode};
 
 use crate::infra::store::{self, SharedBlobs, Store, StoreError, unix_millis};
 
-use super::ImageRecord;
+use super::{ImageRecord, STORE_SCHEME};
 
 /// How often a server sweeps.
 pub const SWEEP_EVERY: Duration = Duration::from_secs(10 * 60);
@@ -67,7 +67,7 @@ impl<'de> serde::de::Visitor<'de> for ImageIds<'_> {
 
     fn visit_str<E>(self, text: &str) -> Result<(), E> {
         if let Some(id) = text
-            .strip_prefix(super::STORE_SCHEME)
+            .strip_prefix(STORE_SCHEME)
             .and_then(|rest| rest.get(..32))
             .filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit()))
         {
@@ -113,9 +113,11 @@ impl<'de> serde::de::Visitor<'de> for ImageIds<'_> {
 /// each is read (and maybe written) when the pack is saved.
 pub const MAX_PACK_IMAGES: usize = MAX_BASKET_ITEMS;
 
-/// Pins every image `json` (a pack) names, so no sweep deletes it. Images that do not exist
+/// Pins every image `json` (a pack) names, so no sweep deletes it, and returns the pixel size
+/// of each of their renditions by URI (`store://<id>` is the print rendition): facts the
+/// pack's warnings judge resolution by, whatever its basket claims. Images that do not exist
 /// (or are being swept) are left alone: a render will report them missing.
-pub async fn pin_images(store: &dyn Store, json: &str) -> Result<(), DomainError> {
+pub async fn pin_images(store: &dyn Store, json: &str) -> Result<KnownPixels, DomainError> {
     let ids = image_ids(json);
     if ids.len() > MAX_PACK_IMAGES {
         return Err(DomainError::new(
@@ -127,22 +129,35 @@ pub async fn pin_images(store: &dyn Store, json: &str) -> Result<(), DomainError
             ),
         ));
     }
+    let mut known = KnownPixels::new();
     for id in ids {
         // Most images are pinned already: read first, write only when needed.
-        match store::load::<ImageRecord>(store, IMAGES, &id).await? {
-            Some((record, _)) if !record.pinned && !record.swept => {
-                store::modify::<ImageRecord, StoreError>(store, IMAGES, &id, |record| {
-                    record.pinned = !record.swept;
-                    Ok(())
-                })
-                .await?;
-                store.unschedule(IMAGES, &id).await?;
-            }
-            _ => {}
+        let Some((record, _)) = store::load::<ImageRecord>(store, IMAGES, &id).await? else {
+            continue;
+        };
+        if record.swept {
+            continue;
+        }
+        let report = &record.report;
+        known.insert(format!("{STORE_SCHEME}{id}"), (report.width, report.height));
+        for rendition in &report.renditions {
+            let uri = format!("{STORE_SCHEME}{id}/{}", rendition.kind.name());
+            known.insert(uri, (rendition.width, rendition.height));
+        }
+        if !record.pinned {
+            store::modify::<ImageRecord, StoreError>(store, IMAGES, &id, |record| {
+                record.pinned = !record.swept;
+                Ok(())
+            })
+            .await?;
+            store.unschedule(IMAGES, &id).await?;
         }
     }
-    Ok(())
+    Ok(known)
 }
+
+/// Pixel sizes of stored renditions, by URI (see [`pin_images`]).
+pub type KnownPixels = std::collections::BTreeMap<String, (u32, u32)>;
 
 /// What a sweep did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use presspack_engine::ingest::IngestRequest;
+use presspack_engine::model::PreflightLimits;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::domain::error::{DomainError, ErrorCode};
@@ -188,6 +189,17 @@ pub struct ImageSettings {
     /// most `press_warn_dpi`).
     #[serde(deserialize_with = "settings::count::<_, _, 0, 2400>")]
     pub press_block_dpi: u32,
+}
+
+impl ImageSettings {
+    /// The resolutions preflight warns and blocks at. The pack warnings judge pictures by the
+    /// same, so what a press file would block cannot be ordered.
+    pub fn preflight_limits(&self) -> PreflightLimits {
+        PreflightLimits {
+            warn_dpi: f64::from(self.press_warn_dpi),
+            block_dpi: f64::from(self.press_block_dpi),
+        }
+    }
 }
 
 impl Default for ImageSettings {

@@ -26,6 +26,7 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::orders::record::ORDERS;
 use crate::domain::orders::record::OrderStatus;
+use crate::domain::packs;
 use crate::domain::services::Services;
 use crate::domain::webhooks::{self, OrderEvent};
 use crate::infra::queue;
@@ -80,8 +81,8 @@ pub enum Placed {
 pub enum CheckoutError {
     #[error("Your cart is empty.")]
     EmptyCart,
-    #[error("{0} cannot be ordered yet; open it from your cart to see why.")]
-    NotOrderable(String),
+    #[error("{name} cannot be ordered yet: {reasons} Open it from your cart to fix it.")]
+    NotOrderable { name: String, reasons: String },
     #[error(
         "You have already ordered a trial pack, and a trial pack can be ordered only once. Remove {0} from your cart to order the rest."
     )]
@@ -160,7 +161,14 @@ pub async fn place(
         return Err(CheckoutError::EmptyCart);
     }
     if let Some(line) = lines.iter().find(|l| !l.pack.is_orderable()) {
-        return Err(CheckoutError::NotOrderable(line.pack.display_name()));
+        let reasons: Vec<String> = packs::explained_warnings(state, &line.pack)
+            .into_iter()
+            .filter_map(|(text, blocks)| blocks.then_some(text))
+            .collect();
+        return Err(CheckoutError::NotOrderable {
+            name: line.pack.display_name(),
+            reasons: reasons.join(" "),
+        });
     }
     check_confirmation(state, customer)?;
     let trial = trial_line(lines)?.map(|l| l.pack.display_name());

@@ -12,7 +12,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use presspack_engine::model::{Product, Warning};
+use presspack_engine::model::{PreflightLimits, Product, Warning};
 use presspack_engine::package::{WASM_FILE, assets_module, face_file};
 use presspack_engine::text::FontCatalogue;
 use serde::Serialize;
@@ -103,6 +103,9 @@ struct Design<'a> {
     /// Where to POST the design back; none for the demo.
     save_url: Option<String>,
     warnings: &'a [Warning],
+    /// The resolutions the press warns and blocks pictures at: the editor's warnings judge
+    /// by them, so it refuses what the server would.
+    preflight_limits: PreflightLimits,
 }
 
 /// The editor's files as its pages name them, content-hashed (`?v=`) so that browsers keep
@@ -257,6 +260,7 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         templates: templates_of(&state, product),
         save_url: None,
         warnings: &[],
+        preflight_limits: state.images.settings().preflight_limits(),
     })
 }
 
@@ -282,6 +286,7 @@ pub async fn design(
         templates: templates_of(&state, product),
         save_url: Some(format!("/packs/{pack_id}/design")),
         warnings: &record.warnings,
+        preflight_limits: state.images.settings().preflight_limits(),
     })
 }
 

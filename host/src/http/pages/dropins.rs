@@ -11,7 +11,7 @@ use axum::extract::{Form, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use presspack_engine::model::{Pack, PhysicalSpecInput, Product, explain};
+use presspack_engine::model::{PhysicalSpecInput, Product};
 use subtle::ConstantTimeEq;
 
 use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
@@ -266,23 +266,7 @@ fn preview_page(
 /// The pack's warnings in the customer's words (the engine's [`explain`]); each that blocks
 /// ordering with a button to the editor, where it can be fixed.
 fn warning_list(services: &Services, pack_id: &str, pack: &PackRecord) -> Markup {
-    let product = services.catalogue.product(&pack.product);
-    let typed = product.and_then(|product| {
-        let value = serde_json::from_str(pack.pack.get()).ok()?;
-        Some((Pack::read(value, "pack", product).ok()?, product))
-    });
-    // A stored pack always reads back; its partner's message stands in if it ever does not.
-    let explained: Vec<(String, bool)> = pack
-        .warnings
-        .iter()
-        .map(|warning| match &typed {
-            Some((typed, product)) => {
-                let explained = explain(warning, typed, product);
-                (explained.text, explained.blocks_ordering)
-            }
-            None => (warning.message.clone(), warning.code.blocks_ordering()),
-        })
-        .collect();
+    let explained = packs::explained_warnings(services, pack);
     let editor = drop_in_path(pack_id, "edit", &pack.drop_in_token);
     html! {
         @if !explained.is_empty() {

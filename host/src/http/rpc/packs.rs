@@ -6,9 +6,7 @@ use presspack_engine::model::{Catalogue, Pack, PhysicalSpec, PhysicalSpecInput, 
 use serde::Serialize;
 
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::packs::{
-    self, PackRecord, StoredPack, replace_pack, stored_product, text_warnings,
-};
+use crate::domain::packs::{self, PackRecord, StoredPack, replace_pack, stored_product};
 use crate::domain::services::Services;
 use crate::domain::{designs, dropins};
 use crate::http::rpc::call::{Call, Reply};
@@ -277,23 +275,19 @@ async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Rep
             "createPack needs a signed call",
         )
     })?;
-    let mut record = PackRecord::new(
+    let mut record = packs::new_record(
+        services,
         product,
-        &pack,
+        pack,
         physical_spec,
         &creator.consumer_key,
-        &services.templates,
-    )?;
-    record
-        .warnings
-        .extend(text_warnings(services, &pack).await?);
+    )
+    .await?;
     record.tracking_id = tracking_id.map(str::to_owned);
     record.friendly_name = friendly_name.map(str::to_owned);
     record.start_again_url = start_again_url;
     record.design_code = design.map(|d| d.code);
     record.trial = trial;
-    crate::domain::images::retention::pin_images(services.store.as_ref(), record.pack.get())
-        .await?;
     let id = packs::insert(services.store.as_ref(), &record).await?;
     pack_reply(services, call.base_url, &id, &record, include_spec)
 }
