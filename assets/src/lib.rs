@@ -16,6 +16,10 @@ pub const FONT_CATALOGUE: &str = include_str!("../../fonts/catalogue.json");
 /// holds), as `(name, raw deflate of the file)`; the engine inflates them once.
 pub const FONT_FACES_DEFLATED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/fonts.rs"));
 
+/// The default printing condition's ICC output profile, FOGRA39 (see `icc/README.md`): the
+/// output intent of press files and the target of their CMYK conversion (engine).
+pub const PRESS_PROFILE: &[u8] = include_bytes!("../icc/FOGRA39-presspack.icc");
+
 /// The pack the design canvas opens with (`/web-demo/sample.json`), also a fuzzing seed.
 pub const SAMPLE_PACK: &str = include_str!("../samples/sample-pack.json");
 

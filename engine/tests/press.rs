@@ -185,6 +185,26 @@ fn qpdf_finds_the_file_sound_and_the_boxes_are_the_template_s() {
     assert_eq!(field(&info, "Encrypted"), "no");
     assert_eq!(field(&info, "PDF subtype"), "PDF/X-4");
 
+    // The output intent is a registered printing condition, with its profile.
+    let expanded = path.with_extension("intent.pdf");
+    tool(
+        "qpdf",
+        &[
+            "--qdf",
+            "--object-streams=disable",
+            path_str(&path),
+            path_str(&expanded),
+        ],
+    );
+    let expanded = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
+    for needle in [
+        "/OutputConditionIdentifier (FOGRA39)",
+        "/RegistryName (http://www.color.org)",
+        "/DestOutputProfile",
+    ] {
+        assert!(expanded.contains(needle), "no {needle}");
+    }
+
     // Without marks (a proof) the page is the bleed box.
     let (path, _) = press(&card_pack(photo(), cmyk()), &options(false));
     let info = tool("pdfinfo", &["-box", path_str(&path)]);
@@ -296,8 +316,9 @@ fn looks_like_the_png(name: &str, pack: &Pack) {
         let png = canvas.pixels().encode_png().unwrap();
         let (width, height) = (canvas.width(), canvas.height());
         let out = path.with_extension(format!("page{page}"));
-        // Poppler renders in the output intent's CMYK (its own CMYK to RGB formula is not
-        // the engine's); the engine's formula turns those inks into RGB.
+        // Poppler gives the inks the press would print (the sRGB photos separated to the
+        // output intent, the vector colours as written); lcms2 shows those inks as sRGB
+        // through the press profile, as a proofing RIP would.
         tool(
             "pdftoppm",
             &[
@@ -315,23 +336,32 @@ fn looks_like_the_png(name: &str, pack: &Pack) {
                 path_str(&out),
             ],
         );
-        let inks = std::fs::read(out.with_extension(format!("page{page}.jpg"))).unwrap();
-        compare(
-            &format!("{name}-page-{page}"),
-            &png,
-            &cmyk_to_rgb(&inks, (width, height)),
+        let inks = out.with_extension(format!("page{page}.jpg"));
+        let shown = out.with_extension(format!("page{page}.srgb.jpg"));
+        let profile = format!("-i{}", press_profile());
+        tool(
+            "jpgicc",
+            &["-t1", "-q100", &profile, path_str(&inks), path_str(&shown)],
         );
+        let image = image::load_from_memory(&std::fs::read(&shown).unwrap())
+            .unwrap()
+            .to_rgb8();
+        assert_eq!(image.dimensions(), (width, height));
+        let rendered = presspack_engine::raster::encode_png(
+            width,
+            height,
+            png::ColorType::Rgb,
+            image.as_raw(),
+        )
+        .unwrap();
+        compare(&format!("{name}-page-{page}"), &png, &rendered);
     }
 }
 
-/// A CMYK JPEG's pixels as RGB by the engine's documented formula, `r = 255 (1 - c)(1 - k)`,
-/// as PNG. The JPEG stores its inks inverted (Adobe's convention), so each channel is
-/// `255 - ink` and the formula is a product.
-fn cmyk_to_rgb(jpeg: &[u8], size: (u32, u32)) -> Vec<u8> {
-    let image = image::load_from_memory(jpeg).unwrap().to_rgb8();
-    assert_eq!(image.dimensions(), size);
-    presspack_engine::raster::encode_png(size.0, size.1, png::ColorType::Rgb, image.as_raw())
-        .unwrap()
+/// The press profile's path, as the tools take it.
+fn press_profile() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/icc/FOGRA39-presspack.icc");
+    path.to_str().unwrap().to_owned()
 }
 
 /// Decodes a PNG to RGB.
@@ -351,7 +381,7 @@ fn rgb(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
 }
 
 /// Poppler's rendering against the engine's: the same size, and every 8 x 8 block's average
-/// colour within a few levels. Blocks, not pixels: two rasterisers anti-alias text edges and
+/// colour within a few levels, as far as the press's gamut allows. Blocks, not pixels: two rasterisers anti-alias text edges and
 /// resample photos differently and poppler's JPEG rings round sharp edges, while a glyph or
 /// image out of place by a fraction of a millimetre changes whole blocks. On a mismatch
 /// writes expected/actual/diff PNGs under `target/press-diffs/`.
@@ -383,7 +413,9 @@ fn compare(name: &str, expected_png: &[u8], actual_png: &[u8]) {
     let mean = block_differences.iter().sum::<f64>() / block_differences.len() as f64;
     let worst = block_differences.iter().copied().fold(0.0, f64::max);
     eprintln!("{name}: mean block difference {mean:.2}, worst {worst:.1}");
-    if mean <= 3.0 && worst <= 64.0 {
+    // (5 levels on average: the press cannot print all of sRGB, its black ink alone is a
+    // dark grey and its most saturated yellows and blues fall short of the screen's)
+    if mean <= 5.0 && worst <= 64.0 {
         return;
     }
     let differences: Vec<u8> = expected
@@ -431,6 +463,10 @@ fn preflight_reports_resolution_and_the_slug_says_so() {
     );
     assert_eq!(report.verdict, Verdict::Warn);
     assert!(report.pages[1].findings.is_empty(), "{report:?}");
+    // The colour facts: the printing condition, and the CMYK colour's 105% as the most ink.
+    let colour = report.colour.expect("colour facts");
+    assert_eq!(colour.condition, "FOGRA39");
+    assert_eq!(colour.max_ink, 105.0);
 }
 
 /// One line in each script the fonts cover (and Avant Garde, a CFF face), in the order the
@@ -749,4 +785,173 @@ fn a_proof_shows_the_cut_line_and_safe_area_on_a_layer_marked_not_printed() {
         !pixel_at(&press_file, 12.0, 40.0).iter().any(red),
         "a press file has no cut line"
     );
+}
+
+/// Runs lcms2's `transicc` on `values` (one colour a line) from `input` to `output` profile,
+/// relative colorimetric; each colour's values.
+fn transicc(input: &str, output: &str, values: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    use std::io::Write;
+    let mut child = Command::new("transicc")
+        .args(["-i", input, "-o", output, "-t1", "-n"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("transicc (liblcms2-utils; tests/run installs it)");
+    let lines: String = values
+        .iter()
+        .map(|v| v.iter().map(f64::to_string).collect::<Vec<_>>().join(" ") + "\n")
+        .collect();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(lines.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            line.split_whitespace()
+                .map(|v| v.parse().unwrap())
+                .collect()
+        })
+        .filter(|v: &Vec<f64>| !v.is_empty())
+        .collect()
+}
+
+/// CIEDE2000 colour difference between two Lab colours.
+fn delta_e_2000(lab1: &[f64], lab2: &[f64]) -> f64 {
+    use std::f64::consts::PI;
+    let (l1, a1, b1) = (lab1[0], lab1[1], lab1[2]);
+    let (l2, a2, b2) = (lab2[0], lab2[1], lab2[2]);
+    let c_mean = ((a1.hypot(b1)) + (a2.hypot(b2))) / 2.0;
+    let g = 0.5 * (1.0 - (c_mean.powi(7) / (c_mean.powi(7) + 25f64.powi(7))).sqrt());
+    let (a1p, a2p) = ((1.0 + g) * a1, (1.0 + g) * a2);
+    let (c1p, c2p) = (a1p.hypot(b1), a2p.hypot(b2));
+    let hue = |b: f64, a: f64| {
+        let h = b.atan2(a).to_degrees();
+        if h < 0.0 { h + 360.0 } else { h }
+    };
+    let (h1p, h2p) = (hue(b1, a1p), hue(b2, a2p));
+    let dl = l2 - l1;
+    let dc = c2p - c1p;
+    let dh = if c1p * c2p == 0.0 {
+        0.0
+    } else if (h2p - h1p).abs() <= 180.0 {
+        h2p - h1p
+    } else if h2p - h1p > 180.0 {
+        h2p - h1p - 360.0
+    } else {
+        h2p - h1p + 360.0
+    };
+    let dh_big = 2.0 * (c1p * c2p).sqrt() * (dh.to_radians() / 2.0).sin();
+    let l_mean = (l1 + l2) / 2.0;
+    let cp_mean = (c1p + c2p) / 2.0;
+    let hp_mean = if c1p * c2p == 0.0 {
+        h1p + h2p
+    } else if (h1p - h2p).abs() <= 180.0 {
+        (h1p + h2p) / 2.0
+    } else if h1p + h2p < 360.0 {
+        (h1p + h2p + 360.0) / 2.0
+    } else {
+        (h1p + h2p - 360.0) / 2.0
+    };
+    let t = 1.0 - 0.17 * ((hp_mean - 30.0) * PI / 180.0).cos()
+        + 0.24 * ((2.0 * hp_mean) * PI / 180.0).cos()
+        + 0.32 * ((3.0 * hp_mean + 6.0) * PI / 180.0).cos()
+        - 0.20 * ((4.0 * hp_mean - 63.0) * PI / 180.0).cos();
+    let d_theta = 30.0 * (-((hp_mean - 275.0) / 25.0).powi(2)).exp();
+    let rc = 2.0 * (cp_mean.powi(7) / (cp_mean.powi(7) + 25f64.powi(7))).sqrt();
+    let sl = 1.0 + 0.015 * (l_mean - 50.0).powi(2) / (20.0 + (l_mean - 50.0).powi(2)).sqrt();
+    let sc = 1.0 + 0.045 * cp_mean;
+    let sh = 1.0 + 0.015 * cp_mean * t;
+    let rt = -(2.0 * d_theta * PI / 180.0).sin() * rc;
+    ((dl / sl).powi(2) + (dc / sc).powi(2) + (dh_big / sh).powi(2) + rt * (dc / sc) * (dh_big / sh))
+        .sqrt()
+}
+
+/// An RGB colour is written as the press's CMYK: no page draws in sRGB but its photos.
+#[test]
+fn rgb_colours_are_written_as_press_cmyk() {
+    let red = serde_json::json!({"type": "RGB", "r": 200, "g": 30, "b": 40});
+    let (path, _) = press(&card_pack(photo(), red), &options(true));
+    let expanded = path.with_extension("qdf.pdf");
+    tool(
+        "qpdf",
+        &[
+            "--qdf",
+            "--object-streams=disable",
+            path_str(&path),
+            path_str(&expanded),
+        ],
+    );
+    let content = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
+    assert!(!content.contains("/sRGB cs"), "a fill in sRGB");
+    let [c, m, y, k] = presspack_engine::press::colour::press_cmyk(200, 30, 40);
+    let written = format!("{} {} {} {} k", c / 100.0, m / 100.0, y / 100.0, k / 100.0);
+    assert!(content.contains(&written), "no {written:?}");
+    assert!(m > 80.0 && c < 20.0, "{:?}", [c, m, y, k]);
+}
+
+/// The engine's RGB-to-press conversion agrees with lcms2's on 210 sRGB colours (a 6-step
+/// cube without its neutrals, which print in black ink alone): the CMYK each gives, seen
+/// through the press profile, at most 1 ΔE00 apart and 0.5 on average; and no colour asks
+/// for more than the profile's 320% of ink.
+#[test]
+fn rgb_converts_to_the_press_cmyk_as_lcms2_does() {
+    let profile = press_profile();
+    let profile = profile.as_str();
+    let steps = [0u8, 51, 102, 153, 204, 255];
+    let mut colours: Vec<[u8; 3]> = Vec::new();
+    for r in steps {
+        for g in steps {
+            for b in steps {
+                if !(r == g && g == b) {
+                    colours.push([r, g, b]);
+                }
+            }
+        }
+    }
+    assert!(colours.len() >= 100);
+    let ours: Vec<Vec<f64>> = colours
+        .iter()
+        .map(|&[r, g, b]| presspack_engine::press::colour::press_cmyk(r, g, b).to_vec())
+        .collect();
+    let rgb: Vec<Vec<f64>> = colours
+        .iter()
+        .map(|c| c.iter().map(|&v| f64::from(v)).collect())
+        .collect();
+    let theirs = transicc("*sRGB", profile, &rgb);
+    assert_eq!(theirs.len(), colours.len());
+    let our_lab = transicc(profile, "*Lab", &ours);
+    let their_lab = transicc(profile, "*Lab", &theirs);
+    let differences: Vec<f64> = our_lab
+        .iter()
+        .zip(&their_lab)
+        .map(|(a, b)| delta_e_2000(a, b))
+        .collect();
+    let worst = differences.iter().cloned().fold(0.0, f64::max);
+    let mean = differences.iter().sum::<f64>() / differences.len() as f64;
+    let (at, _) = differences
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap();
+    eprintln!(
+        "ΔE00 against lcms2 over {} colours: mean {mean:.3}, worst {worst:.3}",
+        colours.len()
+    );
+    assert!(
+        worst <= 1.0 && mean <= 0.5,
+        "ΔE00 mean {mean:.3}, worst {worst:.3} at {:?}: ours {:?}, lcms2 {:?}",
+        colours[at],
+        ours[at],
+        theirs[at]
+    );
+    for (colour, cmyk) in colours.iter().zip(&ours) {
+        let total: f64 = cmyk.iter().sum();
+        assert!(total <= 320.5, "{colour:?} -> {cmyk:?}: {total}% of ink");
+    }
 }

@@ -368,7 +368,11 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     let (status, pdf) = bytes(&Shopper::new(&app), &app, &press_link).await;
     assert_eq!(status, 200);
     assert!(pdf.starts_with(b"%PDF-"));
-    assert!(operator.get(&path).await.body.contains("preflight: "));
+    let order_page = operator.get(&path).await.body;
+    assert!(
+        order_page.contains("preflight: ") && order_page.contains("FOGRA39, most ink "),
+        "{order_page}"
+    );
 
     // Moves: refused when illegal or malformed, with the problem on the page.
     let move_to = |fields: Vec<(&'static str, &'static str)>| {

@@ -1,13 +1,7 @@
-//! The two ICC profiles a press file embeds, built from formulas rather than shipped as
-//! files: sRGB (what RGB colours and photos are tagged with) and the default output intent,
-//! a CMYK printer profile that is exactly the engine's preview formula
-//! ([`crate::model::Colour::to_rgb`]) between CMYK and sRGB, so a press file without an
-//! operator's own profile describes the colours the customer saw. A print shop replaces the
-//! second with its press condition's profile (FOGRA39, GRACoL ...).
-//!
-//! Both are ICC version 2.1 profiles (the version every RIP reads): sRGB as a matrix and tone
-//! curve display profile, CMYK as 8-bit lookup tables (`mft1`). Their arithmetic is `libm`'s,
-//! so every build of the engine writes the same bytes.
+//! The sRGB profile a press file tags RGB photos with, built from its formula rather than
+//! shipped as a file: an ICC version 2.1 display profile (the version every RIP reads), a
+//! matrix and tone curve, in `libm` arithmetic, so every build of the engine writes the same
+//! bytes. The output intent's profile is the printing condition's ([`super::colour`]).
 
 /// The D50 white point of the profile connection space.
 const D50: [f64; 3] = [0.9642, 1.0, 0.8249];
@@ -50,49 +44,6 @@ pub fn srgb_profile() -> Vec<u8> {
         ],
     )
 }
-
-/// The default output intent: CMYK <-> Lab through the engine's preview formula.
-pub fn preview_cmyk_profile() -> Vec<u8> {
-    // Device CMYK -> PCS Lab: CMYK to sRGB by the preview formula, then sRGB to Lab.
-    let to_lab = lut8(4, 3, 17, |cmyk| {
-        let white = 1.0 - cmyk[3];
-        let rgb = [0, 1, 2].map(|i| (1.0 - cmyk[i]) * white);
-        encode_lab(xyz_to_lab(srgb_to_xyz(rgb)))
-    });
-    // PCS Lab -> device CMYK: the formula's inverse, black from the lightest channel.
-    let from_lab = lut8(3, 4, 33, |lab| {
-        let rgb = xyz_to_srgb(lab_to_xyz(decode_lab(lab)));
-        let k = 1.0 - rgb.iter().copied().fold(0.0, f64::max);
-        if k >= 1.0 {
-            return vec![0.0, 0.0, 0.0, 1.0];
-        }
-        let mut cmyk: Vec<f64> = rgb.iter().map(|c| (1.0 - c - k) / (1.0 - k)).collect();
-        cmyk.push(k);
-        cmyk
-    });
-    // Everything is in gamut: the formula reaches every colour it is asked about.
-    let gamut = lut8(3, 1, 2, |_| vec![0.0]);
-    profile(
-        *b"prtr",
-        *b"CMYK",
-        *b"Lab ",
-        &[
-            (*b"desc", description(PREVIEW_CMYK_NAME)),
-            (*b"cprt", text("No copyright, use freely")),
-            (*b"wtpt", xyz_tag(D50)),
-            (*b"A2B0", to_lab.clone()),
-            (*b"A2B1", to_lab.clone()),
-            (*b"A2B2", to_lab),
-            (*b"B2A0", from_lab.clone()),
-            (*b"B2A1", from_lab.clone()),
-            (*b"B2A2", from_lab),
-            (*b"gamt", gamut),
-        ],
-    )
-}
-
-/// The name of [`preview_cmyk_profile`] (its description and the output condition).
-pub const PREVIEW_CMYK_NAME: &str = "Presspack preview CMYK";
 
 /// A whole profile: header, tag table, tags (identical tags stored once).
 fn profile(class: [u8; 4], space: [u8; 4], pcs: [u8; 4], tags: &[([u8; 4], Vec<u8>)]) -> Vec<u8> {
@@ -172,43 +123,6 @@ fn description(value: &str) -> Vec<u8> {
     tag
 }
 
-/// An `mft1` lookup table: identity input and output curves around a `grid`-point table
-/// filled by `colour` (inputs and outputs 0 to 1; the first input varies slowest).
-fn lut8(
-    inputs: usize,
-    outputs: usize,
-    grid: usize,
-    colour: impl Fn(&[f64]) -> Vec<f64>,
-) -> Vec<u8> {
-    let mut tag = b"mft1\0\0\0\0".to_vec();
-    tag.extend_from_slice(&[inputs as u8, outputs as u8, grid as u8, 0]);
-    for row in [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] {
-        for value in row {
-            tag.extend_from_slice(&s15_fixed16(value));
-        }
-    }
-    let identity: Vec<u8> = (0..=255).collect();
-    for _ in 0..inputs {
-        tag.extend_from_slice(&identity);
-    }
-    let points = grid.pow(inputs as u32);
-    let mut input = vec![0.0; inputs];
-    for index in 0..points {
-        let mut rest = index;
-        for channel in (0..inputs).rev() {
-            input[channel] = (rest % grid) as f64 / (grid - 1) as f64;
-            rest /= grid;
-        }
-        for value in colour(&input) {
-            tag.push(libm::round(value.clamp(0.0, 1.0) * 255.0) as u8);
-        }
-    }
-    for _ in 0..outputs {
-        tag.extend_from_slice(&identity);
-    }
-    tag
-}
-
 fn srgb_to_linear(value: f64) -> f64 {
     if value <= 0.040_45 {
         value / 12.92
@@ -217,108 +131,13 @@ fn srgb_to_linear(value: f64) -> f64 {
     }
 }
 
-fn linear_to_srgb(value: f64) -> f64 {
-    let value = value.clamp(0.0, 1.0);
-    if value <= 0.003_130_8 {
-        value * 12.92
-    } else {
-        1.055 * libm::pow(value, 1.0 / 2.4) - 0.055
-    }
-}
-
-fn srgb_to_xyz(rgb: [f64; 3]) -> [f64; 3] {
-    let linear = rgb.map(srgb_to_linear);
-    SRGB_TO_XYZ.map(|row| row[0] * linear[0] + row[1] * linear[1] + row[2] * linear[2])
-}
-
-fn xyz_to_srgb(xyz: [f64; 3]) -> [f64; 3] {
-    inverse(SRGB_TO_XYZ)
-        .map(|row| linear_to_srgb(row[0] * xyz[0] + row[1] * xyz[1] + row[2] * xyz[2]))
-}
-
-fn inverse(m: [[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    let cofactor = |r: usize, c: usize| {
-        let (r1, r2) = ((r + 1) % 3, (r + 2) % 3);
-        let (c1, c2) = ((c + 1) % 3, (c + 2) % 3);
-        m[r1][c1] * m[r2][c2] - m[r1][c2] * m[r2][c1]
-    };
-    let determinant = (0..3).map(|c| m[0][c] * cofactor(0, c)).sum::<f64>();
-    let mut out = [[0.0; 3]; 3];
-    for (r, row) in out.iter_mut().enumerate() {
-        for (c, value) in row.iter_mut().enumerate() {
-            *value = cofactor(c, r) / determinant;
-        }
-    }
-    out
-}
-
-fn xyz_to_lab(xyz: [f64; 3]) -> [f64; 3] {
-    let f = |t: f64| {
-        if t > 216.0 / 24389.0 {
-            libm::cbrt(t)
-        } else {
-            (24389.0 / 27.0 * t + 16.0) / 116.0
-        }
-    };
-    let [x, y, z] = [0, 1, 2].map(|i| f(xyz[i] / D50[i]));
-    [116.0 * y - 16.0, 500.0 * (x - y), 200.0 * (y - z)]
-}
-
-fn lab_to_xyz(lab: [f64; 3]) -> [f64; 3] {
-    let fy = (lab[0] + 16.0) / 116.0;
-    let f = [fy + lab[1] / 500.0, fy, fy - lab[2] / 200.0];
-    let inverse = |t: f64| {
-        if t * t * t > 216.0 / 24389.0 {
-            t * t * t
-        } else {
-            (116.0 * t - 16.0) * 27.0 / 24389.0
-        }
-    };
-    [0, 1, 2].map(|i| inverse(f[i]) * D50[i])
-}
-
-/// Lab as an 8-bit lookup table carries it: L 0-100 and a, b -128-127, scaled to 0-1.
-fn encode_lab(lab: [f64; 3]) -> Vec<f64> {
-    vec![
-        lab[0] / 100.0,
-        (lab[1] + 128.0) / 255.0,
-        (lab[2] + 128.0) / 255.0,
-    ]
-}
-
-fn decode_lab(encoded: &[f64]) -> [f64; 3] {
-    [
-        encoded[0] * 100.0,
-        encoded[1] * 255.0 - 128.0,
-        encoded[2] * 255.0 - 128.0,
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn lab_and_srgb_round_trip_and_white_is_white() {
-        let white = xyz_to_lab(srgb_to_xyz([1.0, 1.0, 1.0]));
-        assert!(
-            (white[0] - 100.0).abs() < 0.01 && white[1].abs() < 0.05,
-            "{white:?}"
-        );
-        for rgb in [[0.2, 0.5, 0.9], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]] {
-            let back = xyz_to_srgb(lab_to_xyz(xyz_to_lab(srgb_to_xyz(rgb))));
-            for i in 0..3 {
-                assert!((back[i] - rgb[i]).abs() < 1e-6, "{rgb:?} -> {back:?}");
-            }
-        }
-    }
-
-    #[test]
     fn profiles_declare_their_size_and_tags() {
-        for (profile, class, tags) in [
-            (srgb_profile(), b"mntr", 9u32),
-            (preview_cmyk_profile(), b"prtr", 10),
-        ] {
+        for (profile, class, tags) in [(srgb_profile(), b"mntr", 9u32)] {
             assert_eq!(
                 u32::from_be_bytes(profile[..4].try_into().unwrap()) as usize,
                 profile.len()

@@ -4,6 +4,7 @@
 //! parse (pack, template) -> lay out ([`crate::layout`]) -> preflight ([`preflight`]) and
 //! write ([`pdf::write_pdf`]): the same scene the rasteriser draws.
 
+pub mod colour;
 pub mod icc;
 pub mod pdf;
 pub mod sheet;
@@ -106,6 +107,20 @@ pub struct PressOptions {
 pub struct PressReport {
     pub verdict: Verdict,
     pub pages: Vec<PageReport>,
+    /// The file's colour facts (reports of files made before they were kept have none).
+    #[serde(default)]
+    pub colour: Option<ColourFacts>,
+}
+
+/// What a press file's colours are made for, for the operator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ColourFacts {
+    /// The printing condition of its output intent (`FOGRA39`).
+    pub condition: String,
+    /// The most ink (C + M + Y + K, percent) any colour it writes in CMYK asks for; photos
+    /// are tagged sRGB and separated by the RIP within the condition's own limit.
+    pub max_ink: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,9 +300,30 @@ impl Engine {
             PressReport {
                 verdict,
                 pages: reports,
+                colour: Some(ColourFacts {
+                    condition: colour::FOGRA39.identifier.to_owned(),
+                    max_ink: max_ink(laid_out.iter().map(|(_, _, scene, _)| scene)),
+                }),
             },
         ))
     }
+}
+
+/// The most ink any colour of `scenes` is printed with, percent.
+fn max_ink<'s>(scenes: impl Iterator<Item = &'s Scene>) -> f64 {
+    scenes
+        .flat_map(|scene| &scene.items)
+        .filter_map(|item| match item {
+            SceneItem::Fill { colour, .. }
+            | SceneItem::Outline { colour, .. }
+            | SceneItem::Text { colour, .. } => {
+                Some(colour::press_inks(*colour).iter().sum::<f64>())
+            }
+            _ => None,
+        })
+        .fold(0.0, |most: f64, ink| {
+            most.max(libm::round(ink * 10.0) / 10.0)
+        })
 }
 
 /// The largest box (mm) an image is placed in anywhere in the document.

@@ -18,6 +18,7 @@ use crate::model::{BoundingBox, Colour};
 use crate::raster::ViewArea;
 use crate::text::{FaceId, FontBook};
 
+use super::colour::{FOGRA39, press_inks};
 use super::icc;
 use super::sheet::{self, MARK_WIDTH, MARKS_ROOM, SLUG_SIZE};
 
@@ -327,11 +328,10 @@ pub fn write_pdf(
         .output_intents()
         .push()
         .subtype(OutputIntentSubtype::PDFX)
-        .output_condition_identifier(TextStr(icc::PREVIEW_CMYK_NAME))
-        .output_condition(TextStr(icc::PREVIEW_CMYK_NAME))
-        .info(TextStr(
-            "CMYK as Presspack previews it: r = 255 (1 - c)(1 - k), g from m, b from y",
-        ))
+        .output_condition_identifier(TextStr(FOGRA39.identifier))
+        .registry_name(TextStr(FOGRA39.registry))
+        .output_condition(TextStr(FOGRA39.condition))
+        .info(TextStr("Coated FOGRA39 (ISO 12647-2:2004)"))
         .dest_output_profile(output_profile_id);
     {
         // The die line's layer: present so a press can turn it on, off by default. A proof's
@@ -367,7 +367,7 @@ fn deflated_profiles() -> &'static DeflatedProfiles {
     static PROFILES: std::sync::OnceLock<DeflatedProfiles> = std::sync::OnceLock::new();
     PROFILES.get_or_init(|| DeflatedProfiles {
         srgb: deflate(&icc::srgb_profile()),
-        output: deflate(&icc::preview_cmyk_profile()),
+        output: deflate(FOGRA39.profile),
     })
 }
 
@@ -830,52 +830,12 @@ fn show_runs(
     }
 }
 
-/// RGB channels at most this far apart (of 255) are a black or grey, printed in black ink.
-const NEUTRAL_SPREAD: u8 = 2;
-
-/// The grey of a neutral RGB colour as a percentage of black ink, or None for a colour. The
-/// engine's preview shows K-only CMYK as 1 - k of each channel, so the grey looks as it did.
-fn black_ink_of(r: u8, g: u8, b: u8) -> Option<f64> {
-    let (low, high) = (r.min(g).min(b), r.max(g).max(b));
-    (high - low <= NEUTRAL_SPREAD)
-        .then(|| 100.0 * (1.0 - (f64::from(r) + f64::from(g) + f64::from(b)) / (3.0 * 255.0)))
-}
-
 fn set_colour(content: &mut Content, colour: Colour, stroke: bool) {
-    let colour = match colour {
-        // Black and grey text, rules and boxes in black ink alone: four-colour black blurs
-        // small type at the least misregistration, and printers ask for K-only text.
-        Colour::Rgb { r, g, b } => match black_ink_of(r, g, b) {
-            Some(k) => Colour::Cmyk {
-                c: 0.0,
-                m: 0.0,
-                y: 0.0,
-                k,
-            },
-            None => colour,
-        },
-        cmyk => cmyk,
-    };
-    match colour {
-        Colour::Cmyk { c, m, y, k } => {
-            let [c, m, y, k] = [c, m, y, k].map(|v| (v / 100.0) as f32);
-            if stroke {
-                content.set_stroke_cmyk(c, m, y, k);
-            } else {
-                content.set_fill_cmyk(c, m, y, k);
-            }
-        }
-        Colour::Rgb { r, g, b } => {
-            let channels = [r, g, b].map(|v| f32::from(v) / 255.0);
-            let space = ColorSpaceOperand::Named(Name(b"sRGB"));
-            if stroke {
-                content
-                    .set_stroke_color_space(space)
-                    .set_stroke_color(channels);
-            } else {
-                content.set_fill_color_space(space).set_fill_color(channels);
-            }
-        }
+    let [c, m, y, k] = press_inks(colour).map(|v| (v / 100.0) as f32);
+    if stroke {
+        content.set_stroke_cmyk(c, m, y, k);
+    } else {
+        content.set_fill_cmyk(c, m, y, k);
     }
 }
 

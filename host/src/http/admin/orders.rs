@@ -437,6 +437,9 @@ fn press_file(
                             "Press file " (press_files::file_name(number, line))
                         }
                         " · " (bytes / 1024) " KB · preflight: " strong.verdict { (report.verdict.name()) }
+                        @if let Some(colour) = &report.colour {
+                            " · " span.colour-facts { (colour.condition) ", most ink " (colour.max_ink) "%" }
+                        }
                     }
                     @let findings: Vec<_> = report.pages.iter().flat_map(|p| p.findings.iter().map(move |f| (&p.side, f))).collect();
                     @if !findings.is_empty() {
