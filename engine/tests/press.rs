@@ -16,9 +16,13 @@ use presspack_engine::render::{BoxType, Engine, ImageInput, RenderRequest};
 use presspack_engine::text::FontBook;
 
 const PHOTO: &[u8] = include_bytes!("scenes/images/photo.jpg");
+/// `photo.jpg` converted to Adobe RGB (1998) by lcms2 with the profile embedded:
+/// `jpgicc -o /usr/share/color/icc/compatibleWithAdobeRGB1998.icc -e -t1 -q95`.
+const PHOTO_ADOBE_RGB: &[u8] = include_bytes!("scenes/images/photo-adobe-rgb.jpg");
 const LOGO: &[u8] = include_bytes!("scenes/images/logo.png");
 const PHOTO_URI: &str = "store://photo";
 const LOGO_URI: &str = "store://logo";
+const ADOBE_URI: &str = "store://photo-adobe-rgb";
 
 fn engine() -> Engine {
     let mut engine = Engine::new(FontBook::builtin());
@@ -68,16 +72,20 @@ fn card_pack(front: serde_json::Value, colour: serde_json::Value) -> Pack {
 }
 
 fn images() -> HashMap<String, ImageInput<'static>> {
-    [(PHOTO_URI, PHOTO), (LOGO_URI, LOGO)]
-        .into_iter()
-        .map(|(uri, bytes)| {
-            let input = ImageInput {
-                bytes,
-                enhance: false,
-            };
-            (uri.to_owned(), input)
-        })
-        .collect()
+    [
+        (PHOTO_URI, PHOTO),
+        (LOGO_URI, LOGO),
+        (ADOBE_URI, PHOTO_ADOBE_RGB),
+    ]
+    .into_iter()
+    .map(|(uri, bytes)| {
+        let input = ImageInput {
+            bytes,
+            enhance: false,
+        };
+        (uri.to_owned(), input)
+    })
+    .collect()
 }
 
 fn options(marks: bool) -> PressOptions {
@@ -315,47 +323,47 @@ fn looks_like_the_png(name: &str, pack: &Pack) {
         let (canvas, _) = engine.draw(&request, &images()).unwrap();
         let png = canvas.pixels().encode_png().unwrap();
         let (width, height) = (canvas.width(), canvas.height());
-        let out = path.with_extension(format!("page{page}"));
-        // Poppler gives the inks the press would print (the sRGB photos separated to the
-        // output intent, the vector colours as written); lcms2 shows those inks as sRGB
-        // through the press profile, as a proofing RIP would.
-        tool(
-            "pdftoppm",
-            &[
-                "-jpegcmyk",
-                "-singlefile",
-                "-f",
-                &(page + 1).to_string(),
-                "-l",
-                &(page + 1).to_string(),
-                "-scale-to-x",
-                &width.to_string(),
-                "-scale-to-y",
-                &height.to_string(),
-                path_str(&path),
-                path_str(&out),
-            ],
-        );
-        let inks = out.with_extension(format!("page{page}.jpg"));
-        let shown = out.with_extension(format!("page{page}.srgb.jpg"));
-        let profile = format!("-i{}", press_profile());
-        tool(
-            "jpgicc",
-            &["-t1", "-q100", &profile, path_str(&inks), path_str(&shown)],
-        );
-        let image = image::load_from_memory(&std::fs::read(&shown).unwrap())
-            .unwrap()
-            .to_rgb8();
-        assert_eq!(image.dimensions(), (width, height));
-        let rendered = presspack_engine::raster::encode_png(
-            width,
-            height,
-            png::ColorType::Rgb,
-            image.as_raw(),
-        )
-        .unwrap();
+        let rendered = press_page_as_srgb(&path, page, (width, height));
         compare(&format!("{name}-page-{page}"), &png, &rendered);
     }
+}
+
+/// Page `page` of the press file at `path` as the press would print it, shown in sRGB, as
+/// PNG of `size`: poppler gives the inks (photos separated to the output intent, vector
+/// colours as written) and lcms2 shows them through the press profile, as a proofing RIP
+/// would.
+fn press_page_as_srgb(path: &Path, page: usize, (width, height): (u32, u32)) -> Vec<u8> {
+    let out = path.with_extension(format!("page{page}"));
+    tool(
+        "pdftoppm",
+        &[
+            "-jpegcmyk",
+            "-singlefile",
+            "-f",
+            &(page + 1).to_string(),
+            "-l",
+            &(page + 1).to_string(),
+            "-scale-to-x",
+            &width.to_string(),
+            "-scale-to-y",
+            &height.to_string(),
+            path_str(path),
+            path_str(&out),
+        ],
+    );
+    let inks = out.with_extension(format!("page{page}.jpg"));
+    let shown = out.with_extension(format!("page{page}.srgb.jpg"));
+    let profile = format!("-i{}", press_profile());
+    tool(
+        "jpgicc",
+        &["-t1", "-q100", &profile, path_str(&inks), path_str(&shown)],
+    );
+    let image = image::load_from_memory(&std::fs::read(&shown).unwrap())
+        .unwrap()
+        .to_rgb8();
+    assert_eq!(image.dimensions(), (width, height));
+    presspack_engine::raster::encode_png(width, height, png::ColorType::Rgb, image.as_raw())
+        .unwrap()
 }
 
 /// The press profile's path, as the tools take it.
@@ -954,4 +962,46 @@ fn rgb_converts_to_the_press_cmyk_as_lcms2_does() {
         let total: f64 = cmyk.iter().sum();
         assert!(total <= 320.5, "{colour:?} -> {cmyk:?}: {total}% of ink");
     }
+}
+
+/// A JPEG with its own ICC profile (Adobe RGB) keeps it: the press file tags the picture with
+/// that profile, not sRGB, so a RIP separates the colours the photographer saw. Checked by
+/// qpdf (the image's colour space is the embedded profile) and by poppler's rendering next
+/// to the engine's PNG of the same photo in sRGB.
+#[test]
+fn a_photo_with_its_own_profile_is_printed_from_that_profile() {
+    let adobe = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": ADOBE_URI,
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
+    let pack = card_pack(adobe, cmyk());
+    let (path, _) = press(&pack, &options(false));
+    let expanded = path.with_extension("adobe.pdf");
+    tool(
+        "qpdf",
+        &[
+            "--qdf",
+            "--object-streams=disable",
+            path_str(&path),
+            path_str(&expanded),
+        ],
+    );
+    let expanded = std::fs::read(&expanded).unwrap();
+    // Once in the JPEG's own bytes, once as the picture's colour space.
+    let name = b"Compatible with Adobe RGB (1998)";
+    let copies = expanded.windows(name.len()).filter(|w| w == name).count();
+    assert_eq!(copies, 2, "the photo's own profile is not its colour space");
+    // Poppler, through the profile, shows the colours of the sRGB original.
+    let srgb_pack = card_pack(photo(), cmyk());
+    let engine = engine();
+    let request = RenderRequest {
+        side: srgb_pack.sides[0].clone(),
+        overlays: Vec::new(),
+        box_type: BoxType::Bleed,
+        max_side: 1040,
+        partial: false,
+    };
+    let (canvas, _) = engine.draw(&request, &images()).unwrap();
+    let png = canvas.pixels().encode_png().unwrap();
+    let rendered = press_page_as_srgb(&path, 0, (canvas.width(), canvas.height()));
+    compare("adobe-rgb-page-0", &png, &rendered);
 }

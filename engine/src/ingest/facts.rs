@@ -57,6 +57,8 @@ pub struct RasterFacts {
     pub jpeg_quality: Option<u8>,
     /// JPEG: the frame's components (1 grey, 3 colour, 4 CMYK or YCCK); 0 for other formats.
     pub components: u8,
+    /// JPEG: the ICC profile it carries (its APP2 `ICC_PROFILE` chunks, joined in order).
+    pub icc_profile: Option<Vec<u8>>,
 }
 
 /// Reads the header facts of a PNG, JPEG or GIF; `Err` says what is wrong with the header.
@@ -77,6 +79,7 @@ pub fn raster_facts(format: Format, bytes: &[u8]) -> Result<RasterFacts, String>
                     may_be_transparent: false,
                     jpeg_quality: None,
                     components: 0,
+                    icc_profile: None,
                 }),
                 _ => Err("the GIF header is cut short".into()),
             }
@@ -101,6 +104,7 @@ fn png_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
             ),
         jpeg_quality: None,
         components: 0,
+        icc_profile: None,
     })
 }
 
@@ -110,6 +114,8 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
     let mut size = None;
     let mut frame_components = 0;
     let mut luminance: Option<[u16; 64]> = None;
+    // (sequence number, data) of each ICC_PROFILE chunk.
+    let mut icc_chunks: Vec<(u8, &[u8])> = Vec::new();
     loop {
         // Markers may be preceded by any number of 0xFF fill bytes.
         while bytes.get(at) == Some(&0xFF) && bytes.get(at + 1) == Some(&0xFF) {
@@ -143,6 +149,12 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
                 frame_components = components;
             }
             0xDB => read_quantisation_tables(segment, &mut luminance)?,
+            0xE2 => {
+                if let Some([sequence, _count, data @ ..]) = segment.strip_prefix(b"ICC_PROFILE\0")
+                {
+                    icc_chunks.push((*sequence, data));
+                }
+            }
             // Start of scan: the header is over. Decoders fill a file cut short with grey;
             // an end-of-image marker after the scan is how we know it is whole (entropy-coded
             // data stuffs every 0xFF, so the pair cannot occur inside it).
@@ -160,12 +172,20 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
     if width == 0 || height == 0 {
         return Err("the JPEG's frame header gives no size".into());
     }
+    icc_chunks.sort_by_key(|&(sequence, _)| sequence);
+    let icc_profile = (!icc_chunks.is_empty()).then(|| {
+        icc_chunks
+            .iter()
+            .flat_map(|(_, data)| data.iter().copied())
+            .collect()
+    });
     Ok(RasterFacts {
         width,
         height,
         may_be_transparent: false,
         jpeg_quality: luminance.map(|table| ijg_quality(&table)),
         components: frame_components,
+        icc_profile,
     })
 }
 
@@ -275,5 +295,34 @@ mod tests {
         assert!(cut.contains("cut short"), "{cut}");
         jpeg.extend([0xFF, 0xD9]);
         assert_eq!(jpeg_facts(&jpeg).map(|f| (f.width, f.height)), Ok((1, 1)));
+    }
+
+    #[test]
+    fn a_jpeg_s_icc_profile_is_its_chunks_joined_in_order() {
+        let app2 = |sequence: u8, data: &[u8]| {
+            let mut segment = b"ICC_PROFILE\0".to_vec();
+            segment.extend([sequence, 2]);
+            segment.extend(data);
+            let length = (segment.len() + 2) as u16;
+            let mut marker = vec![0xFF, 0xE2];
+            marker.extend(length.to_be_bytes());
+            marker.extend(segment);
+            marker
+        };
+        let mut jpeg = vec![0xFF, 0xD8];
+        // The second chunk first: the sequence numbers say the order.
+        jpeg.extend(app2(2, b"world"));
+        jpeg.extend(app2(1, b"hello "));
+        jpeg.extend([0xFF, 0xC0, 0, 11, 8, 0, 1, 0, 1, 3, 1, 0x11, 0]);
+        jpeg.extend([0xFF, 0xDA, 0, 8, 1, 1, 0, 0, 63, 0, 0x12, 0x34, 0xFF, 0xD9]);
+        let facts = jpeg_facts(&jpeg).unwrap();
+        assert_eq!(facts.icc_profile.as_deref(), Some(&b"hello world"[..]));
+        let plain = [
+            0xFF, 0xD8, 0xFF, 0xC0, 0, 11, 8, 0, 1, 0, 1, 1, 1, 0x11, 0, 0xFF, 0xDA, 0, 8,
+        ]
+        .into_iter()
+        .chain([1, 1, 0, 0, 63, 0, 0x12, 0xFF, 0xD9])
+        .collect::<Vec<u8>>();
+        assert_eq!(jpeg_facts(&plain).unwrap().icc_profile, None);
     }
 }

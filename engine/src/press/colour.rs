@@ -6,7 +6,9 @@
 
 use std::sync::{Arc, LazyLock};
 
-use moxcms::{ColorProfile, Layout, RenderingIntent, TransformF64Executor, TransformOptions};
+use moxcms::{
+    ColorProfile, DataColorSpace, Layout, RenderingIntent, TransformF64Executor, TransformOptions,
+};
 
 use crate::model::Colour;
 
@@ -77,4 +79,11 @@ pub fn press_inks(colour: Colour) -> [f64; 4] {
             }
         }
     }
+}
+
+/// Whether `profile` is an ICC profile of RGB colours, as a picture may carry its own: the
+/// press file then tags the picture with it instead of sRGB.
+pub fn is_rgb_profile(profile: &[u8]) -> bool {
+    ColorProfile::new_from_slice(profile)
+        .is_ok_and(|parsed| parsed.color_space == DataColorSpace::Rgb)
 }

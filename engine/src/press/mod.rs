@@ -364,6 +364,13 @@ fn pdf_image(
     let facts = format
         .filter(|f| *f != Format::Pdf)
         .and_then(|f| raster_facts(f, input.bytes).ok());
+    // An RGB JPEG's own profile stays with its pixels, whether embedded as they are or
+    // decoded and encoded again.
+    let own_profile = facts
+        .as_ref()
+        .filter(|facts| facts.components == 3)
+        .and_then(|facts| facts.icc_profile.clone())
+        .filter(|profile| colour::is_rgb_profile(profile));
     let needed = proof.map(|(dpi, (width, height))| {
         let pixels = |mm: f64| libm::ceil(mm / 25.4 * dpi).max(1.0) as u32;
         (pixels(width), pixels(height))
@@ -381,6 +388,7 @@ fn pdf_image(
                 data: PdfImageData::Jpeg {
                     bytes: input.bytes.to_vec(),
                     grey: facts.components == 1,
+                    profile: own_profile,
                 },
             },
             print_size: (facts.width, facts.height),
@@ -427,7 +435,11 @@ fn pdf_image(
                 image::ExtendedColorType::Rgb8,
             )
             .map_err(|e| ImageError::Undecodable(e.to_string()))?;
-            PdfImageData::Jpeg { bytes, grey: false }
+            PdfImageData::Jpeg {
+                bytes,
+                grey: false,
+                profile: own_profile,
+            }
         }
         Pixels::Rgb(rgb) => PdfImageData::Flate {
             rgb: pdf::deflate(rgb.as_raw()),

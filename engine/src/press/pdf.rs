@@ -53,8 +53,13 @@ pub struct PdfImage {
 }
 
 pub enum PdfImageData {
-    /// A JPEG file as it is (1 grey or 3 colour components).
-    Jpeg { bytes: Vec<u8>, grey: bool },
+    /// A JPEG file as it is (1 grey or 3 colour components), with the RGB profile it carries
+    /// (else sRGB).
+    Jpeg {
+        bytes: Vec<u8>,
+        grey: bool,
+        profile: Option<Vec<u8>>,
+    },
     /// Deflated RGB rows and, for transparent images, deflated alpha rows.
     Flate {
         rgb: Vec<u8>,
@@ -569,7 +574,24 @@ fn embed_font(
 fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref) -> Ref {
     let id = refs.next();
     match &image.data {
-        PdfImageData::Jpeg { bytes, grey } => {
+        PdfImageData::Jpeg {
+            bytes,
+            grey,
+            profile,
+        } => {
+            // The picture's own profile, as a colour space of its own.
+            let own_space = profile.as_ref().map(|profile| {
+                let (profile_id, space_id) = (refs.next(), refs.next());
+                let deflated = deflate(profile);
+                let mut stream = pdf.icc_profile(profile_id, &deflated);
+                stream.filter(Filter::FlateDecode);
+                stream.n(3).alternate_name(Name(b"DeviceRGB"));
+                stream.finish();
+                pdf.indirect(space_id)
+                    .start::<pdf_writer::writers::ColorSpace>()
+                    .icc_based(profile_id);
+                space_id
+            });
             let mut xobject = pdf.image_xobject(id, bytes);
             xobject
                 .width(image.width as i32)
@@ -579,7 +601,7 @@ fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref
             if *grey {
                 xobject.color_space().device_gray();
             } else {
-                xobject.pair(Name(b"ColorSpace"), srgb_space);
+                xobject.pair(Name(b"ColorSpace"), own_space.unwrap_or(srgb_space));
             }
         }
         PdfImageData::Flate { rgb, alpha } => {

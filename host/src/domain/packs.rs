@@ -178,10 +178,9 @@ impl<'a> Judge<'a> {
 /// Pins the images `pack` names ([`pin_images`]) and gives its basket their sizes as the
 /// store knows them.
 async fn pin_and_measure(services: &Services, pack: &mut Pack) -> Result<(), DomainError> {
-    let json = serde_json::to_string(&pack.image_basket).map_err(|e| internal("pack", e))?;
-    let data = serde_json::to_string(&pack.sides).map_err(|e| internal("pack", e))?;
-    let mut known = pin_images(services.store.as_ref(), &json).await?;
-    known.append(&mut pin_images(services.store.as_ref(), &data).await?);
+    // (the whole pack: an image named anywhere in it, unknown properties too, is kept)
+    let json = serde_json::to_string(&*pack).map_err(|e| internal("pack", e))?;
+    let known = pin_images(services.store.as_ref(), &json).await?;
     pack.image_basket.set_known_sizes(&known);
     Ok(())
 }
