@@ -19,10 +19,13 @@ const PHOTO: &[u8] = include_bytes!("scenes/images/photo.jpg");
 /// `photo.jpg` converted to Adobe RGB (1998) by lcms2 with the profile embedded:
 /// `jpgicc -o /usr/share/color/icc/compatibleWithAdobeRGB1998.icc -e -t1 -q95`.
 const PHOTO_ADOBE_RGB: &[u8] = include_bytes!("scenes/images/photo-adobe-rgb.jpg");
+/// A CMYK JPEG as Photoshop writes them (Adobe's marker, inks inverted), no profile.
+const PHOTO_CMYK: &[u8] = include_bytes!("scenes/images/photo-cmyk.jpg");
 const LOGO: &[u8] = include_bytes!("scenes/images/logo.png");
 const PHOTO_URI: &str = "store://photo";
 const LOGO_URI: &str = "store://logo";
 const ADOBE_URI: &str = "store://photo-adobe-rgb";
+const CMYK_URI: &str = "store://photo-cmyk";
 
 fn engine() -> Engine {
     let mut engine = Engine::new(FontBook::builtin());
@@ -76,6 +79,7 @@ fn images() -> HashMap<String, ImageInput<'static>> {
         (PHOTO_URI, PHOTO),
         (LOGO_URI, LOGO),
         (ADOBE_URI, PHOTO_ADOBE_RGB),
+        (CMYK_URI, PHOTO_CMYK),
     ]
     .into_iter()
     .map(|(uri, bytes)| {
@@ -1004,4 +1008,64 @@ fn a_photo_with_its_own_profile_is_printed_from_that_profile() {
     let png = canvas.pixels().encode_png().unwrap();
     let rendered = press_page_as_srgb(&path, 0, (canvas.width(), canvas.height()));
     compare("adobe-rgb-page-0", &png, &rendered);
+}
+
+/// A CMYK JPEG is already the press's inks: it is embedded as it is, DeviceCMYK (the output
+/// intent's), inverted as Adobe's files are, not turned into RGB and back. Checked by
+/// pdfimages, the file's bytes and poppler's inks next to the photo's own.
+#[test]
+fn a_cmyk_photo_keeps_its_inks() {
+    let cmyk_photo = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": CMYK_URI,
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
+    let pack = card_pack(cmyk_photo, cmyk());
+    let (path, _) = press(&pack, &options(false));
+    let list = tool("pdfimages", &["-list", path_str(&path)]);
+    let photo = list
+        .lines()
+        .find(|l| l.contains(" image "))
+        .unwrap_or_else(|| panic!("{list}"));
+    let columns: Vec<&str> = photo.split_whitespace().collect();
+    assert_eq!(&columns[5..9], ["cmyk", "4", "8", "jpeg"], "{list}");
+    let pdf = std::fs::read(&path).unwrap();
+    assert!(
+        pdf.windows(PHOTO_CMYK.len()).any(|w| w == PHOTO_CMYK),
+        "not as it is"
+    );
+    // What those inks look like (lcms2, through the press profile), drawn by the engine in
+    // the photo's place, against the press file's inks shown the same way: the inks came
+    // through unchanged (and the right way up: inverted, every colour would be wrong).
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/images/photo-cmyk.jpg");
+    let looks = path.with_extension("cmyk-looks.jpg");
+    let profile = format!("-i{}", press_profile());
+    tool(
+        "jpgicc",
+        &[
+            "-t1",
+            "-q100",
+            &profile,
+            path_str(&fixture),
+            path_str(&looks),
+        ],
+    );
+    let looks = std::fs::read(&looks).unwrap();
+    let mut shown = images();
+    shown.insert(
+        CMYK_URI.to_owned(),
+        ImageInput {
+            bytes: &looks,
+            enhance: false,
+        },
+    );
+    let request = RenderRequest {
+        side: pack.sides[0].clone(),
+        overlays: Vec::new(),
+        box_type: BoxType::Bleed,
+        max_side: 1040,
+        partial: false,
+    };
+    let (canvas, _) = engine().draw(&request, &shown).unwrap();
+    let png = canvas.pixels().encode_png().unwrap();
+    let rendered = press_page_as_srgb(&path, 0, (canvas.width(), canvas.height()));
+    compare("cmyk-photo-page-0", &png, &rendered);
 }

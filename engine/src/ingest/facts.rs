@@ -59,6 +59,8 @@ pub struct RasterFacts {
     pub components: u8,
     /// JPEG: the ICC profile it carries (its APP2 `ICC_PROFILE` chunks, joined in order).
     pub icc_profile: Option<Vec<u8>>,
+    /// JPEG: it has Adobe's APP14 marker, whose CMYK files store every ink inverted.
+    pub adobe: bool,
 }
 
 /// Reads the header facts of a PNG, JPEG or GIF; `Err` says what is wrong with the header.
@@ -80,6 +82,7 @@ pub fn raster_facts(format: Format, bytes: &[u8]) -> Result<RasterFacts, String>
                     jpeg_quality: None,
                     components: 0,
                     icc_profile: None,
+                    adobe: false,
                 }),
                 _ => Err("the GIF header is cut short".into()),
             }
@@ -105,6 +108,7 @@ fn png_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
         jpeg_quality: None,
         components: 0,
         icc_profile: None,
+        adobe: false,
     })
 }
 
@@ -116,6 +120,7 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
     let mut luminance: Option<[u16; 64]> = None;
     // (sequence number, data) of each ICC_PROFILE chunk.
     let mut icc_chunks: Vec<(u8, &[u8])> = Vec::new();
+    let mut adobe = false;
     loop {
         // Markers may be preceded by any number of 0xFF fill bytes.
         while bytes.get(at) == Some(&0xFF) && bytes.get(at + 1) == Some(&0xFF) {
@@ -155,6 +160,7 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
                     icc_chunks.push((*sequence, data));
                 }
             }
+            0xEE => adobe |= segment.starts_with(b"Adobe"),
             // Start of scan: the header is over. Decoders fill a file cut short with grey;
             // an end-of-image marker after the scan is how we know it is whole (entropy-coded
             // data stuffs every 0xFF, so the pair cannot occur inside it).
@@ -186,6 +192,7 @@ fn jpeg_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
         jpeg_quality: luminance.map(|table| ijg_quality(&table)),
         components: frame_components,
         icc_profile,
+        adobe,
     })
 }
 

@@ -22,7 +22,7 @@ use crate::model::{BoundingBox, ItemKind, Pack, Side, Template, effective_dpi};
 use crate::raster::{ImageError, RasterError, ViewArea, decode_image};
 use crate::render::{Engine, EngineError, ImageInput};
 use crate::text::FontBook;
-use pdf::{DocumentInfo, PdfImage, PdfImageData, PdfPage};
+use pdf::{DocumentInfo, JpegSpace, PdfImage, PdfImageData, PdfPage};
 
 /// At most this many pages in one press file (a pack's sides).
 pub const MAX_PAGES: usize = crate::model::MAX_SIDES;
@@ -377,7 +377,7 @@ fn pdf_image(
     });
     if let Some(facts) = &facts
         && format == Some(Format::Jpeg)
-        && matches!(facts.components, 1 | 3)
+        && matches!(facts.components, 1 | 3 | 4)
         && !input.enhance
         && needed.is_none_or(|(w, h)| facts.width <= w.max(h) && facts.height <= w.max(h))
     {
@@ -387,7 +387,13 @@ fn pdf_image(
                 height: facts.height,
                 data: PdfImageData::Jpeg {
                     bytes: input.bytes.to_vec(),
-                    grey: facts.components == 1,
+                    space: match facts.components {
+                        1 => JpegSpace::Grey,
+                        3 => JpegSpace::Rgb,
+                        _ => JpegSpace::Cmyk {
+                            inverted: facts.adobe,
+                        },
+                    },
                     profile: own_profile,
                 },
             },
@@ -437,7 +443,7 @@ fn pdf_image(
             .map_err(|e| ImageError::Undecodable(e.to_string()))?;
             PdfImageData::Jpeg {
                 bytes,
-                grey: false,
+                space: JpegSpace::Rgb,
                 profile: own_profile,
             }
         }

@@ -52,12 +52,23 @@ pub struct PdfImage {
     pub data: PdfImageData,
 }
 
+/// The colours of a JPEG's components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JpegSpace {
+    Grey,
+    Rgb,
+    /// Four inks; `inverted` for Adobe's files, which store 255 for no ink.
+    Cmyk {
+        inverted: bool,
+    },
+}
+
 pub enum PdfImageData {
-    /// A JPEG file as it is (1 grey or 3 colour components), with the RGB profile it carries
-    /// (else sRGB).
+    /// A JPEG file as it is: grey, RGB with the profile it carries (else sRGB), or CMYK
+    /// (the press's inks, the output intent's).
     Jpeg {
         bytes: Vec<u8>,
-        grey: bool,
+        space: JpegSpace,
         profile: Option<Vec<u8>>,
     },
     /// Deflated RGB rows and, for transparent images, deflated alpha rows.
@@ -576,7 +587,7 @@ fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref
     match &image.data {
         PdfImageData::Jpeg {
             bytes,
-            grey,
+            space,
             profile,
         } => {
             // The picture's own profile, as a colour space of its own.
@@ -598,10 +609,17 @@ fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref
                 .height(image.height as i32)
                 .bits_per_component(8);
             xobject.filter(Filter::DctDecode);
-            if *grey {
-                xobject.color_space().device_gray();
-            } else {
-                xobject.pair(Name(b"ColorSpace"), own_space.unwrap_or(srgb_space));
+            match space {
+                JpegSpace::Grey => xobject.color_space().device_gray(),
+                JpegSpace::Rgb => {
+                    xobject.pair(Name(b"ColorSpace"), own_space.unwrap_or(srgb_space));
+                }
+                JpegSpace::Cmyk { inverted } => {
+                    xobject.color_space().device_cmyk();
+                    if *inverted {
+                        xobject.decode([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
+                    }
+                }
             }
         }
         PdfImageData::Flate { rgb, alpha } => {
