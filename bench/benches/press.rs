@@ -95,9 +95,11 @@ fn press_input(sides: &[Value; 2], image: ImageInput<'_>, proof: bool) -> Vec<u8
         die_line_radius: None,
         proof_dpi: proof.then_some(150.0),
         guides: proof,
+        condition_name: None,
+        condition: None,
         limits: PreflightLimits::default(),
     };
-    press_frame(&pages, &options, &[(PHOTO_URI, image)])
+    press_frame(&pages, &options, &[(PHOTO_URI, image)], None)
 }
 
 fn draw_inputs(sides: &[Value; 2], image: ImageInput<'_>) -> Vec<Vec<u8>> {

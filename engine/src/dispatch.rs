@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::ingest::{IngestRequest, ingest};
 use crate::model::{FromJson, Side, Template};
+use crate::press::colour::PrintingCondition;
 use crate::render::{Engine, EngineError, MeasureRequest};
 use crate::wire::{
     AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, PressHeader,
@@ -70,7 +71,16 @@ impl Engine {
                     .enumerate()
                     .map(|(index, page)| page.into_page(index))
                     .collect::<Result<Vec<_>, _>>()?;
-                let (pdf, report) = self.press(&pages, &header.options, &images)?;
+                let mut options = header.options;
+                if let Some(profile) = &header.profile {
+                    let name = options.condition_name.as_deref().unwrap_or("Custom");
+                    let condition = PrintingCondition::from_profile(name, frame.blob(profile)?)
+                        .map_err(|problem| {
+                            EngineError::Request(format!("the press profile is {problem}"))
+                        })?;
+                    options.condition = Some(std::sync::Arc::new(condition));
+                }
+                let (pdf, report) = self.press(&pages, &options, &images)?;
                 let mut out = FrameBuilder::new();
                 let pdf = out.blob(&pdf);
                 Ok(out.finish(&PressedHeader { report, pdf }))

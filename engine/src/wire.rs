@@ -366,6 +366,9 @@ pub struct PressHeader {
     pub options: PressOptions,
     #[serde(default)]
     pub images: Vec<ImageBlob>,
+    /// The operator's press profile (`PressOptions::condition_name` names it).
+    #[serde(default)]
+    pub profile: Option<BlobRef>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -380,13 +383,16 @@ pub fn press_frame(
     pages: &[PressPageInput],
     options: &PressOptions,
     images: &[(&str, ImageInput<'_>)],
+    profile: Option<&[u8]>,
 ) -> Vec<u8> {
     let mut frame = FrameBuilder::new();
     let images = image_blobs(&mut frame, images);
+    let profile = profile.map(|bytes| frame.blob(bytes));
     frame.finish(&PressHeader {
         pages: pages.to_vec(),
         options: options.clone(),
         images,
+        profile,
     })
 }
 

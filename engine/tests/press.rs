@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use presspack_engine::model::{Catalogue, Pack, Template};
+use presspack_engine::press::colour::FOGRA39;
 use presspack_engine::press::{
     FindingCode, PressOptions, PressReport, Severity, Verdict, press_pages,
 };
@@ -101,6 +102,8 @@ fn options(marks: bool) -> PressOptions {
         die_line_radius: None,
         proof_dpi: None,
         guides: false,
+        condition_name: None,
+        condition: None,
         limits: Default::default(),
     }
 }
@@ -901,7 +904,7 @@ fn rgb_colours_are_written_as_press_cmyk() {
     );
     let content = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
     assert!(!content.contains("/sRGB cs"), "a fill in sRGB");
-    let [c, m, y, k] = presspack_engine::press::colour::press_cmyk(200, 30, 40);
+    let [c, m, y, k] = FOGRA39.press_cmyk(200, 30, 40);
     let written = format!("{} {} {} {} k", c / 100.0, m / 100.0, y / 100.0, k / 100.0);
     assert!(content.contains(&written), "no {written:?}");
     assert!(m > 80.0 && c < 20.0, "{:?}", [c, m, y, k]);
@@ -929,7 +932,7 @@ fn rgb_converts_to_the_press_cmyk_as_lcms2_does() {
     assert!(colours.len() >= 100);
     let ours: Vec<Vec<f64>> = colours
         .iter()
-        .map(|&[r, g, b]| presspack_engine::press::colour::press_cmyk(r, g, b).to_vec())
+        .map(|&[r, g, b]| FOGRA39.press_cmyk(r, g, b).to_vec())
         .collect();
     let rgb: Vec<Vec<f64>> = colours
         .iter()
@@ -1068,4 +1071,44 @@ fn a_cmyk_photo_keeps_its_inks() {
     let png = canvas.pixels().encode_png().unwrap();
     let rendered = press_page_as_srgb(&path, 0, (canvas.width(), canvas.height()));
     compare("cmyk-photo-page-0", &png, &rendered);
+}
+
+/// An operator's own printing condition (here Ghostscript's default CMYK profile) is the
+/// output intent, unregistered, and RGB colours are converted to its inks, not FOGRA39's.
+#[test]
+fn an_operator_s_condition_is_the_output_intent_and_the_conversion() {
+    let profile = std::fs::read("/usr/share/color/icc/ghostscript/default_cmyk.icc")
+        .expect("Ghostscript's default CMYK profile (tests/run installs ghostscript)");
+    let condition =
+        presspack_engine::press::colour::PrintingCondition::from_profile("Our press", &profile)
+            .unwrap();
+    let ours = condition.press_cmyk(200, 30, 40);
+    assert_ne!(ours, FOGRA39.press_cmyk(200, 30, 40));
+    let red = serde_json::json!({"type": "RGB", "r": 200, "g": 30, "b": 40});
+    let options = PressOptions {
+        condition_name: Some("Our press".into()),
+        condition: Some(std::sync::Arc::new(condition)),
+        ..options(true)
+    };
+    let (path, report) = press(&card_pack(photo(), red), &options);
+    assert_eq!(report.colour.unwrap().condition, "Our press");
+    let expanded = path.with_extension("own.pdf");
+    tool(
+        "qpdf",
+        &[
+            "--qdf",
+            "--object-streams=disable",
+            path_str(&path),
+            path_str(&expanded),
+        ],
+    );
+    let content = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
+    assert!(content.contains("/OutputConditionIdentifier (Our press)"));
+    assert!(
+        !content.contains("/RegistryName"),
+        "an operator's condition is not registered"
+    );
+    let [c, m, y, k] = ours;
+    let written = format!("{} {} {} {} k", c / 100.0, m / 100.0, y / 100.0, k / 100.0);
+    assert!(content.contains(&written), "no {written:?}");
 }

@@ -26,6 +26,7 @@ pub use crate::infra::engine::EngineLimits;
 pub use crate::infra::mail::MailSettings;
 use crate::infra::settings;
 pub use crate::infra::store::{S3Location, S3Settings};
+use presspack_engine::press::colour::PrintingCondition;
 
 /// Every setting, by the section that reads it.
 #[derive(Debug, Clone, Default)]
@@ -219,6 +220,21 @@ impl Config {
                 config.images.press_block_dpi,
                 config.images.press_warn_dpi
             )));
+        }
+        let mut config = config;
+        if let Some(path) = &config.images.press_profile {
+            let setting = origin(figment.find_metadata("press_profile"), "press_profile");
+            let bytes = std::fs::read(path)
+                .map_err(|e| ConfigError(format!("{setting}: {}: {e}", path.display())))?;
+            let name = config.images.press_condition.as_deref().unwrap_or("Custom");
+            PrintingCondition::from_profile(name, &bytes).map_err(|problem| {
+                ConfigError(format!(
+                    "{setting}: {} is {problem}; press files need the ICC output profile of \
+                     a CMYK printing condition",
+                    path.display()
+                ))
+            })?;
+            config.images.press_profile_bytes = Some(bytes.into());
         }
         Ok(config)
     }
@@ -524,6 +540,35 @@ mod tests {
         assert!(
             err.to_string().contains("PRESSPACK_IMPORT_RESOLVE"),
             "{err}"
+        );
+        // A press profile that is not a CMYK printer's stops start-up, naming the setting.
+        let profiles = concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/icc");
+        let err = load(None, &[("PRESSPACK_PRESS_PROFILE", profiles)]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("configuration: PRESSPACK_PRESS_PROFILE"),
+            "{err}"
+        );
+        let readme = format!("{profiles}/README.md");
+        let err = load(None, &[("PRESSPACK_PRESS_PROFILE", &readme)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("PRESSPACK_PRESS_PROFILE") && err.contains("is not an ICC profile"),
+            "{err}"
+        );
+        let fogra = format!("{profiles}/FOGRA39-presspack.icc");
+        let config = load(
+            None,
+            &[
+                ("PRESSPACK_PRESS_PROFILE", &fogra),
+                ("PRESSPACK_PRESS_CONDITION", "Our press"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            config.images.press_profile_bytes.as_deref(),
+            Some(presspack_assets::PRESS_PROFILE)
         );
         let err = load(Some("press_block_dpi = 400"), &[]).unwrap_err();
         assert!(

@@ -11,6 +11,7 @@ pub mod sheet;
 
 use std::collections::HashMap;
 use std::io::Cursor;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,7 @@ use crate::model::{BoundingBox, ItemKind, Pack, Side, Template, effective_dpi};
 use crate::raster::{ImageError, RasterError, ViewArea, decode_image};
 use crate::render::{Engine, EngineError, ImageInput};
 use crate::text::FontBook;
+use colour::{FOGRA39, PrintingCondition};
 use pdf::{DocumentInfo, JpegSpace, PdfImage, PdfImageData, PdfPage};
 
 /// At most this many pages in one press file (a pack's sides).
@@ -97,6 +99,13 @@ pub struct PressOptions {
     /// printed (a customer's proof).
     #[serde(default)]
     pub guides: bool,
+    /// The name of the operator's printing condition (`press_condition`), whose profile the
+    /// call carries (`press_profile`); without one, FOGRA39.
+    #[serde(default)]
+    pub condition_name: Option<String>,
+    /// That condition, built from the profile the call carries (not itself on the wire).
+    #[serde(skip)]
+    pub condition: Option<Arc<PrintingCondition>>,
     #[serde(default)]
     pub limits: PreflightLimits,
 }
@@ -221,6 +230,7 @@ impl Engine {
             .checked()
             .map_err(|problem| EngineError::Request(problem.into()))?;
         let book = self.fonts();
+        let condition: &PrintingCondition = options.condition.as_deref().unwrap_or(&FOGRA39);
         let mut laid_out = Vec::with_capacity(pages.len());
         for page in pages {
             let template = self.template(&page.side.template_code)?;
@@ -292,6 +302,7 @@ impl Engine {
             created: options.created,
             marks: options.marks,
             guides: options.guides,
+            condition,
         };
         let bytes = pdf::write_pdf(book, &pdf_pages, &embedded, &info)
             .map_err(|e| EngineError::Raster(RasterError::Encode(e)))?;
@@ -301,8 +312,8 @@ impl Engine {
                 verdict,
                 pages: reports,
                 colour: Some(ColourFacts {
-                    condition: colour::FOGRA39.identifier.to_owned(),
-                    max_ink: max_ink(laid_out.iter().map(|(_, _, scene, _)| scene)),
+                    condition: condition.identifier.clone(),
+                    max_ink: max_ink(condition, laid_out.iter().map(|(_, _, scene, _)| scene)),
                 }),
             },
         ))
@@ -310,14 +321,14 @@ impl Engine {
 }
 
 /// The most ink any colour of `scenes` is printed with, percent.
-fn max_ink<'s>(scenes: impl Iterator<Item = &'s Scene>) -> f64 {
+fn max_ink<'s>(condition: &PrintingCondition, scenes: impl Iterator<Item = &'s Scene>) -> f64 {
     scenes
         .flat_map(|scene| &scene.items)
         .filter_map(|item| match item {
             SceneItem::Fill { colour, .. }
             | SceneItem::Outline { colour, .. }
             | SceneItem::Text { colour, .. } => {
-                Some(colour::press_inks(*colour).iter().sum::<f64>())
+                Some(condition.press_inks(*colour).iter().sum::<f64>())
             }
             _ => None,
         })

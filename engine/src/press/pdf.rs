@@ -18,7 +18,7 @@ use crate::model::{BoundingBox, Colour};
 use crate::raster::ViewArea;
 use crate::text::{FaceId, FontBook};
 
-use super::colour::{FOGRA39, press_inks};
+use super::colour::PrintingCondition;
 use super::icc;
 use super::sheet::{self, MARK_WIDTH, MARKS_ROOM, SLUG_SIZE};
 
@@ -87,6 +87,8 @@ pub struct DocumentInfo<'a> {
     pub marks: bool,
     /// Whether a proof's cut and safe lines are drawn (on their layer).
     pub guides: bool,
+    /// The printing condition: the output intent, and the CMYK colours are written in.
+    pub condition: &'a PrintingCondition,
 }
 
 /// Hands out object numbers.
@@ -139,6 +141,7 @@ pub fn write_pdf(
     images: &[(&str, PdfImage)],
     info: &DocumentInfo<'_>,
 ) -> Result<Vec<u8>, String> {
+    let condition = info.condition;
     let mut refs = Refs(0);
     let mut pdf = Pdf::new();
     pdf.set_version(1, 6);
@@ -300,14 +303,13 @@ pub fn write_pdf(
     pdf.indirect(srgb_space_id)
         .start::<ColorSpace>()
         .icc_based(srgb_id);
-    let profiles = deflated_profiles();
     {
-        let mut stream = pdf.icc_profile(srgb_id, &profiles.srgb);
+        let mut stream = pdf.icc_profile(srgb_id, deflated_srgb());
         stream.filter(Filter::FlateDecode);
         stream.n(3).alternate_name(Name(b"DeviceRGB"));
     }
     {
-        let mut stream = pdf.icc_profile(output_profile_id, &profiles.output);
+        let mut stream = pdf.icc_profile(output_profile_id, condition.deflated_profile());
         stream.filter(Filter::FlateDecode);
         stream.n(4).alternate_name(Name(b"DeviceCMYK"));
     }
@@ -340,15 +342,18 @@ pub fn write_pdf(
 
     let mut catalog = pdf.catalog(catalog_id);
     catalog.pages(page_tree_id).metadata(metadata_id);
-    catalog
-        .output_intents()
-        .push()
-        .subtype(OutputIntentSubtype::PDFX)
-        .output_condition_identifier(TextStr(FOGRA39.identifier))
-        .registry_name(TextStr(FOGRA39.registry))
-        .output_condition(TextStr(FOGRA39.condition))
-        .info(TextStr("Coated FOGRA39 (ISO 12647-2:2004)"))
-        .dest_output_profile(output_profile_id);
+    {
+        let mut intents = catalog.output_intents();
+        let mut intent = intents.push();
+        intent
+            .subtype(OutputIntentSubtype::PDFX)
+            .output_condition_identifier(TextStr(&condition.identifier))
+            .output_condition(TextStr(&condition.condition))
+            .dest_output_profile(output_profile_id);
+        if let Some(registry) = condition.registry {
+            intent.registry_name(TextStr(registry));
+        }
+    }
     {
         // The die line's layer: present so a press can turn it on, off by default. A proof's
         // cut and safe lines: on, so the customer sees them as in the editor.
@@ -373,18 +378,10 @@ pub fn write_pdf(
     Ok(pdf.finish())
 }
 
-/// The embedded profiles, deflated: made once (they are the same in every file).
-struct DeflatedProfiles {
-    srgb: Vec<u8>,
-    output: Vec<u8>,
-}
-
-fn deflated_profiles() -> &'static DeflatedProfiles {
-    static PROFILES: std::sync::OnceLock<DeflatedProfiles> = std::sync::OnceLock::new();
-    PROFILES.get_or_init(|| DeflatedProfiles {
-        srgb: deflate(&icc::srgb_profile()),
-        output: deflate(FOGRA39.profile),
-    })
+/// The sRGB profile, deflated: made once (it is the same in every file).
+fn deflated_srgb() -> &'static [u8] {
+    static PROFILE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    PROFILE.get_or_init(|| deflate(&icc::srgb_profile()))
 }
 
 /// A `Separation` colour space whose full tint is `cmyk` on devices without the plate.
@@ -681,7 +678,7 @@ fn page_content(
     for item in &page.scene.items {
         match item {
             SceneItem::Fill { area, colour } => {
-                set_colour(&mut content, *colour, false);
+                set_colour(&mut content, info.condition, *colour, false);
                 box_path(&mut content, area);
                 content.fill_nonzero();
             }
@@ -690,7 +687,7 @@ fn page_content(
                 colour,
                 width,
             } => {
-                set_colour(&mut content, *colour, true);
+                set_colour(&mut content, info.condition, *colour, true);
                 content.set_line_width(*width as f32);
                 box_path(&mut content, area);
                 content.stroke();
@@ -740,7 +737,7 @@ fn page_content(
                     (-area.width / 2.0) as f32,
                     (-area.height / 2.0) as f32,
                 ]);
-                set_colour(&mut content, *colour, false);
+                set_colour(&mut content, info.condition, *colour, false);
                 show_glyphs(&mut content, text, glyphs, *size, fonts, book);
                 content.restore_state();
             }
@@ -870,8 +867,8 @@ fn show_runs(
     }
 }
 
-fn set_colour(content: &mut Content, colour: Colour, stroke: bool) {
-    let [c, m, y, k] = press_inks(colour).map(|v| (v / 100.0) as f32);
+fn set_colour(content: &mut Content, condition: &PrintingCondition, colour: Colour, stroke: bool) {
+    let [c, m, y, k] = condition.press_inks(colour).map(|v| (v / 100.0) as f32);
     if stroke {
         content.set_stroke_cmyk(c, m, y, k);
     } else {

@@ -122,6 +122,8 @@ pub async fn press_file(
             .then_some(ROUNDED_CORNER_RADIUS),
         proof_dpi: matches!(kind, PressKind::Proof).then_some(PROOF_DPI),
         guides: matches!(kind, PressKind::Proof),
+        condition_name: settings.press_condition.clone(),
+        condition: None,
         limits: settings.preflight_limits(),
     };
     let pages: Vec<PressPageInput> = pages
@@ -133,7 +135,12 @@ pub async fn press_file(
         .collect();
     Ok(services
         .engine
-        .press(&pages, &options, &FetchedImage::inputs(&images))
+        .press(
+            &pages,
+            &options,
+            &FetchedImage::inputs(&images),
+            settings.press_profile_bytes.as_deref(),
+        )
         .await?)
 }
 

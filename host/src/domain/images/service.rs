@@ -189,6 +189,14 @@ pub struct ImageSettings {
     /// most `press_warn_dpi`).
     #[serde(deserialize_with = "settings::count::<_, _, 0, 2400>")]
     pub press_block_dpi: u32,
+    /// An ICC output profile (a file) of the printing condition press files are made for,
+    /// instead of the built-in FOGRA39; read and checked at start-up.
+    pub press_profile: Option<std::path::PathBuf>,
+    /// That condition's name as press files give it (`OutputConditionIdentifier`).
+    pub press_condition: Option<String>,
+    /// The `press_profile` file's bytes, as start-up read and checked them.
+    #[serde(skip)]
+    pub press_profile_bytes: Option<std::sync::Arc<[u8]>>,
 }
 
 impl ImageSettings {
@@ -219,6 +227,9 @@ impl Default for ImageSettings {
             retention: Duration::from_secs(7 * 24 * 60 * 60),
             press_warn_dpi: 300,
             press_block_dpi: 150,
+            press_profile: None,
+            press_condition: None,
+            press_profile_bytes: None,
         }
     }
 }

@@ -172,11 +172,12 @@ impl EngineClient {
         pages: &[PressPageInput],
         options: &PressOptions,
         images: &[(&str, ImageInput<'_>)],
+        profile: Option<&[u8]>,
     ) -> Result<(PressReport, Vec<u8>), EngineCallError> {
         let output = self
             .pool()
             .await?
-            .call(Op::Press, press_frame(pages, options, images))
+            .call(Op::Press, press_frame(pages, options, images, profile))
             .await?;
         read_pressed(&output).map_err(|e| EngineCallError::Unreadable(format!("press file: {e}")))
     }
