@@ -1394,13 +1394,15 @@ async fn big_pack_reports_leave_the_server_responsive() {
         ("pack", pack.as_str()),
     ];
     let creates = futures_util::future::join_all((0..4).map(|_| app.post(&params)));
+    // Busy: one instance or both (four creates on two instances may keep both busy).
     let watch = async {
         loop {
-            if app
-                .metrics()
-                .await
-                .contains("presspack_engine_instances_busy 1")
-            {
+            let metrics = app.metrics().await;
+            let busy = metrics
+                .lines()
+                .find_map(|line| line.strip_prefix("presspack_engine_instances_busy "))
+                .and_then(|value| value.trim().parse::<f64>().ok());
+            if busy.is_some_and(|busy| busy >= 1.0) {
                 return true;
             }
             tokio::task::yield_now().await;
