@@ -147,6 +147,22 @@ fn tool(program: &str, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// The file at `path` as qpdf writes it for reading (`--qdf`: streams uncompressed, no object
+/// streams), saved beside it with the extension `extension`; its bytes.
+fn qdf_bytes(path: &Path, extension: &str) -> Vec<u8> {
+    let expanded = path.with_extension(extension);
+    tool(
+        "qpdf",
+        &[
+            "--qdf",
+            "--object-streams=disable",
+            path_str(path),
+            path_str(&expanded),
+        ],
+    );
+    std::fs::read(&expanded).unwrap()
+}
+
 fn path_str(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -201,17 +217,7 @@ fn qpdf_finds_the_file_sound_and_the_boxes_are_the_template_s() {
     assert_eq!(field(&info, "PDF subtype"), "PDF/X-4");
 
     // The output intent is a registered printing condition, with its profile.
-    let expanded = path.with_extension("intent.pdf");
-    tool(
-        "qpdf",
-        &[
-            "--qdf",
-            "--object-streams=disable",
-            path_str(&path),
-            path_str(&expanded),
-        ],
-    );
-    let expanded = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
+    let expanded = String::from_utf8_lossy(&qdf_bytes(&path, "intent.pdf")).into_owned();
     for needle in [
         "/OutputConditionIdentifier (FOGRA39)",
         "/RegistryName (http://www.color.org)",
@@ -276,17 +282,7 @@ fn the_photo_is_embedded_at_its_own_pixel_size_and_cmyk_stays_cmyk() {
     assert!(pdf.windows(PHOTO.len()).any(|w| w == PHOTO));
 
     // The CMYK colour's four values, uncompressed, in the page's content.
-    let expanded = path.with_extension("qdf.pdf");
-    tool(
-        "qpdf",
-        &[
-            "--qdf",
-            "--object-streams=disable",
-            path_str(&path),
-            path_str(&expanded),
-        ],
-    );
-    let expanded = std::fs::read(&expanded).unwrap();
+    let expanded = qdf_bytes(&path, "qdf.pdf");
     let needle = b"0.1 0.9 0 0.05 k";
     assert!(expanded.windows(needle.len()).any(|w| w == needle));
 
@@ -318,21 +314,31 @@ fn the_press_file_looks_like_the_engine_s_png() {
 
 fn looks_like_the_png(name: &str, pack: &Pack) {
     let (path, _) = press(pack, &options(false));
-    let engine = engine();
     for (page, side) in pack.sides.iter().enumerate() {
-        let request = RenderRequest {
-            side: side.clone(),
-            overlays: Vec::new(),
-            box_type: BoxType::Bleed,
-            max_side: 1040,
-            partial: false,
-        };
-        let (canvas, _) = engine.draw(&request, &images()).unwrap();
-        let png = canvas.pixels().encode_png().unwrap();
-        let (width, height) = (canvas.width(), canvas.height());
-        let rendered = press_page_as_srgb(&path, page, (width, height));
-        compare(&format!("{name}-page-{page}"), &png, &rendered);
+        compare_page(&format!("{name}-page-{page}"), &path, page, side, &images());
     }
+}
+
+/// The engine's PNG of `side` (bleed box, drawn with `images`) against page `page` of the
+/// press file at `path` as the press prints it ([`press_page_as_srgb`]).
+fn compare_page(
+    name: &str,
+    path: &Path,
+    page: usize,
+    side: &presspack_engine::model::Side,
+    images: &HashMap<String, ImageInput<'_>>,
+) {
+    let request = RenderRequest {
+        side: side.clone(),
+        overlays: Vec::new(),
+        box_type: BoxType::Bleed,
+        max_side: 1040,
+        partial: false,
+    };
+    let (canvas, _) = engine().draw(&request, images).unwrap();
+    let png = canvas.pixels().encode_png().unwrap();
+    let rendered = press_page_as_srgb(path, page, (canvas.width(), canvas.height()));
+    compare(name, &png, &rendered);
 }
 
 /// Page `page` of the press file at `path` as the press would print it, shown in sRGB, as
@@ -892,17 +898,7 @@ fn delta_e_2000(lab1: &[f64], lab2: &[f64]) -> f64 {
 fn rgb_colours_are_written_as_press_cmyk() {
     let red = serde_json::json!({"type": "RGB", "r": 200, "g": 30, "b": 40});
     let (path, _) = press(&card_pack(photo(), red), &options(true));
-    let expanded = path.with_extension("qdf.pdf");
-    tool(
-        "qpdf",
-        &[
-            "--qdf",
-            "--object-streams=disable",
-            path_str(&path),
-            path_str(&expanded),
-        ],
-    );
-    let content = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
+    let content = String::from_utf8_lossy(&qdf_bytes(&path, "qdf.pdf")).into_owned();
     assert!(!content.contains("/sRGB cs"), "a fill in sRGB");
     let [c, m, y, k] = FOGRA39.press_cmyk(200, 30, 40);
     let written = format!("{} {} {} {} k", c / 100.0, m / 100.0, y / 100.0, k / 100.0);
@@ -982,35 +978,14 @@ fn a_photo_with_its_own_profile_is_printed_from_that_profile() {
         "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
     let pack = card_pack(adobe, cmyk());
     let (path, _) = press(&pack, &options(false));
-    let expanded = path.with_extension("adobe.pdf");
-    tool(
-        "qpdf",
-        &[
-            "--qdf",
-            "--object-streams=disable",
-            path_str(&path),
-            path_str(&expanded),
-        ],
-    );
-    let expanded = std::fs::read(&expanded).unwrap();
+    let expanded = qdf_bytes(&path, "adobe.pdf");
     // Once in the JPEG's own bytes, once as the picture's colour space.
     let name = b"Compatible with Adobe RGB (1998)";
     let copies = expanded.windows(name.len()).filter(|w| w == name).count();
     assert_eq!(copies, 2, "the photo's own profile is not its colour space");
     // Poppler, through the profile, shows the colours of the sRGB original.
     let srgb_pack = card_pack(photo(), cmyk());
-    let engine = engine();
-    let request = RenderRequest {
-        side: srgb_pack.sides[0].clone(),
-        overlays: Vec::new(),
-        box_type: BoxType::Bleed,
-        max_side: 1040,
-        partial: false,
-    };
-    let (canvas, _) = engine.draw(&request, &images()).unwrap();
-    let png = canvas.pixels().encode_png().unwrap();
-    let rendered = press_page_as_srgb(&path, 0, (canvas.width(), canvas.height()));
-    compare("adobe-rgb-page-0", &png, &rendered);
+    compare_page("adobe-rgb-page-0", &path, 0, &srgb_pack.sides[0], &images());
 }
 
 /// A CMYK JPEG is already the press's inks: it is embedded as it is, DeviceCMYK (the output
@@ -1060,17 +1035,7 @@ fn a_cmyk_photo_keeps_its_inks() {
             enhance: false,
         },
     );
-    let request = RenderRequest {
-        side: pack.sides[0].clone(),
-        overlays: Vec::new(),
-        box_type: BoxType::Bleed,
-        max_side: 1040,
-        partial: false,
-    };
-    let (canvas, _) = engine().draw(&request, &shown).unwrap();
-    let png = canvas.pixels().encode_png().unwrap();
-    let rendered = press_page_as_srgb(&path, 0, (canvas.width(), canvas.height()));
-    compare("cmyk-photo-page-0", &png, &rendered);
+    compare_page("cmyk-photo-page-0", &path, 0, &pack.sides[0], &shown);
 }
 
 /// An operator's own printing condition (here Ghostscript's default CMYK profile) is the
@@ -1092,17 +1057,7 @@ fn an_operator_s_condition_is_the_output_intent_and_the_conversion() {
     };
     let (path, report) = press(&card_pack(photo(), red), &options);
     assert_eq!(report.colour.unwrap().condition, "Our press");
-    let expanded = path.with_extension("own.pdf");
-    tool(
-        "qpdf",
-        &[
-            "--qdf",
-            "--object-streams=disable",
-            path_str(&path),
-            path_str(&expanded),
-        ],
-    );
-    let content = String::from_utf8_lossy(&std::fs::read(&expanded).unwrap()).into_owned();
+    let content = String::from_utf8_lossy(&qdf_bytes(&path, "own.pdf")).into_owned();
     assert!(content.contains("/OutputConditionIdentifier (Our press)"));
     assert!(
         !content.contains("/RegistryName"),
