@@ -74,11 +74,10 @@ impl Engine {
                 let mut options = header.options;
                 if let Some(profile) = &header.profile {
                     let name = options.condition_name.as_deref().unwrap_or("Custom");
-                    let condition = PrintingCondition::from_profile(name, frame.blob(profile)?)
-                        .map_err(|problem| {
-                            EngineError::Request(format!("the press profile is {problem}"))
-                        })?;
-                    options.condition = Some(std::sync::Arc::new(condition));
+                    let condition = PrintingCondition::shared(name, frame.blob(profile)?).map_err(
+                        |problem| EngineError::Request(format!("the press profile is {problem}")),
+                    )?;
+                    options.condition = Some(condition);
                 }
                 let (pdf, report) = self.press(&pages, &options, &images)?;
                 let mut out = FrameBuilder::new();

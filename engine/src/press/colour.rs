@@ -5,7 +5,7 @@
 //! (`press_profile`). The conversion is moxcms's, pure Rust, so every build of the engine
 //! converts the same way; `engine/tests/press.rs` holds it to lcms2's.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use moxcms::{
     ColorProfile, DataColorSpace, Layout, ProfileClass, RenderingIntent, TransformF64Executor,
@@ -92,6 +92,22 @@ impl PrintingCondition {
             .get_or_init(|| super::pdf::deflate(&self.profile))
     }
 
+    /// [`Self::from_profile`], made once per engine for the profile a deployment sends with
+    /// every press call: its transform and deflated profile are kept, not rebuilt per file.
+    pub fn shared(identifier: &str, profile: &[u8]) -> Result<Arc<Self>, String> {
+        static LAST: Mutex<Option<Arc<PrintingCondition>>> = Mutex::new(None);
+        let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(condition) = last.as_ref()
+            && condition.identifier == identifier
+            && *condition.profile == *profile
+        {
+            return Ok(Arc::clone(condition));
+        }
+        let condition = Arc::new(PrintingCondition::from_profile(identifier, profile)?);
+        *last = Some(Arc::clone(&condition));
+        Ok(condition)
+    }
+
     /// An sRGB colour as this condition's CMYK, each ink in percent.
     pub fn press_cmyk(&self, r: u8, g: u8, b: u8) -> [f64; 4] {
         let rgb = [r, g, b].map(|v| f64::from(v) / 255.0);
@@ -152,5 +168,12 @@ mod tests {
             fogra.press_inks(Colour::Rgb { r: 0, g: 0, b: 0 }),
             [0.0, 0.0, 0.0, 100.0]
         );
+        // The same profile again is the same condition, built once.
+        let profile = presspack_assets::PRESS_PROFILE;
+        let first = PrintingCondition::shared("Ours", profile).unwrap();
+        let again = PrintingCondition::shared("Ours", profile).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        let renamed = PrintingCondition::shared("Other", profile).unwrap();
+        assert_eq!(renamed.identifier, "Other");
     }
 }
