@@ -98,6 +98,7 @@ fn press_input(sides: &[Value; 2], image: ImageInput<'_>, proof: bool) -> Vec<u8
         condition_name: None,
         condition: None,
         limits: PreflightLimits::default(),
+        ink: Default::default(),
     };
     press_frame(&pages, &options, &[(PHOTO_URI, image)], None)
 }

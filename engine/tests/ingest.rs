@@ -93,6 +93,48 @@ fn renditions_have_their_sizes_and_orientation_is_applied() {
     assert!(upright.blobs[0].is_empty());
 }
 
+/// A photo's own ICC profile stays with its print rendition when the rendition is encoded
+/// anew (here: turned upright), so the press file still knows its colours. The profile is
+/// Display P3, read from a test photo and set into the rotated fixture after its JFIF and Exif
+/// segments; the image crate reads the rendition's.
+#[test]
+fn a_turned_photo_keeps_its_own_profile() {
+    use image::ImageDecoder;
+    let own_profile = |jpeg: &[u8]| {
+        image::codecs::jpeg::JpegDecoder::new(std::io::Cursor::new(jpeg))
+            .unwrap()
+            .icc_profile()
+            .unwrap()
+    };
+    let p3_photo = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/images/photo-display-p3.jpg"),
+    )
+    .unwrap();
+    let p3 = own_profile(&p3_photo).expect("the test photo carries Display P3");
+    let rotated = fixture("jpeg-exif-rotated.jpg");
+    // After SOI and its application segments (JFIF, Exif), our APP2.
+    let mut exif_end = 2;
+    while (0xE0..=0xEF).contains(&rotated[exif_end + 1]) {
+        exif_end += 2 + usize::from(u16::from_be_bytes([
+            rotated[exif_end + 2],
+            rotated[exif_end + 3],
+        ]));
+    }
+    assert!(exif_end > 20, "no Exif segment");
+    let mut app2 = vec![0xFF, 0xE2];
+    app2.extend_from_slice(&u16::try_from(2 + 14 + p3.len()).unwrap().to_be_bytes());
+    app2.extend_from_slice(b"ICC_PROFILE\0\x01\x01");
+    app2.extend_from_slice(&p3);
+    let with_profile = [&rotated[..exif_end], &app2[..], &rotated[exif_end..]].concat();
+
+    let ingested = ingest(&with_profile, &request()).unwrap();
+    assert!(!ingested.report.renditions[0].original, "not encoded anew");
+    assert_eq!(own_profile(&ingested.blobs[0]), Some(p3));
+    // Without a profile of its own, the rendition claims none.
+    let plain = ingest(&rotated, &request()).unwrap();
+    assert_eq!(own_profile(&plain.blobs[0]), None);
+}
+
 #[test]
 fn detection_measures_the_preview() {
     // Equal RGB noise spread over many tones is photo-like; two tones are not.

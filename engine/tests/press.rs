@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use presspack_engine::model::{Catalogue, Pack, Template};
-use presspack_engine::press::colour::FOGRA39;
+use presspack_engine::press::colour::{FOGRA39, InkSettings};
 use presspack_engine::press::{
     FindingCode, PressOptions, PressReport, Severity, Verdict, press_pages,
 };
@@ -26,6 +26,14 @@ const LOGO: &[u8] = include_bytes!("scenes/images/logo.png");
 const PHOTO_URI: &str = "store://photo";
 const LOGO_URI: &str = "store://logo";
 const ADOBE_URI: &str = "store://photo-adobe-rgb";
+/// `photo.jpg` in Display P3, converted by lcms2 with the profile embedded (the profile is
+/// moxcms's `ColorProfile::new_display_p3()`, encoded):
+/// `jpgicc -o display-p3.icc -e -t1 -q95`; and the same pixels as a PNG with an `iCCP`
+/// chunk, written by the png crate's encoder.
+const PHOTO_P3: &[u8] = include_bytes!("scenes/images/photo-display-p3.jpg");
+const PHOTO_P3_PNG: &[u8] = include_bytes!("scenes/images/photo-display-p3.png");
+const P3_URI: &str = "store://photo-display-p3";
+const P3_PNG_URI: &str = "store://photo-display-p3-png";
 const CMYK_URI: &str = "store://photo-cmyk";
 
 fn engine() -> Engine {
@@ -80,6 +88,8 @@ fn images() -> HashMap<String, ImageInput<'static>> {
         (PHOTO_URI, PHOTO),
         (LOGO_URI, LOGO),
         (ADOBE_URI, PHOTO_ADOBE_RGB),
+        (P3_URI, PHOTO_P3),
+        (P3_PNG_URI, PHOTO_P3_PNG),
         (CMYK_URI, PHOTO_CMYK),
     ]
     .into_iter()
@@ -105,6 +115,7 @@ fn options(marks: bool) -> PressOptions {
         condition_name: None,
         condition: None,
         limits: Default::default(),
+        ink: Default::default(),
     }
 }
 
@@ -906,6 +917,109 @@ fn rgb_colours_are_written_as_press_cmyk() {
     assert!(m > 80.0 && c < 20.0, "{:?}", [c, m, y, k]);
 }
 
+/// A card's back: a black background box, and a line of text in `colour`.
+fn black_back(colour: serde_json::Value) -> Pack {
+    let pack = serde_json::json!({
+        "numCards": 50,
+        "sides": [{"type": "details", "sideNum": 1,
+            "templateCode": "businesscard_full_text_landscape",
+            "data": [
+                {"type": "boxData", "linkId": "background_box",
+                 "colour": {"type": "RGB", "r": 0, "g": 0, "b": 0}},
+                {"type": "textData", "linkId": "back_line_1", "text": "Ada Lovelace",
+                 "colour": colour}]}],
+        "imageBasket": {"items": []}
+    });
+    let product = Catalogue::builtin().product("businesscard").unwrap();
+    Pack::parse(&pack.to_string(), "pack", product).unwrap()
+}
+
+/// Page 1 of `path` as Ghostscript separates it (bleed box, 150 dpi): each pixel's inks, 0
+/// to 255.
+fn separated_pixels(path: &Path) -> Vec<[u8; 4]> {
+    let raw = path.with_extension("cmyk");
+    tool(
+        "gs",
+        &[
+            "-q",
+            "-dNOPAUSE",
+            "-dBATCH",
+            "-dSAFER",
+            "-dUseBleedBox",
+            "-dUsePDFX3Profile",
+            "-dFirstPage=1",
+            "-dLastPage=1",
+            "-sDEVICE=bitcmyk",
+            "-dGrayValues=256",
+            "-r150",
+            &format!("-sOutputFile={}", path_str(&raw)),
+            path_str(path),
+        ],
+    );
+    std::fs::read(&raw)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|p| [p[0], p[1], p[2], p[3]])
+        .collect()
+}
+
+/// No colour prints with more than the ink limit: text asking for 400% (registration black)
+/// gives up cyan, magenta and yellow, black stays. A large black area prints as the rich
+/// black configured; turned off, in black ink alone. Ghostscript separates the page.
+#[test]
+fn ink_stays_within_the_limit_and_large_black_areas_print_rich() {
+    let registration = serde_json::json!({"type": "CMYK", "c": 100, "m": 100, "y": 100, "k": 100});
+    let pack = black_back(registration);
+    let (path, report) = press(&pack, &options(false));
+    let content = String::from_utf8_lossy(&qdf_bytes(&path, "qdf.pdf")).into_owned();
+    assert!(
+        content.contains("0.6 0.4 0.4 1 k"),
+        "the box is not rich black"
+    );
+    assert!(
+        content.contains("0.7333 0.7333 0.7333 1 k"),
+        "the text is not limited"
+    );
+    let colour = report.colour.unwrap();
+    assert_eq!((colour.max_ink, colour.ink_limit), (320.0, Some(320.0)));
+    let pixels = separated_pixels(&path);
+    let most = pixels
+        .iter()
+        .map(|p| p.iter().map(|&ink| u32::from(ink)).sum::<u32>())
+        .max()
+        .unwrap();
+    // (255 a plate; Ghostscript rounds each plate to its nearest step)
+    assert!(
+        most <= 320 * 255 / 100 + 4,
+        "most ink {}%",
+        most * 100 / 255
+    );
+    let cyan = pixels.iter().filter(|p| p[0] > 0).count();
+    assert!(
+        cyan > pixels.len() / 2,
+        "the black area has no cyan under it"
+    );
+
+    let plain = PressOptions {
+        ink: InkSettings {
+            rich_black: None,
+            max_ink: 300.0,
+        },
+        ..options(false)
+    };
+    let (path, report) = press(&pack, &plain);
+    let content = String::from_utf8_lossy(&qdf_bytes(&path, "qdf.pdf")).into_owned();
+    assert!(
+        content.contains("0 0 0 1 k"),
+        "the box is not black ink alone"
+    );
+    assert!(
+        content.contains("0.6666 0.6666 0.6666 1 k"),
+        "the text is not limited to 300%"
+    );
+    assert_eq!(report.colour.unwrap().max_ink, 300.0);
+}
+
 /// The engine's RGB-to-press conversion agrees with lcms2's on 210 sRGB colours (a 6-step
 /// cube without its neutrals, which print in black ink alone): the CMYK each gives, seen
 /// through the press profile, at most 1 ΔE00 apart and 0.5 on average; and no colour asks
@@ -967,25 +1081,42 @@ fn rgb_converts_to_the_press_cmyk_as_lcms2_does() {
     }
 }
 
-/// A JPEG with its own ICC profile (Adobe RGB) keeps it: the press file tags the picture with
-/// that profile, not sRGB, so a RIP separates the colours the photographer saw. Checked by
-/// qpdf (the image's colour space is the embedded profile) and by poppler's rendering next
-/// to the engine's PNG of the same photo in sRGB.
+/// A picture with its own ICC profile keeps it: the press file tags the picture with that
+/// profile, not sRGB, so a RIP separates the colours the photographer saw. For a JPEG in
+/// Adobe RGB and in Display P3 (embedded as they are) and a PNG in Display P3 (decoded and
+/// deflated). Checked by qpdf (the image's colour space is the picture's profile) and by
+/// poppler's rendering next to the engine's PNG of the same photo in sRGB.
 #[test]
 fn a_photo_with_its_own_profile_is_printed_from_that_profile() {
-    let adobe = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
-        "resourceUri": ADOBE_URI,
-        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
-    let pack = card_pack(adobe, cmyk());
-    let (path, _) = press(&pack, &options(false));
-    let expanded = qdf_bytes(&path, "adobe.pdf");
-    // Once in the JPEG's own bytes, once as the picture's colour space.
-    let name = b"Compatible with Adobe RGB (1998)";
-    let copies = expanded.windows(name.len()).filter(|w| w == name).count();
-    assert_eq!(copies, 2, "the photo's own profile is not its colour space");
-    // Poppler, through the profile, shows the colours of the sRGB original.
+    let utf16 =
+        |name: &str| -> Vec<u8> { name.encode_utf16().flat_map(u16::to_be_bytes).collect() };
+    // (the profile's description; how often it is in the file: the JPEG's own bytes carry it
+    // too, a PNG's pixels are decoded)
+    let cases = [
+        (ADOBE_URI, b"Compatible with Adobe RGB (1998)".to_vec(), 2),
+        (P3_URI, utf16("Display P3"), 2),
+        (P3_PNG_URI, utf16("Display P3"), 1),
+    ];
     let srgb_pack = card_pack(photo(), cmyk());
-    compare_page("adobe-rgb-page-0", &path, 0, &srgb_pack.sides[0], &images());
+    for (uri, description, copies) in cases {
+        let picture = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
+            "resourceUri": uri,
+            "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
+        let pack = card_pack(picture, cmyk());
+        let (path, _) = press(&pack, &options(false));
+        let expanded = qdf_bytes(&path, "own-profile.pdf");
+        let found = expanded
+            .windows(description.len())
+            .filter(|w| *w == description)
+            .count();
+        assert_eq!(
+            found, copies,
+            "{uri}: its own profile is not its colour space"
+        );
+        // Poppler, through the profile, shows the colours of the sRGB original.
+        let name = format!("{}-page-0", uri.trim_start_matches("store://"));
+        compare_page(&name, &path, 0, &srgb_pack.sides[0], &images());
+    }
 }
 
 /// A CMYK JPEG is already the press's inks: it is embedded as it is, DeviceCMYK (the output

@@ -221,6 +221,13 @@ impl Config {
                 config.images.press_warn_dpi
             )));
         }
+        config.images.ink_settings().checked().map_err(|error| {
+            ConfigError(format!(
+                "{}: {}",
+                origin(figment.find_metadata(error.setting), error.setting),
+                error.problem
+            ))
+        })?;
         let mut config = config;
         if let Some(path) = &config.images.press_profile {
             let setting = origin(figment.find_metadata("press_profile"), "press_profile");
@@ -576,6 +583,24 @@ mod tests {
                 .contains("press_block_dpi (400) is more than press_warn_dpi (300)"),
             "{err}"
         );
+        let err = load(Some("press_max_ink = 220"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("press_rich_black") && err.contains("more than press_max_ink (220%)"),
+            "{err}"
+        );
+        let err = load(None, &[("PRESSPACK_PRESS_RICH_BLACK", "60,40,40")]).unwrap_err();
+        assert!(err.to_string().contains("C,M,Y,K"), "{err}");
+        let config = load(
+            None,
+            &[
+                ("PRESSPACK_PRESS_MAX_INK", "220"),
+                ("PRESSPACK_PRESS_RICH_BLACK", "off"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(config.images.ink_settings().rich_black, None);
         let err = load(Some("min_jpeg_quality = 0"), &[]).unwrap_err();
         assert!(err.to_string().contains("min_jpeg_quality in"), "{err}");
         let err = load(None, &[("PRESSPACK_LOG_FORMAT", "xml")]).unwrap_err();

@@ -395,6 +395,33 @@ async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
     let pack_id = created["packId"].as_str().unwrap().to_owned();
     let (browser, _driver) = browser().await;
     open_edit_as_new_owner(&browser, &edit).await;
+    // The finish page (a link a partner may have kept) refuses in the same words, with no
+    // order form, and its button leads back to the editor.
+    browser
+        .goto(&edit.replace("/edit?", "/finish?"))
+        .await
+        .unwrap();
+    let finish = browser
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        finish.contains("Needed before ordering:") && finish.contains("prints at only 172 dpi"),
+        "{finish}"
+    );
+    assert!(
+        browser
+            .find(Locator::Css("[name='paperClass']"))
+            .await
+            .is_err(),
+        "an order form for a pack that cannot be ordered"
+    );
+    screenshot(&browser, "finish-blocked-picture").await;
+    click(&browser, "a.button[href*='/edit?']").await;
+    wait_for_renders(&browser, 1).await;
     let blocking = designer_value(
         &browser,
         "[...d.warnings.querySelectorAll('li.blocks')].map(li => [li.dataset.code, li.textContent])",

@@ -322,6 +322,15 @@ async fn what_preflight_blocks_no_channel_orders(kind: StoreKind) {
         "{}",
         saved.text().await.unwrap()
     );
+    // The cart says so first, in the same words, with the way back to the editor.
+    let in_cart = shopper.get("/cart").await;
+    assert!(
+        in_cart.body.contains("Cannot be ordered yet: ")
+            && in_cart.body.contains("has characters none of the shop")
+            && in_cart.body.contains(&format!("/dropins/{id}/edit?token=")),
+        "{}",
+        in_cart.body
+    );
     let refused = shopper.check_out().await;
     assert!(!refused.path.ends_with("/confirmation"), "{}", refused.body);
     assert!(

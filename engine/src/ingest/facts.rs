@@ -57,10 +57,22 @@ pub struct RasterFacts {
     pub jpeg_quality: Option<u8>,
     /// JPEG: the frame's components (1 grey, 3 colour, 4 CMYK or YCCK); 0 for other formats.
     pub components: u8,
-    /// JPEG: the ICC profile it carries (its APP2 `ICC_PROFILE` chunks, joined in order).
+    /// The ICC profile it carries: a JPEG's APP2 `ICC_PROFILE` chunks joined in order, a
+    /// PNG's `iCCP` chunk inflated.
     pub icc_profile: Option<Vec<u8>>,
     /// JPEG: it has Adobe's APP14 marker, whose CMYK files store every ink inverted.
     pub adobe: bool,
+}
+
+impl RasterFacts {
+    /// The ICC profile it carries if that is a profile of RGB colours (Adobe RGB, Display
+    /// P3), which its pixels then are in; a press file tags them with it, not sRGB.
+    pub fn rgb_profile(&self) -> Option<&[u8]> {
+        self.icc_profile.as_deref().filter(|profile| {
+            moxcms::ColorProfile::new_from_slice(profile)
+                .is_ok_and(|parsed| parsed.color_space == moxcms::DataColorSpace::Rgb)
+        })
+    }
 }
 
 /// Reads the header facts of a PNG, JPEG or GIF; `Err` says what is wrong with the header.
@@ -107,7 +119,7 @@ fn png_facts(bytes: &[u8]) -> Result<RasterFacts, String> {
             ),
         jpeg_quality: None,
         components: 0,
-        icc_profile: None,
+        icc_profile: info.icc_profile.as_ref().map(|profile| profile.to_vec()),
         adobe: false,
     })
 }

@@ -212,6 +212,7 @@ pub fn ingest(bytes: &[u8], request: &IngestRequest) -> Result<Ingested, IngestE
     let mut warnings = Vec::new();
     let mut jpeg_quality = None;
     let mut page_size_mm = None;
+    let mut rgb_profile = None;
     let (pixels, orientation) = match format {
         Format::Pdf => {
             let (pixels, size_mm, unsupported) = read_pdf(bytes, request)?;
@@ -237,6 +238,7 @@ pub fn ingest(bytes: &[u8], request: &IngestRequest) -> Result<Ingested, IngestE
                 return Err(IngestError::Transparent);
             }
             jpeg_quality = facts.jpeg_quality;
+            rgb_profile = facts.rgb_profile().map(<[u8]>::to_vec);
             // The rules refuse transparent PNGs but not GIFs, whose transparent pixels must
             // stay transparent rather than print as whatever colour they store.
             let keep_alpha = format == Format::Gif && uses_transparency(&image);
@@ -291,7 +293,9 @@ pub fn ingest(bytes: &[u8], request: &IngestRequest) -> Result<Ingested, IngestE
             _ => "image/png",
         }
     } else {
-        let (bytes, media_type) = pixels.encode(source_quality).map_err(encode_failed)?;
+        let (bytes, media_type) = pixels
+            .encode_in(source_quality, rgb_profile.as_deref())
+            .map_err(encode_failed)?;
         blobs.push(bytes);
         media_type
     };

@@ -142,10 +142,27 @@ impl Pixels {
     /// Encodes as JPEG (opaque pixels, `jpeg_quality`) or PNG (pixels with alpha, or when no
     /// quality is given: lossless sources stay lossless).
     pub fn encode(&self, jpeg_quality: Option<u8>) -> Result<(Vec<u8>, &'static str), String> {
+        self.encode_in(jpeg_quality, None)
+    }
+
+    /// [`Self::encode`], the file saying its colours are in `icc_profile` when given (a
+    /// photo's own profile stays with its print rendition).
+    pub fn encode_in(
+        &self,
+        jpeg_quality: Option<u8>,
+        icc_profile: Option<&[u8]>,
+    ) -> Result<(Vec<u8>, &'static str), String> {
         let mut out = Vec::new();
         match (self, jpeg_quality) {
             (Pixels::Rgb(image), Some(quality)) => {
-                image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
+                let mut encoder =
+                    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality);
+                if let Some(profile) = icc_profile {
+                    encoder
+                        .set_icc_profile(profile.to_vec())
+                        .map_err(|e| e.to_string())?;
+                }
+                encoder
                     .write_image(
                         image.as_raw(),
                         image.width(),
@@ -166,7 +183,7 @@ impl Pixels {
                         (w, h, png::ColorType::Rgba, image.as_raw())
                     }
                 };
-                let png = crate::raster::encode_png(width, height, colour, raw)
+                let png = crate::raster::encode_png_in(width, height, colour, raw, icc_profile)
                     .map_err(|e| e.to_string())?;
                 Ok((png, "image/png"))
             }

@@ -12,6 +12,9 @@ use moxcms::{
     TransformOptions,
 };
 
+use serde::{Deserialize, Serialize};
+
+use crate::layout::SceneItem;
 use crate::model::Colour;
 
 /// A printing condition as a PDF/X output intent names it, with the conversion to its inks.
@@ -142,11 +145,122 @@ impl PrintingCondition {
 /// RGB channels at most this far apart (of 255) are a black or grey, printed in black ink.
 const NEUTRAL_SPREAD: u8 = 2;
 
-/// Whether `profile` is an ICC profile of RGB colours, as a picture may carry its own: the
-/// press file then tags the picture with it instead of sRGB.
-pub fn is_rgb_profile(profile: &[u8]) -> bool {
-    ColorProfile::new_from_slice(profile)
-        .is_ok_and(|parsed| parsed.color_space == DataColorSpace::Rgb)
+/// How much ink a press file may lay down, and how it prints large black areas
+/// (`press_max_ink`, `press_rich_black`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InkSettings {
+    /// The most ink (C + M + Y + K, percent) any colour is printed with. 320 by default, the
+    /// limit of FOGRA39's coated paper: more does not dry and sets off on the next sheet.
+    pub max_ink: f64,
+    /// The inks a large area of pure black is printed with, or none to keep it black ink
+    /// alone. Black ink alone prints a large area as a dark grey; with cyan, magenta and
+    /// yellow under it, it prints deep black. Text and rules stay black ink alone, where
+    /// four plates would blur at the least misregistration.
+    pub rich_black: Option<[f64; 4]>,
+}
+
+impl Default for InkSettings {
+    fn default() -> Self {
+        InkSettings {
+            max_ink: 320.0,
+            // A neutral rich black (240%), as printers commonly ask for.
+            rich_black: Some([60.0, 40.0, 40.0, 100.0]),
+        }
+    }
+}
+
+/// Ink limits outside these are not a press's.
+pub const MAX_INK_RANGE: std::ops::RangeInclusive<f64> = 200.0..=400.0;
+
+/// A black box whose narrower side is at least this (mm) is a large area (rich black).
+pub const RICH_BLACK_MIN_MM: f64 = 20.0;
+
+impl InkSettings {
+    /// Itself if a press can print by it; else which setting is wrong and how.
+    pub fn checked(self) -> Result<Self, InkSettingError> {
+        if !MAX_INK_RANGE.contains(&self.max_ink) {
+            return Err(InkSettingError {
+                setting: "press_max_ink",
+                problem: format!(
+                    "{} is not a total ink limit (200 to 400 percent)",
+                    self.max_ink
+                ),
+            });
+        }
+        if let Some(inks) = self.rich_black {
+            let problem = if inks.iter().any(|ink| !(0.0..=100.0).contains(ink)) {
+                Some("each ink is 0 to 100 percent".to_owned())
+            } else {
+                let total: f64 = inks.iter().sum();
+                (total > self.max_ink).then(|| {
+                    format!(
+                        "its {total}% of ink is more than press_max_ink ({}%)",
+                        self.max_ink
+                    )
+                })
+            };
+            if let Some(problem) = problem {
+                return Err(InkSettingError {
+                    setting: "press_rich_black",
+                    problem,
+                });
+            }
+        }
+        Ok(self)
+    }
+
+    /// `inks` with at most [`Self::max_ink`] in all: cyan, magenta and yellow give up the
+    /// excess in proportion and black stays, as a RIP's ink limiting does (black carries the
+    /// darkness and the detail).
+    pub fn limited(&self, [c, m, y, k]: [f64; 4]) -> [f64; 4] {
+        let colour = c + m + y;
+        let excess = colour + k - self.max_ink;
+        if excess <= 0.0 || colour <= 0.0 {
+            return [c, m, y, k];
+        }
+        let keep = ((colour - excess) / colour).max(0.0);
+        let round = |ink: f64| libm::floor(ink * keep * 100.0) / 100.0;
+        [round(c), round(m), round(y), k]
+    }
+}
+
+/// An ink setting a press cannot print by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InkSettingError {
+    pub setting: &'static str,
+    pub problem: String,
+}
+
+impl std::fmt::Display for InkSettingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.setting, self.problem)
+    }
+}
+
+/// The inks a press file prints each scene item with: its printing condition's conversion,
+/// the operator's ink limit and rich black.
+pub struct PressInks<'a> {
+    pub condition: &'a PrintingCondition,
+    pub settings: InkSettings,
+}
+
+impl PressInks<'_> {
+    /// The inks (percent) `item` is printed with, if it has a colour of its own.
+    pub fn of_item(&self, item: &SceneItem) -> Option<[f64; 4]> {
+        let (colour, large_area) = match item {
+            SceneItem::Fill { colour, area } => {
+                (colour, area.width.min(area.height) >= RICH_BLACK_MIN_MM)
+            }
+            SceneItem::Outline { colour, .. } | SceneItem::Text { colour, .. } => (colour, false),
+            SceneItem::Image { .. } | SceneItem::RoundedCornerMask { .. } => return None,
+        };
+        let inks = self.condition.press_inks(*colour);
+        Some(match self.settings.rich_black {
+            Some(rich) if large_area && inks == [0.0, 0.0, 0.0, 100.0] => rich,
+            _ => self.settings.limited(inks),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -175,5 +289,49 @@ mod tests {
         assert!(Arc::ptr_eq(&first, &again));
         let renamed = PrintingCondition::shared("Other", profile).unwrap();
         assert_eq!(renamed.identifier, "Other");
+    }
+
+    #[test]
+    fn ink_beyond_the_limit_comes_off_cyan_magenta_and_yellow_and_black_stays() {
+        let settings = InkSettings::default();
+        let limited = settings.limited([100.0, 100.0, 100.0, 100.0]);
+        assert_eq!(limited[3], 100.0);
+        assert!(limited.iter().sum::<f64>() <= 320.0, "{limited:?}");
+        assert!(limited.iter().sum::<f64>() > 319.9, "{limited:?}");
+        assert_eq!(limited[0], limited[1]);
+        // Within the limit, as given.
+        assert_eq!(
+            settings.limited([60.0, 40.0, 40.0, 100.0]),
+            [60.0, 40.0, 40.0, 100.0]
+        );
+        let lower = InkSettings {
+            max_ink: 220.0,
+            ..settings
+        };
+        assert_eq!(
+            lower.limited([80.0, 40.0, 40.0, 100.0]),
+            [60.0, 30.0, 30.0, 100.0]
+        );
+    }
+
+    #[test]
+    fn ink_settings_a_press_cannot_print_by_are_refused_naming_the_setting() {
+        let over = InkSettings {
+            max_ink: 500.0,
+            ..InkSettings::default()
+        };
+        assert_eq!(over.checked().unwrap_err().setting, "press_max_ink");
+        let rich = InkSettings {
+            max_ink: 220.0,
+            rich_black: Some([60.0, 40.0, 40.0, 100.0]),
+        };
+        let error = rich.checked().unwrap_err();
+        assert_eq!(error.setting, "press_rich_black");
+        assert!(error.problem.contains("240"), "{error}");
+        let off = InkSettings {
+            max_ink: 220.0,
+            rich_black: None,
+        };
+        assert_eq!(off.checked(), Ok(off));
     }
 }

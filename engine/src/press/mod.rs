@@ -23,7 +23,7 @@ use crate::model::{BoundingBox, ItemKind, Pack, Side, Template, effective_dpi};
 use crate::raster::{ImageError, RasterError, ViewArea, decode_image};
 use crate::render::{Engine, EngineError, ImageInput};
 use crate::text::FontBook;
-use colour::{FOGRA39, PrintingCondition};
+use colour::{FOGRA39, InkSettings, PressInks, PrintingCondition};
 use pdf::{DocumentInfo, JpegSpace, PdfImage, PdfImageData, PdfPage};
 
 /// At most this many pages in one press file (a pack's sides).
@@ -108,6 +108,9 @@ pub struct PressOptions {
     pub condition: Option<Arc<PrintingCondition>>,
     #[serde(default)]
     pub limits: PreflightLimits,
+    /// The most ink, and rich black for large black areas.
+    #[serde(default)]
+    pub ink: InkSettings,
 }
 
 /// What a press file holds and what preflight found, page by page.
@@ -127,9 +130,13 @@ pub struct PressReport {
 pub struct ColourFacts {
     /// The printing condition of its output intent (`FOGRA39`).
     pub condition: String,
-    /// The most ink (C + M + Y + K, percent) any colour it writes in CMYK asks for; photos
-    /// are tagged sRGB and separated by the RIP within the condition's own limit.
+    /// The most ink (C + M + Y + K, percent) any colour it writes in CMYK is printed with;
+    /// photos keep their own colour space and are separated by the RIP through the
+    /// condition's profile, within that profile's own limit.
     pub max_ink: f64,
+    /// The operator's limit the file's colours were held to (`press_max_ink`).
+    #[serde(default)]
+    pub ink_limit: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,6 +238,13 @@ impl Engine {
             .map_err(|problem| EngineError::Request(problem.into()))?;
         let book = self.fonts();
         let condition: &PrintingCondition = options.condition.as_deref().unwrap_or(&FOGRA39);
+        let inks = PressInks {
+            condition,
+            settings: options
+                .ink
+                .checked()
+                .map_err(|error| EngineError::Request(error.to_string()))?,
+        };
         let mut laid_out = Vec::with_capacity(pages.len());
         for page in pages {
             let template = self.template(&page.side.template_code)?;
@@ -302,7 +316,7 @@ impl Engine {
             created: options.created,
             marks: options.marks,
             guides: options.guides,
-            condition,
+            inks: &inks,
         };
         let bytes = pdf::write_pdf(book, &pdf_pages, &embedded, &info)
             .map_err(|e| EngineError::Raster(RasterError::Encode(e)))?;
@@ -313,7 +327,8 @@ impl Engine {
                 pages: reports,
                 colour: Some(ColourFacts {
                     condition: condition.identifier.clone(),
-                    max_ink: max_ink(condition, laid_out.iter().map(|(_, _, scene, _)| scene)),
+                    max_ink: max_ink(&inks, laid_out.iter().map(|(_, _, scene, _)| scene)),
+                    ink_limit: Some(inks.settings.max_ink),
                 }),
             },
         ))
@@ -321,17 +336,10 @@ impl Engine {
 }
 
 /// The most ink any colour of `scenes` is printed with, percent.
-fn max_ink<'s>(condition: &PrintingCondition, scenes: impl Iterator<Item = &'s Scene>) -> f64 {
+fn max_ink<'s>(inks: &PressInks<'_>, scenes: impl Iterator<Item = &'s Scene>) -> f64 {
     scenes
         .flat_map(|scene| &scene.items)
-        .filter_map(|item| match item {
-            SceneItem::Fill { colour, .. }
-            | SceneItem::Outline { colour, .. }
-            | SceneItem::Text { colour, .. } => {
-                Some(condition.press_inks(*colour).iter().sum::<f64>())
-            }
-            _ => None,
-        })
+        .filter_map(|item| Some(inks.of_item(item)?.iter().sum::<f64>()))
         .fold(0.0, |most: f64, ink| {
             most.max(libm::round(ink * 10.0) / 10.0)
         })
@@ -375,13 +383,12 @@ fn pdf_image(
     let facts = format
         .filter(|f| *f != Format::Pdf)
         .and_then(|f| raster_facts(f, input.bytes).ok());
-    // An RGB JPEG's own profile stays with its pixels, whether embedded as they are or
-    // decoded and encoded again.
+    // A picture's own RGB profile (a JPEG's or a PNG's) stays with its pixels, whether
+    // embedded as they are or decoded and encoded again.
     let own_profile = facts
         .as_ref()
-        .filter(|facts| facts.components == 3)
-        .and_then(|facts| facts.icc_profile.clone())
-        .filter(|profile| colour::is_rgb_profile(profile));
+        .and_then(|facts| facts.rgb_profile())
+        .map(<[u8]>::to_vec);
     let needed = proof.map(|(dpi, (width, height))| {
         let pixels = |mm: f64| libm::ceil(mm / 25.4 * dpi).max(1.0) as u32;
         (pixels(width), pixels(height))
@@ -405,8 +412,8 @@ fn pdf_image(
                             inverted: facts.adobe,
                         },
                     },
-                    profile: own_profile,
                 },
+                profile: own_profile.filter(|_| facts.components == 3),
             },
             print_size: (facts.width, facts.height),
         });
@@ -455,7 +462,6 @@ fn pdf_image(
             PdfImageData::Jpeg {
                 bytes,
                 space: JpegSpace::Rgb,
-                profile: own_profile,
             }
         }
         Pixels::Rgb(rgb) => PdfImageData::Flate {
@@ -476,6 +482,7 @@ fn pdf_image(
             width,
             height,
             data,
+            profile: own_profile,
         },
         print_size,
     })

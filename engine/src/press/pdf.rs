@@ -14,11 +14,11 @@ use pdf_writer::writers::ColorSpace;
 use pdf_writer::{Content, Date, Filter, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 
 use crate::layout::{PathStep, Scene, SceneGlyph, SceneItem};
-use crate::model::{BoundingBox, Colour};
+use crate::model::BoundingBox;
 use crate::raster::ViewArea;
 use crate::text::{FaceId, FontBook};
 
-use super::colour::PrintingCondition;
+use super::colour::PressInks;
 use super::icc;
 use super::sheet::{self, MARK_WIDTH, MARKS_ROOM, SLUG_SIZE};
 
@@ -50,6 +50,9 @@ pub struct PdfImage {
     pub width: u32,
     pub height: u32,
     pub data: PdfImageData,
+    /// The ICC profile of its RGB pixels (a picture's own: Adobe RGB, Display P3); none for
+    /// sRGB. Grey and CMYK JPEGs have none.
+    pub profile: Option<Vec<u8>>,
 }
 
 /// The colours of a JPEG's components.
@@ -64,13 +67,8 @@ pub enum JpegSpace {
 }
 
 pub enum PdfImageData {
-    /// A JPEG file as it is: grey, RGB with the profile it carries (else sRGB), or CMYK
-    /// (the press's inks, the output intent's).
-    Jpeg {
-        bytes: Vec<u8>,
-        space: JpegSpace,
-        profile: Option<Vec<u8>>,
-    },
+    /// A JPEG file as it is: grey, RGB, or CMYK (the press's inks, the output intent's).
+    Jpeg { bytes: Vec<u8>, space: JpegSpace },
     /// Deflated RGB rows and, for transparent images, deflated alpha rows.
     Flate {
         rgb: Vec<u8>,
@@ -87,8 +85,8 @@ pub struct DocumentInfo<'a> {
     pub marks: bool,
     /// Whether a proof's cut and safe lines are drawn (on their layer).
     pub guides: bool,
-    /// The printing condition: the output intent, and the CMYK colours are written in.
-    pub condition: &'a PrintingCondition,
+    /// The printing condition (the output intent) and the inks each colour is written in.
+    pub inks: &'a PressInks<'a>,
 }
 
 /// Hands out object numbers.
@@ -141,7 +139,7 @@ pub fn write_pdf(
     images: &[(&str, PdfImage)],
     info: &DocumentInfo<'_>,
 ) -> Result<Vec<u8>, String> {
-    let condition = info.condition;
+    let condition = info.inks.condition;
     let mut refs = Refs(0);
     let mut pdf = Pdf::new();
     pdf.set_version(1, 6);
@@ -581,25 +579,24 @@ fn embed_font(
 
 fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref) -> Ref {
     let id = refs.next();
+    // RGB pixels in their own profile's colour space, else in sRGB.
+    let rgb_space = match &image.profile {
+        Some(profile) => {
+            let (profile_id, space_id) = (refs.next(), refs.next());
+            let deflated = deflate(profile);
+            let mut stream = pdf.icc_profile(profile_id, &deflated);
+            stream.filter(Filter::FlateDecode);
+            stream.n(3).alternate_name(Name(b"DeviceRGB"));
+            stream.finish();
+            pdf.indirect(space_id)
+                .start::<pdf_writer::writers::ColorSpace>()
+                .icc_based(profile_id);
+            space_id
+        }
+        None => srgb_space,
+    };
     match &image.data {
-        PdfImageData::Jpeg {
-            bytes,
-            space,
-            profile,
-        } => {
-            // The picture's own profile, as a colour space of its own.
-            let own_space = profile.as_ref().map(|profile| {
-                let (profile_id, space_id) = (refs.next(), refs.next());
-                let deflated = deflate(profile);
-                let mut stream = pdf.icc_profile(profile_id, &deflated);
-                stream.filter(Filter::FlateDecode);
-                stream.n(3).alternate_name(Name(b"DeviceRGB"));
-                stream.finish();
-                pdf.indirect(space_id)
-                    .start::<pdf_writer::writers::ColorSpace>()
-                    .icc_based(profile_id);
-                space_id
-            });
+        PdfImageData::Jpeg { bytes, space } => {
             let mut xobject = pdf.image_xobject(id, bytes);
             xobject
                 .width(image.width as i32)
@@ -609,7 +606,7 @@ fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref
             match space {
                 JpegSpace::Grey => xobject.color_space().device_gray(),
                 JpegSpace::Rgb => {
-                    xobject.pair(Name(b"ColorSpace"), own_space.unwrap_or(srgb_space));
+                    xobject.pair(Name(b"ColorSpace"), rgb_space);
                 }
                 JpegSpace::Cmyk { inverted } => {
                     xobject.color_space().device_cmyk();
@@ -635,7 +632,7 @@ fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref
                 .width(image.width as i32)
                 .height(image.height as i32)
                 .bits_per_component(8)
-                .pair(Name(b"ColorSpace"), srgb_space);
+                .pair(Name(b"ColorSpace"), rgb_space);
             xobject.filter(Filter::FlateDecode);
             if let Some(mask_id) = mask_id {
                 xobject.s_mask(mask_id);
@@ -677,17 +674,13 @@ fn page_content(
         .end_path();
     for item in &page.scene.items {
         match item {
-            SceneItem::Fill { area, colour } => {
-                set_colour(&mut content, info.condition, *colour, false);
+            SceneItem::Fill { area, .. } => {
+                set_colour(&mut content, info.inks, item, false);
                 box_path(&mut content, area);
                 content.fill_nonzero();
             }
-            SceneItem::Outline {
-                area,
-                colour,
-                width,
-            } => {
-                set_colour(&mut content, info.condition, *colour, true);
+            SceneItem::Outline { area, width, .. } => {
+                set_colour(&mut content, info.inks, item, true);
                 content.set_line_width(*width as f32);
                 box_path(&mut content, area);
                 content.stroke();
@@ -719,7 +712,6 @@ fn page_content(
             }
             SceneItem::Text {
                 area,
-                colour,
                 size,
                 text,
                 glyphs,
@@ -737,7 +729,7 @@ fn page_content(
                     (-area.width / 2.0) as f32,
                     (-area.height / 2.0) as f32,
                 ]);
-                set_colour(&mut content, info.condition, *colour, false);
+                set_colour(&mut content, info.inks, item, false);
                 show_glyphs(&mut content, text, glyphs, *size, fonts, book);
                 content.restore_state();
             }
@@ -867,8 +859,12 @@ fn show_runs(
     }
 }
 
-fn set_colour(content: &mut Content, condition: &PrintingCondition, colour: Colour, stroke: bool) {
-    let [c, m, y, k] = condition.press_inks(colour).map(|v| (v / 100.0) as f32);
+/// `item`'s inks as the colour that paints it.
+fn set_colour(content: &mut Content, inks: &PressInks<'_>, item: &SceneItem, stroke: bool) {
+    let [c, m, y, k] = inks
+        .of_item(item)
+        .unwrap_or_default()
+        .map(|v| (v / 100.0) as f32);
     if stroke {
         content.set_stroke_cmyk(c, m, y, k);
     } else {

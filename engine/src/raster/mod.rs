@@ -575,6 +575,7 @@ impl<'a> Pixels<'a> {
             self.height,
             png::ColorType::Rgb,
             settings,
+            None,
             |y, out| drop_alpha(row(y), out) == 255,
         )?;
         if let Some(png) = rgb {
@@ -586,6 +587,7 @@ impl<'a> Pixels<'a> {
             self.height,
             png::ColorType::Rgba,
             settings,
+            None,
             |y, out| {
                 out.copy_from_slice(row(y));
                 if straighten {
@@ -742,6 +744,17 @@ pub fn encode_png(
     colour: png::ColorType,
     rows: &[u8],
 ) -> Result<Vec<u8>, RasterError> {
+    encode_png_in(width, height, colour, rows, None)
+}
+
+/// [`encode_png`], the rows' colours in `icc_profile` (an `iCCP` chunk) when given.
+pub fn encode_png_in(
+    width: u32,
+    height: u32,
+    colour: png::ColorType,
+    rows: &[u8],
+    icc_profile: Option<&[u8]>,
+) -> Result<Vec<u8>, RasterError> {
     let row_bytes = width as usize * colour.samples();
     if rows.len() != row_bytes * height as usize {
         return Err(RasterError::Encode(format!(
@@ -751,7 +764,7 @@ pub fn encode_png(
         )));
     }
     let settings = PngSettings::for_rows(rows, width as usize, colour.samples());
-    let png = write_png(width, height, colour, settings, |y, row| {
+    let png = write_png(width, height, colour, settings, icc_profile, |y, row| {
         row.copy_from_slice(&rows[y * row_bytes..][..row_bytes]);
         true
     })?;
@@ -765,12 +778,15 @@ fn write_png(
     height: u32,
     colour: png::ColorType,
     settings: PngSettings,
+    icc_profile: Option<&[u8]>,
     mut fill_row: impl FnMut(usize, &mut [u8]) -> bool,
 ) -> Result<Option<Vec<u8>>, RasterError> {
     let encode_error = |e: png::EncodingError| RasterError::Encode(e.to_string());
     let row_bytes = width as usize * colour.samples();
     let mut out = Vec::with_capacity(row_bytes * height as usize / 8);
-    let mut encoder = png::Encoder::new(&mut out, width, height);
+    let mut info = png::Info::with_size(width, height);
+    info.icc_profile = icc_profile.map(std::borrow::Cow::Borrowed);
+    let mut encoder = png::Encoder::with_info(&mut out, info).map_err(encode_error)?;
     encoder.set_color(colour);
     encoder.set_depth(png::BitDepth::Eight);
     // IDAT chunks of up to 1 MiB: few chunk headers, a bounded buffer.

@@ -209,6 +209,18 @@ pub fn explained_warnings(services: &Services, record: &PackRecord) -> Vec<(Stri
         .collect()
 }
 
+/// Why the pack cannot be ordered (its warnings that block ordering, in the customer's
+/// words); empty when it can.
+pub fn blocking_reasons(services: &Services, record: &PackRecord) -> Vec<String> {
+    if record.is_orderable() {
+        return Vec::new();
+    }
+    explained_warnings(services, record)
+        .into_iter()
+        .filter_map(|(text, blocks)| blocks.then_some(text))
+        .collect()
+}
+
 /// A new pack's record, with all its warnings, its images pinned.
 pub async fn new_record(
     services: &Services,

@@ -125,6 +125,7 @@ pub async fn press_file(
         condition_name: settings.press_condition.clone(),
         condition: None,
         limits: settings.preflight_limits(),
+        ink: settings.ink_settings(),
     };
     let pages: Vec<PressPageInput> = pages
         .iter()

@@ -176,6 +176,28 @@ pub fn list<'de, D: Deserializer<'de>, T>(
         .collect()
 }
 
+/// Four comma-separated inks in percent (`C,M,Y,K`, each 0 to 100), or `off`: none.
+pub fn some_inks<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<[f64; 4]>, D::Error> {
+    const EXPECTED: &str = "four comma-separated inks in percent (C,M,Y,K, each 0 to 100), or off";
+    let value = text(deserializer)?;
+    if value.trim().eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let inks: Vec<f64> = value
+        .split(',')
+        .map(|ink| {
+            ink.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|ink| (0.0..=100.0).contains(ink))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| de::Error::custom(format!("expected {EXPECTED}")))?;
+    <[f64; 4]>::try_from(inks)
+        .map(Some)
+        .map_err(|_| de::Error::custom(format!("expected {EXPECTED}")))
+}
+
 /// Comma-separated host names, compared in lower case.
 pub fn hosts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
     list(

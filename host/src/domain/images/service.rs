@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use presspack_engine::ingest::IngestRequest;
 use presspack_engine::model::PreflightLimits;
+use presspack_engine::press::colour::InkSettings;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::domain::error::{DomainError, ErrorCode};
@@ -197,6 +198,13 @@ pub struct ImageSettings {
     /// The `press_profile` file's bytes, as start-up read and checked them.
     #[serde(skip)]
     pub press_profile_bytes: Option<std::sync::Arc<[u8]>>,
+    /// The most ink (C + M + Y + K, percent) a press file prints any colour with.
+    #[serde(deserialize_with = "settings::count::<_, _, 200, 400>")]
+    pub press_max_ink: u32,
+    /// The inks (`C,M,Y,K` percent) a large area of pure black is printed with, or `off`
+    /// for black ink alone.
+    #[serde(deserialize_with = "settings::some_inks")]
+    pub press_rich_black: Option<[f64; 4]>,
 }
 
 impl ImageSettings {
@@ -206,6 +214,14 @@ impl ImageSettings {
         PreflightLimits {
             warn_dpi: f64::from(self.press_warn_dpi),
             block_dpi: f64::from(self.press_block_dpi),
+        }
+    }
+
+    /// How press files ink their colours.
+    pub fn ink_settings(&self) -> InkSettings {
+        InkSettings {
+            max_ink: f64::from(self.press_max_ink),
+            rich_black: self.press_rich_black,
         }
     }
 }
@@ -230,6 +246,8 @@ impl Default for ImageSettings {
             press_profile: None,
             press_condition: None,
             press_profile_bytes: None,
+            press_max_ink: InkSettings::default().max_ink as u32,
+            press_rich_black: InkSettings::default().rich_black,
         }
     }
 }

@@ -161,13 +161,9 @@ pub async fn place(
         return Err(CheckoutError::EmptyCart);
     }
     if let Some(line) = lines.iter().find(|l| !l.pack.is_orderable()) {
-        let reasons: Vec<String> = packs::explained_warnings(state, &line.pack)
-            .into_iter()
-            .filter_map(|(text, blocks)| blocks.then_some(text))
-            .collect();
         return Err(CheckoutError::NotOrderable {
             name: line.pack.display_name(),
-            reasons: reasons.join(" "),
+            reasons: packs::blocking_reasons(state, &line.pack).join(" "),
         });
     }
     check_confirmation(state, customer)?;

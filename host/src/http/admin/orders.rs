@@ -438,7 +438,10 @@ fn press_file(
                         }
                         " · " (bytes / 1024) " KB · preflight: " strong.verdict { (report.verdict.name()) }
                         @if let Some(colour) = &report.colour {
-                            " · " span.colour-facts { (colour.condition) ", most ink " (colour.max_ink) "%" }
+                            " · " span.colour-facts {
+                                (colour.condition) ", most ink " (colour.max_ink) "%"
+                                @if let Some(limit) = colour.ink_limit { " (limit " (limit) "%)" }
+                            }
                         }
                     }
                     @let findings: Vec<_> = report.pages.iter().flat_map(|p| p.findings.iter().map(move |f| (&p.side, f))).collect();

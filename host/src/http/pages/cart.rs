@@ -14,6 +14,7 @@ use crate::domain::error::DomainError;
 use crate::domain::one_line;
 use crate::domain::packs;
 use crate::domain::services::Services;
+use crate::http::pages::dropins::drop_in_path;
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
@@ -52,6 +53,15 @@ fn cart_page(
                 @for line in lines {
                     li.line {
                         (line_summary(line, currency))
+                        @let blocking = packs::blocking_reasons(services, &line.pack);
+                        @if !blocking.is_empty() {
+                            div.notice.not-orderable role="alert" {
+                                p { strong { "Cannot be ordered yet: " } (blocking.join(" ")) }
+                                a.button href=(drop_in_path(&line.pack_id, "edit", &line.pack.drop_in_token)) {
+                                    "Fix it in the editor"
+                                }
+                            }
+                        }
                         div.controls {
                             form method="post" action=(format!("/cart/lines/{}", line.pack_id)) {
                                 (csrf_field(visitor))

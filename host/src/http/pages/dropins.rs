@@ -85,7 +85,7 @@ async fn take_ownership(
     }
 }
 
-fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
+pub fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
     format!("/dropins/{pack_id}/{name}?token={token}")
 }
 
