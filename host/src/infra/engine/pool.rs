@@ -647,7 +647,10 @@ mod tests {
         // Far more work than 5 ms allows (a 4096 px card takes hundreds of milliseconds).
         let error = host.call_blocking(Op::Draw, &render(4096)).unwrap_err();
         assert!(matches!(error, EngineCallError::Timeout(_)), "{error}");
-        assert!(host.call_blocking(Op::Measure, MEASURE).is_ok());
+        // The pool stays usable. On a loaded machine even a measure may overrun 5 ms (and
+        // its instance is replaced too), so it may take a few tries; a broken pool never
+        // answers.
+        assert!((0..20).any(|_| host.call_blocking(Op::Measure, MEASURE).is_ok()));
     }
 
     #[tokio::test]
