@@ -3,6 +3,7 @@
 //! PRESSPACK_TEST_CHROMEDRIVER), and where screenshots are kept.
 
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -11,7 +12,12 @@ use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 
-/// chromedriver on a free port, stopped when dropped.
+/// Where a test browser's profile directory is named from: `tests/run` looks for browsers
+/// still running with one when the tests are over.
+pub const PROFILE_PREFIX: &str = "presspack-test-chromium-";
+
+/// chromedriver on a free port, in a process group of its own that the browser it starts
+/// joins; the whole group is stopped when dropped, also when a test fails.
 pub struct Driver {
     process: Child,
     url: String,
@@ -20,6 +26,12 @@ pub struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // Killing chromedriver alone leaves its browser (and the browser's renderers,
+        // 200 MB or so) running with no parent: the group goes.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.process.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
@@ -57,6 +69,7 @@ async fn start(options: serde_json::Value) -> (Client, Driver) {
     let chromedriver = program("PRESSPACK_TEST_CHROMEDRIVER", "/usr/bin/chromedriver");
     let process = Command::new(&chromedriver)
         .arg(format!("--port={port}"))
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -66,7 +79,10 @@ async fn start(options: serde_json::Value) -> (Client, Driver) {
     let driver = Driver {
         process,
         url: format!("http://127.0.0.1:{port}"),
-        _profile: tempfile::tempdir().unwrap(),
+        _profile: tempfile::Builder::new()
+            .prefix(PROFILE_PREFIX)
+            .tempdir()
+            .unwrap(),
     };
     let mut chrome = json!({
         "binary": program("PRESSPACK_TEST_CHROMIUM", "/usr/bin/chromium"),
