@@ -15,6 +15,7 @@ use tokio::sync::Semaphore;
 
 use crate::domain::account_links::LinkHolder;
 use crate::domain::one_line;
+use crate::infra::clock::unix_seconds;
 use crate::infra::store::{self, Kind, Records, StoreError, random_id};
 
 /// Record kind: customer accounts, by customer id.
@@ -142,12 +143,6 @@ pub fn check_password(password: &str) -> Result<(), AccountError> {
     Ok(())
 }
 
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 /// Password hashing, off the async threads and a few at a time: argon2id takes tens of
 /// milliseconds and 19 MiB each, so unbounded sign-in attempts must not take every core.
 #[derive(Clone)]
@@ -251,7 +246,7 @@ pub async fn sign_up(
         email: email.clone(),
         name: name.to_owned(),
         password_hash,
-        created_at: now(),
+        created_at: unix_seconds(),
         cart: Vec::new(),
         orders: Vec::new(),
         trial_order: None,

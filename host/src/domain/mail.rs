@@ -32,8 +32,9 @@ use crate::domain::customers::{self, Customer};
 use crate::domain::orders::record::{self, Order, OrderStatus};
 use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
+use crate::infra::clock::unix_millis;
 use crate::infra::queue::{self, Job, Outcome, Queue};
-use crate::infra::store::{Kind, Store, StoreError, unix_millis};
+use crate::infra::store::{Kind, Store, StoreError};
 
 /// Record kinds: messages waiting to be sent, and sent or given up.
 pub const MAILS_PENDING: Kind = Kind::new("mail");

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use sha1::Sha1;
 
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, PasswordHashing};
-use crate::infra::store::{self, Kind, Records, StoreError, unix_millis};
+use crate::infra::clock::unix_seconds;
+use crate::infra::store::{self, Kind, Records, StoreError};
 
 /// Record kind: operator accounts, by name.
 pub const OPERATORS: Kind = Kind::new("operator");
@@ -97,10 +98,6 @@ fn check_password(password: &str) -> Result<(), OperatorError> {
     })
 }
 
-fn now() -> u64 {
-    u64::try_from(unix_millis() / 1000).unwrap_or(0)
-}
-
 pub async fn load(store: &dyn Records, name: &str) -> Result<Option<Operator>, StoreError> {
     match normalise_name(name) {
         Ok(name) => Ok(store::load(store, OPERATORS, &name).await?.map(|(o, _)| o)),
@@ -132,7 +129,7 @@ pub async fn add(
         totp_secret: None,
         last_totp_step: 0,
         session_stamp: rand::random(),
-        created_at: now(),
+        created_at: unix_seconds(),
     };
     let value = serde_json::to_vec(&operator).map_err(|e| StoreError::corrupt(e.to_string()))?;
     if !store.insert(OPERATORS, &name, &value).await? {
@@ -236,7 +233,7 @@ pub async fn sign_in(
     let Some(secret) = &operator.totp_secret else {
         return Ok(operator);
     };
-    let current = now() / TOTP_STEP_SECONDS;
+    let current = unix_seconds() / TOTP_STEP_SECONDS;
     let step = matching_step(secret, code.trim(), current, operator.last_totp_step)
         .ok_or(OperatorError::WrongCredentials)?;
     // Written with compare-and-swap: of two sign-ins with one code, one takes its step.
@@ -284,7 +281,10 @@ pub fn totp_code(key: &[u8], step: u64) -> u32 {
 /// The current TOTP code of a base32 secret (for the CLI and tests that stand in for an app).
 pub fn current_totp_code(secret: &str) -> Option<String> {
     let key = from_base32(secret)?;
-    Some(format!("{:06}", totp_code(&key, now() / TOTP_STEP_SECONDS)))
+    Some(format!(
+        "{:06}",
+        totp_code(&key, unix_seconds() / TOTP_STEP_SECONDS)
+    ))
 }
 
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";

@@ -2,8 +2,6 @@
 //! pack is written. The pack data is kept as the canonical JSON the model produced, so
 //! reading a pack never re-parses it.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use presspack_engine::failure::FailureCode;
 use presspack_engine::model::{
     Pack, PhysicalSpec, PreflightLimits, Product, Side, Template, Warning, WarningCode, explain,
@@ -16,6 +14,7 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::retention::pin_images;
 use crate::domain::keys::ApiKey;
 use crate::domain::services::Services;
+use crate::infra::clock::unix_seconds;
 use crate::infra::engine::EngineCallError;
 use crate::infra::store::{Kind, Records, random_id};
 use crate::infra::templates::Templates;
@@ -63,12 +62,6 @@ pub struct StoredPack {
     pub record: PackRecord,
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 fn internal(what: &str, e: impl std::fmt::Display) -> DomainError {
     DomainError::new(ErrorCode::Internal, format!("{what}: {e}"))
 }
@@ -96,8 +89,8 @@ impl PackRecord {
             drop_in_token: random_id(),
             trial: false,
             cart_quantity: None,
-            created_at: now(),
-            updated_at: now(),
+            created_at: unix_seconds(),
+            updated_at: unix_seconds(),
         })
     }
 
@@ -149,7 +142,7 @@ impl PackRecord {
         judge: &Judge<'_>,
     ) -> Result<(), DomainError> {
         (self.pack, self.warnings) = canonical(pack, product, judge)?;
-        self.updated_at = now();
+        self.updated_at = unix_seconds();
         Ok(())
     }
 }

@@ -14,7 +14,8 @@ use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
 use crate::domain::orders::record::OrderLine;
 use crate::domain::packs::{PackRecord, stored_pack};
 use crate::domain::services::Services;
-use crate::infra::store::{Kind, unix_millis};
+use crate::infra::clock::unix_millis;
+use crate::infra::store::Kind;
 
 /// Resolution of a proof's images at their printed size, dots per inch: sharp on a screen,
 /// a fraction of the press file's size.

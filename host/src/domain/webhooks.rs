@@ -32,10 +32,11 @@ use sha2::Sha256;
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, PressFileLinks};
 use crate::domain::orders::record::{self, Order, OrderStatus, StatusChange};
+use crate::infra::clock::unix_millis;
 use crate::infra::fetch::{FetchPolicy, Fetcher};
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::settings;
-use crate::infra::store::{Kind, Store, StoreError, unix_millis};
+use crate::infra::store::{Kind, Store, StoreError};
 
 /// Record kind: webhook messages waiting to be delivered (and their schedule).
 pub const WEBHOOKS_PENDING: Kind = Kind::new("webhook");

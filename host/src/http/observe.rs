@@ -25,9 +25,10 @@ use crate::domain::orders::press_files::PRESS_JOBS;
 use crate::domain::webhooks::WEBHOOKS_PENDING;
 use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
 use crate::http::state::AppState;
+use crate::infra::clock::unix_millis;
 use crate::infra::engine::Starting;
 use crate::infra::engine::holders::Holders;
-use crate::infra::store::{Kind, unix_millis};
+use crate::infra::store::Kind;
 
 /// The header carrying a request's id, taken from the client (or proxy) when it sends a
 /// plain one (see [`keep_plain_request_id`]), else made by [`RandomRequestId`]; tower-http

@@ -2,6 +2,7 @@
 //! templates, the deployment's secret key and outbound fetches. Nothing here knows a pack
 //! from a customer beyond the record kinds it stores.
 
+pub mod clock;
 pub mod compress;
 pub mod engine;
 pub mod fetch;

@@ -16,7 +16,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::infra::store::{self, Kind, Store, StoreError, unix_millis};
+use crate::infra::clock::unix_millis;
+use crate::infra::store::{self, Kind, Store, StoreError};
 
 /// One job and its attempts so far. The payload's fields sit beside the job's own in the
 /// stored JSON.

@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::services::Services;
+use crate::infra::clock::unix_millis;
 use crate::infra::engine::EngineCallError;
-use crate::infra::store::{Kind, StoreError, load, unix_millis};
+use crate::infra::store::{Kind, StoreError, load};
 
 /// Record kind: image records (facts and rendition blob ids), by image id; also the retention
 /// schedule.

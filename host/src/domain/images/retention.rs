@@ -14,13 +14,14 @@
 //!   stored before retention existed are on no schedule and are never swept.
 
 use crate::domain::images::IMAGES;
+use crate::infra::clock::unix_millis;
 use std::time::Duration;
 
 use presspack_engine::model::MAX_BASKET_ITEMS;
 
 use crate::domain::error::{DomainError, ErrorCode};
 
-use crate::infra::store::{self, SharedBlobs, Store, StoreError, unix_millis};
+use crate::infra::store::{self, SharedBlobs, Store, StoreError};
 
 use super::{ImageRecord, STORE_SCHEME};
 

@@ -29,8 +29,9 @@ use crate::domain::orders::record::OrderStatus;
 use crate::domain::packs;
 use crate::domain::services::Services;
 use crate::domain::webhooks::{self, OrderEvent};
+use crate::infra::clock::{unix_millis, unix_seconds};
 use crate::infra::queue;
-use crate::infra::store::{StoreError, unix_millis};
+use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
@@ -129,12 +130,6 @@ pub(crate) fn order_number() -> String {
         .map(|i| ALPHABET[((bits >> (i * 5)) & 31) as usize] as char)
         .collect();
     format!("PP-{digits}")
-}
-
-pub(crate) fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
 }
 
 /// The trial line of an order, if any; more than one trial pack (or copy) is refused.
@@ -280,7 +275,7 @@ async fn place_claimed(
             provider: state.payment.name().to_owned(),
             state: PaymentState::AwaitingInvoicePayment,
         },
-        placed_at: now(),
+        placed_at: unix_seconds(),
         status: OrderStatus::Placed,
         history: Vec::new(),
         reprint_of: None,

@@ -24,9 +24,10 @@ use crate::domain::error::DomainError;
 use crate::domain::orders::record::{self, Order, OrderLine};
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
+use crate::infra::clock::unix_millis;
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::secrets::SecretKey;
-use crate::infra::store::{self, Kind, Records, Store, StoreError, unix_millis};
+use crate::infra::store::{self, Kind, Records, Store, StoreError};
 
 /// Record kind: an order's press files, by order number.
 pub const PRESS_FILES: Kind = Kind::new("press-files");

@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::domain::customers;
+use crate::infra::clock::unix_millis;
 use crate::infra::queue::Outcome;
-use crate::infra::store::{self, Kind, Records, Schedule, Store, StoreError, unix_millis};
+use crate::infra::store::{self, Kind, Records, Schedule, Store, StoreError};
 
 /// Record kind: placed orders, by order number.
 pub const ORDERS: Kind = Kind::new("order");

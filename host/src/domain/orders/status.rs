@@ -14,8 +14,9 @@ use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::one_line::{self, LineProblem};
 use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
 use crate::domain::webhooks::{self, OrderEvent};
+use crate::infra::clock::unix_millis;
 use crate::infra::queue;
-use crate::infra::store::{self, Store, StoreError, unix_millis};
+use crate::infra::store::{self, Store, StoreError};
 
 /// A move an operator asks for.
 #[derive(Debug, Clone)]

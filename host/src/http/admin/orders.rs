@@ -26,8 +26,8 @@ use crate::http::pages::layout::{Fields, field};
 use crate::http::pages::layout::{alert, money, redirect_setting};
 use crate::http::pages::orders::{capitalised, ordered_side_png};
 use crate::http::state::AppState;
+use crate::infra::clock::unix_seconds;
 use crate::infra::queue::{self, JobState};
-use crate::infra::store::unix_millis;
 
 /// Orders per page of the list.
 const PAGE_SIZE: usize = 25;
@@ -46,10 +46,6 @@ const STATES: [(&str, &str); 5] = [
     ("shipped", "Shipped"),
     ("cancelled", "Cancelled"),
 ];
-
-fn now() -> u64 {
-    u64::try_from(unix_millis() / 1000).unwrap_or(0)
-}
 
 /// "2026-11-27 09:41 UTC"
 fn when(seconds: u64) -> String {
@@ -314,7 +310,7 @@ async fn order_page(
     let links = PressFileLinks {
         base_url: "",
         key: &services.secret_key,
-        expires: now() + PRESS_LINK_SECONDS,
+        expires: unix_seconds() + PRESS_LINK_SECONDS,
     };
     let mail = crate::domain::mail::of_order(store, order).await?;
     let address = &order.delivery;

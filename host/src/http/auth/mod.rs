@@ -8,7 +8,8 @@ pub mod oauth;
 pub mod rate;
 
 use crate::domain::keys::API_KEYS;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use crate::infra::clock::unix_seconds;
+use std::time::Duration;
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::keys::{self, ApiKey, Permission};
@@ -153,12 +154,6 @@ async fn signed_key(state: &AppState, request: &SignedRequest<'_>) -> Result<Api
     }
 }
 
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
 /// The enabled key with this consumer key (the benchmark's unverified calls).
 async fn find_key(state: &AppState, consumer_key: &str) -> Result<ApiKey, DomainError> {
     match keys::find(state.store.as_ref(), consumer_key).await? {
@@ -252,7 +247,7 @@ fn check_signature(
     secret: &str,
 ) -> Result<(), DomainError> {
     let window = state.edge.timestamp_window.as_secs();
-    let server_time = now();
+    let server_time = unix_seconds();
     if protocol.timestamp.abs_diff(server_time) > window {
         return Err(error(
             ErrorCode::StaleTimestamp,

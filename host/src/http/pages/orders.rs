@@ -25,7 +25,8 @@ use crate::http::pages::layout::{self, Fields, csrf_field, money};
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::ServicesState;
-use crate::infra::store::{Delivery, StoreError, unix_millis};
+use crate::infra::clock::unix_millis;
+use crate::infra::store::{Delivery, StoreError};
 
 /// Address fields: (form name, label, autocomplete, required, longest).
 const ADDRESS_FIELDS: [(&str, &str, &str, bool, usize); 6] = [

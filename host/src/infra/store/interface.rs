@@ -226,13 +226,6 @@ pub trait Store:
 
 pub type SharedStore = Arc<dyn Store>;
 
-/// Now, in milliseconds since 1970.
-pub(crate) fn unix_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 /// How often [`modify`] retries when another write to the same record got in first.
 const MAX_ATTEMPTS: usize = 16;
 

@@ -18,7 +18,6 @@ mod sqlite;
 
 pub use blobs::{BlobCacheStats, BlobStore, Delivery, DirectoryBlobs, SharedBlobs, blob_id};
 pub use cache::CachedBlobs;
-pub(crate) use interface::unix_millis;
 pub use interface::{
     Claim, Claims, Counters, ExpiringValues, INDEXES_BUILT, Kind, Records, Schedule, SharedStore,
     Store, StoreError, StoreErrorKind, Versioned, decode, index_once, load, modify, random_id,

@@ -4,6 +4,7 @@
 //! transaction, so a crash never leaves half a record. Short-lived entries (OAuth nonces)
 //! are kept by [`ExpiringSet`] and its own file.
 
+use crate::infra::clock::unix_millis;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -15,7 +16,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::expiring::ExpiringSet;
 use super::interface::{
     Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, Store, StoreError, Versioned,
-    unix_millis,
 };
 
 /// The key of a claim under the record `kind`/`id` in the [`ExpiringSet`].
