@@ -367,18 +367,18 @@ fn largest_placement(
 }
 
 /// An image ready to embed, and the pixel size of the print rendition it came from.
-struct PreparedImage {
-    image: PdfImage,
+struct PreparedImage<'a> {
+    image: PdfImage<'a>,
     print_size: (u32, u32),
 }
 
 /// The print rendition as the PDF embeds it: a plain JPEG as it is (its own compressed
 /// bytes, no generation loss); an enhanced or PNG image decoded, and a proof's pixels shrunk
 /// to `proof` (dpi, largest placement in mm).
-fn pdf_image(
-    input: ImageInput<'_>,
+fn pdf_image<'a>(
+    input: ImageInput<'a>,
     proof: Option<(f64, (f64, f64))>,
-) -> Result<PreparedImage, ImageError> {
+) -> Result<PreparedImage<'a>, ImageError> {
     let format = Format::sniff(input.bytes);
     let facts = format
         .filter(|f| *f != Format::Pdf)
@@ -404,7 +404,7 @@ fn pdf_image(
                 width: facts.width,
                 height: facts.height,
                 data: PdfImageData::Jpeg {
-                    bytes: input.bytes.to_vec(),
+                    bytes: std::borrow::Cow::Borrowed(input.bytes),
                     space: match facts.components {
                         1 => JpegSpace::Grey,
                         3 => JpegSpace::Rgb,
@@ -460,7 +460,7 @@ fn pdf_image(
             )
             .map_err(|e| ImageError::Undecodable(e.to_string()))?;
             PdfImageData::Jpeg {
-                bytes,
+                bytes: std::borrow::Cow::Owned(bytes),
                 space: JpegSpace::Rgb,
             }
         }

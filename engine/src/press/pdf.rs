@@ -46,13 +46,23 @@ pub struct PdfPage<'a> {
 }
 
 /// An image as the PDF embeds it.
-pub struct PdfImage {
+pub struct PdfImage<'a> {
     pub width: u32,
     pub height: u32,
-    pub data: PdfImageData,
+    pub data: PdfImageData<'a>,
     /// The ICC profile of its RGB pixels (a picture's own: Adobe RGB, Display P3); none for
     /// sRGB. Grey and CMYK JPEGs have none.
     pub profile: Option<Vec<u8>>,
+}
+
+impl PdfImageData<'_> {
+    /// The bytes the file holds for it.
+    fn len(&self) -> usize {
+        match self {
+            PdfImageData::Jpeg { bytes, .. } => bytes.len(),
+            PdfImageData::Flate { rgb, alpha } => rgb.len() + alpha.as_ref().map_or(0, Vec::len),
+        }
+    }
 }
 
 /// The colours of a JPEG's components.
@@ -66,9 +76,13 @@ pub enum JpegSpace {
     },
 }
 
-pub enum PdfImageData {
-    /// A JPEG file as it is: grey, RGB, or CMYK (the press's inks, the output intent's).
-    Jpeg { bytes: Vec<u8>, space: JpegSpace },
+pub enum PdfImageData<'a> {
+    /// A JPEG file as it is (the customer's own bytes, borrowed: a photo may be megabytes):
+    /// grey, RGB, or CMYK (the press's inks, the output intent's).
+    Jpeg {
+        bytes: std::borrow::Cow<'a, [u8]>,
+        space: JpegSpace,
+    },
     /// Deflated RGB rows and, for transparent images, deflated alpha rows.
     Flate {
         rgb: Vec<u8>,
@@ -136,12 +150,15 @@ fn needs_actual_text(used: &UsedGlyphs, glyph: &SceneGlyph, cluster: (&str, usiz
 pub fn write_pdf(
     book: &FontBook,
     pages: &[PdfPage<'_>],
-    images: &[(&str, PdfImage)],
+    images: &[(&str, PdfImage<'_>)],
     info: &DocumentInfo<'_>,
 ) -> Result<Vec<u8>, String> {
     let condition = info.inks.condition;
     let mut refs = Refs(0);
-    let mut pdf = Pdf::new();
+    // One buffer for the whole file: the images are most of it (a photo's megabytes), and
+    // growing to them doubling at a time copies them again and again.
+    let image_bytes: usize = images.iter().map(|(_, image)| image.data.len()).sum();
+    let mut pdf = Pdf::with_capacity(image_bytes + (1 << 20));
     pdf.set_version(1, 6);
     let catalog_id = refs.next();
     let page_tree_id = refs.next();
@@ -577,7 +594,7 @@ fn embed_font(
     })
 }
 
-fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage, srgb_space: Ref) -> Ref {
+fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage<'_>, srgb_space: Ref) -> Ref {
     let id = refs.next();
     // RGB pixels in their own profile's colour space, else in sRGB.
     let rgb_space = match &image.profile {
