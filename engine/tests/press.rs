@@ -35,6 +35,11 @@ const PHOTO_P3_PNG: &[u8] = include_bytes!("scenes/images/photo-display-p3.png")
 const P3_URI: &str = "store://photo-display-p3";
 const P3_PNG_URI: &str = "store://photo-display-p3-png";
 const CMYK_URI: &str = "store://photo-cmyk";
+/// `photo.jpg` separated by lcms2 for uncoated paper (a FOGRA29 profile built with ArgyllCMS
+/// from Debian icc-profiles-free's `FOGRA29L.ti3`: `colprof -ql -kr -l300`), the profile
+/// embedded: `jpgicc -o FOGRA29L.icc -e -t1 -q90`. Another press's inks than FOGRA39's.
+const PHOTO_CMYK_FOGRA29: &[u8] = include_bytes!("scenes/images/photo-cmyk-fogra29.jpg");
+const CMYK_FOGRA29_URI: &str = "store://photo-cmyk-fogra29";
 
 fn engine() -> Engine {
     let mut engine = Engine::new(FontBook::builtin());
@@ -91,6 +96,7 @@ fn images() -> HashMap<String, ImageInput<'static>> {
         (P3_URI, PHOTO_P3),
         (P3_PNG_URI, PHOTO_P3_PNG),
         (CMYK_URI, PHOTO_CMYK),
+        (CMYK_FOGRA29_URI, PHOTO_CMYK_FOGRA29),
     ]
     .into_iter()
     .map(|(uri, bytes)| {
@@ -1167,6 +1173,47 @@ fn a_cmyk_photo_keeps_its_inks() {
         },
     );
     compare_page("cmyk-photo-page-0", &path, 0, &pack.sides[0], &shown);
+}
+
+/// A CMYK JPEG separated for another press (uncoated paper) keeps its inks and its profile:
+/// embedded as it is, its colour space its own profile (ICCBased, four components), so a RIP
+/// converts those inks to the output intent's rather than printing them as if they were
+/// FOGRA39's. Checked by pdfimages, qpdf and poppler's rendering next to the sRGB original.
+#[test]
+fn a_cmyk_photo_with_its_own_profile_is_printed_from_that_profile() {
+    let separated = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": CMYK_FOGRA29_URI,
+        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
+    let pack = card_pack(separated, cmyk());
+    let (path, _) = press(&pack, &options(false));
+    let list = tool("pdfimages", &["-list", path_str(&path)]);
+    let line = list
+        .lines()
+        .find(|l| l.contains(" image "))
+        .unwrap_or_else(|| panic!("{list}"));
+    let columns: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(&columns[5..9], ["icc", "4", "8", "jpeg"], "{list}");
+    let pdf = std::fs::read(&path).unwrap();
+    assert!(
+        pdf.windows(PHOTO_CMYK_FOGRA29.len())
+            .any(|w| w == PHOTO_CMYK_FOGRA29),
+        "not as it is"
+    );
+    let expanded = qdf_bytes(&path, "cmyk-own.pdf");
+    let description: Vec<u8> = "Presspack test: FOGRA29 (uncoated)".bytes().collect();
+    let found = expanded
+        .windows(description.len())
+        .filter(|w| *w == description)
+        .count();
+    assert_eq!(found, 2, "its own profile is not its colour space");
+    let srgb_pack = card_pack(photo(), cmyk());
+    compare_page(
+        "cmyk-fogra29-page-0",
+        &path,
+        0,
+        &srgb_pack.sides[0],
+        &images(),
+    );
 }
 
 /// An operator's own printing condition (here Ghostscript's default CMYK profile) is the

@@ -66,11 +66,25 @@ pub struct RasterFacts {
 
 impl RasterFacts {
     /// The ICC profile it carries if that is a profile of RGB colours (Adobe RGB, Display
-    /// P3), which its pixels then are in; a press file tags them with it, not sRGB.
+    /// P3): the colours of its pixels once decoded.
     pub fn rgb_profile(&self) -> Option<&[u8]> {
+        self.profile_of(moxcms::DataColorSpace::Rgb)
+    }
+
+    /// The ICC profile of its pixels as the file stores them, if it carries one: CMYK for a
+    /// CMYK JPEG, else RGB. A press file embedding the file as it is tags it with that.
+    pub fn stored_profile(&self) -> Option<&[u8]> {
+        self.profile_of(if self.components == 4 {
+            moxcms::DataColorSpace::Cmyk
+        } else {
+            moxcms::DataColorSpace::Rgb
+        })
+    }
+
+    fn profile_of(&self, space: moxcms::DataColorSpace) -> Option<&[u8]> {
         self.icc_profile.as_deref().filter(|profile| {
             moxcms::ColorProfile::new_from_slice(profile)
-                .is_ok_and(|parsed| parsed.color_space == moxcms::DataColorSpace::Rgb)
+                .is_ok_and(|parsed| parsed.color_space == space)
         })
     }
 }

@@ -383,9 +383,9 @@ fn pdf_image<'a>(
     let facts = format
         .filter(|f| *f != Format::Pdf)
         .and_then(|f| raster_facts(f, input.bytes).ok());
-    // A picture's own RGB profile (a JPEG's or a PNG's) stays with its pixels, whether
-    // embedded as they are or decoded and encoded again.
-    let own_profile = facts
+    // A picture's own profile (a JPEG's or a PNG's) stays with its pixels, whether embedded
+    // as they are (RGB or CMYK) or decoded (RGB) and encoded again.
+    let rgb_profile = facts
         .as_ref()
         .and_then(|facts| facts.rgb_profile())
         .map(<[u8]>::to_vec);
@@ -413,7 +413,7 @@ fn pdf_image<'a>(
                         },
                     },
                 },
-                profile: own_profile.filter(|_| facts.components == 3),
+                profile: facts.stored_profile().map(<[u8]>::to_vec),
             },
             print_size: (facts.width, facts.height),
         });
@@ -482,7 +482,7 @@ fn pdf_image<'a>(
             width,
             height,
             data,
-            profile: own_profile,
+            profile: rgb_profile,
         },
         print_size,
     })

@@ -50,8 +50,8 @@ pub struct PdfImage<'a> {
     pub width: u32,
     pub height: u32,
     pub data: PdfImageData<'a>,
-    /// The ICC profile of its RGB pixels (a picture's own: Adobe RGB, Display P3); none for
-    /// sRGB. Grey and CMYK JPEGs have none.
+    /// The ICC profile of its pixels (a picture's own: Adobe RGB, Display P3, a CMYK
+    /// photo's press); none for sRGB or, for CMYK, the output intent's. Grey JPEGs have none.
     pub profile: Option<Vec<u8>>,
 }
 
@@ -596,22 +596,32 @@ fn embed_font(
 
 fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage<'_>, srgb_space: Ref) -> Ref {
     let id = refs.next();
-    // RGB pixels in their own profile's colour space, else in sRGB.
-    let rgb_space = match &image.profile {
-        Some(profile) => {
-            let (profile_id, space_id) = (refs.next(), refs.next());
-            let deflated = deflate(profile);
-            let mut stream = pdf.icc_profile(profile_id, &deflated);
-            stream.filter(Filter::FlateDecode);
-            stream.n(3).alternate_name(Name(b"DeviceRGB"));
-            stream.finish();
-            pdf.indirect(space_id)
-                .start::<pdf_writer::writers::ColorSpace>()
-                .icc_based(profile_id);
-            space_id
+    let cmyk = matches!(
+        image.data,
+        PdfImageData::Jpeg {
+            space: JpegSpace::Cmyk { .. },
+            ..
         }
-        None => srgb_space,
-    };
+    );
+    // The pixels in their own profile's colour space, else RGB in sRGB and CMYK in the
+    // output intent's.
+    let own_space = image.profile.as_ref().map(|profile| {
+        let (profile_id, space_id) = (refs.next(), refs.next());
+        let deflated = deflate(profile);
+        let mut stream = pdf.icc_profile(profile_id, &deflated);
+        stream.filter(Filter::FlateDecode);
+        if cmyk {
+            stream.n(4).alternate_name(Name(b"DeviceCMYK"));
+        } else {
+            stream.n(3).alternate_name(Name(b"DeviceRGB"));
+        }
+        stream.finish();
+        pdf.indirect(space_id)
+            .start::<pdf_writer::writers::ColorSpace>()
+            .icc_based(profile_id);
+        space_id
+    });
+    let rgb_space = own_space.unwrap_or(srgb_space);
     match &image.data {
         PdfImageData::Jpeg { bytes, space } => {
             let mut xobject = pdf.image_xobject(id, bytes);
@@ -626,7 +636,12 @@ fn write_image(pdf: &mut Pdf, refs: &mut Refs, image: &PdfImage<'_>, srgb_space:
                     xobject.pair(Name(b"ColorSpace"), rgb_space);
                 }
                 JpegSpace::Cmyk { inverted } => {
-                    xobject.color_space().device_cmyk();
+                    match own_space {
+                        Some(space) => {
+                            xobject.pair(Name(b"ColorSpace"), space);
+                        }
+                        None => xobject.color_space().device_cmyk(),
+                    }
                     if *inverted {
                         xobject.decode([1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
                     }
