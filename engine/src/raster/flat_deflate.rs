@@ -661,6 +661,75 @@ mod tests {
         );
     }
 
+    /// A fuzz round trip: 600 images of random shapes (1 to 4 bytes a pixel, rows up to
+    /// 6,000 bytes, up to 40 rows) whose rows are made to stress the coder (noise, long runs,
+    /// short periods that overlap their own copies, rows repeating the one above, two values
+    /// alternating, a run crossing the row's end, a row of one colour then noise) deflate to
+    /// a stream miniz_oxide's inflater reads back as exactly those rows.
+    #[test]
+    fn random_and_adversarial_rows_inflate_to_themselves() {
+        let mut random = pseudo_random(0x5EED);
+        for case in 0..600 {
+            let pixel_bytes = [1, 2, 3, 4][random(4) as usize];
+            let row_bytes = pixel_bytes * (1 + random(6_000 / pixel_bytes as u64) as usize);
+            let height = 1 + random(40) as usize;
+            let shape = random(7);
+            let mut rows: Vec<u8> = Vec::with_capacity(row_bytes * height);
+            for y in 0..height {
+                let row_start = rows.len();
+                let period = 1 + random(7) as usize;
+                let (a, b) = (random(256) as u8, random(256) as u8);
+                let mut run = (random(2) as u8, 0);
+                for x in 0..row_bytes {
+                    let byte = match shape {
+                        0 => random(256) as u8,
+                        1 => {
+                            // Runs of random length, often longer than deflate's 258.
+                            if run.1 == 0 {
+                                run = (random(256) as u8, 1 + random(600) as usize);
+                            }
+                            run.1 -= 1;
+                            run.0
+                        }
+                        2 => [a, b, a ^ 0x55, 7, 200, 0, 255][x % period],
+                        3 if y > 0 && random(8) > 0 => rows[row_start - row_bytes + x],
+                        4 => {
+                            if x % (pixel_bytes * period) < pixel_bytes {
+                                a
+                            } else {
+                                b
+                            }
+                        }
+                        5 => {
+                            if x * 2 < row_bytes {
+                                a
+                            } else {
+                                random(256) as u8
+                            }
+                        }
+                        _ => {
+                            if random(50) == 0 {
+                                random(256) as u8
+                            } else {
+                                a
+                            }
+                        }
+                    };
+                    rows.push(byte);
+                }
+            }
+            let stream = compressed(&rows, row_bytes, pixel_bytes);
+            let inflated =
+                miniz_oxide::inflate::decompress_to_vec_zlib(&stream).unwrap_or_else(|e| {
+                    panic!("case {case} ({shape}, {pixel_bytes} x {row_bytes} x {height}): {e:?}")
+                });
+            assert!(
+                inflated == unfiltered(&rows, row_bytes),
+                "case {case} ({shape}, {pixel_bytes} x {row_bytes} x {height}) reads back wrong"
+            );
+        }
+    }
+
     #[test]
     fn flat_artwork_is_as_small_as_zlib_level_one_makes_it() {
         let (width, height) = (1024, 686);
