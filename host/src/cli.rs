@@ -768,14 +768,12 @@ async fn order_command(
                     .map(|l| format!("{} x{}", l.name, l.quantity))
                     .collect();
                 println!(
-                    "{}  {}  {}  {}  {} {}.{:02}  {}",
+                    "{}  {}  {}  {}  {}  {}",
                     order.number,
                     order.status.describe(),
                     order.customer_email,
                     names.join(", "),
-                    order.currency,
-                    order.total / 100,
-                    order.total % 100,
+                    crate::domain::prices::money(&order.currency, order.total),
                     order.payment.state.describe()
                 );
             }

@@ -31,6 +31,7 @@ use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
 use crate::domain::customers::{self, Customer};
 use crate::domain::orders::record::{self, Order, OrderStatus};
 use crate::domain::press::ordered_proof;
+use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::infra::clock::unix_millis;
 use crate::infra::queue::{self, Job, Outcome, Queue};
@@ -230,10 +231,6 @@ fn one_line(text: &str) -> String {
         .collect::<String>()
         .trim()
         .to_owned()
-}
-
-fn money(currency: &str, amount: u64) -> String {
-    format!("{currency} {}.{:02}", amount / 100, amount % 100)
 }
 
 impl Mails {

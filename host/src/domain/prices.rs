@@ -10,6 +10,18 @@ use serde::Deserialize;
 
 const BUILTIN: &str = presspack_assets::PRICES;
 
+/// An amount in minor units (pence, cents) with its currency's sign, as every page and
+/// e-mail shows a price: "£12.00", "€9.50", "CHF 12.00".
+pub fn money(currency: &str, minor: u64) -> String {
+    let amount = format!("{}.{:02}", minor / 100, minor % 100);
+    match currency {
+        "GBP" => format!("£{amount}"),
+        "EUR" => format!("€{amount}"),
+        "USD" => format!("${amount}"),
+        other => format!("{other} {amount}"),
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PriceFile {

@@ -13,10 +13,11 @@ use crate::domain::customers::{self, Customer};
 use crate::domain::error::DomainError;
 use crate::domain::one_line;
 use crate::domain::packs;
+use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::pages::dropins::drop_in_path;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, csrf_field, money};
+use crate::http::pages::layout::{self, Fields, csrf_field};
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
 

@@ -307,17 +307,6 @@ pub fn csrf_field(visitor: &Visitor) -> Markup {
     html! { input type="hidden" name="csrf" value=(visitor.csrf_token); }
 }
 
-/// An amount in minor units (pence, cents) with its currency's sign.
-pub fn money(currency: &str, minor: u64) -> String {
-    let amount = format!("{}.{:02}", minor / 100, minor % 100);
-    match currency {
-        "GBP" => format!("£{amount}"),
-        "EUR" => format!("€{amount}"),
-        "USD" => format!("${amount}"),
-        other => format!("{other} {amount}"),
-    }
-}
-
 /// `next` if it is a path on this server (`/...`, not `//host`), else `None`: sign-in
 /// redirects only to this site.
 pub fn local_path(next: &str) -> Option<&str> {

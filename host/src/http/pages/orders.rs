@@ -17,11 +17,12 @@ use crate::domain::orders::{
     self, CHECKOUT_LEASE, CheckoutError, DeliveryAddress, Order, Placed, cart_state,
 };
 use crate::domain::press::ordered_proof;
+use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::pages::account_links::resend_confirmation_form;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, csrf_field, money};
+use crate::http::pages::layout::{self, Fields, csrf_field};
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::ServicesState;
