@@ -5,6 +5,9 @@
 //! An import is any `crate::` or `super::` path in a file (in `use` lines or in code), and a
 //! child module named in its parent; each resolves to the file of the longest module path it
 //! names. Comments are left out, so doc links do not count.
+//!
+//! And docs/architecture.md, where the next engineer looks a file up, names every source file
+//! of the host and the engine.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -287,4 +290,43 @@ fn the_check_sees_imports_in_use_lines_code_and_child_modules() {
     assert!(imports_of("http/rpc/mod.rs").contains(Path::new("http/rpc/packs.rs")));
     assert!(imports_of("domain/packs.rs").contains(Path::new("domain/images/retention.rs")));
     assert!(imports_of("domain/packs.rs").contains(Path::new("infra/store/mod.rs")));
+}
+
+/// Whether `doc` holds `name` as a word of its own (not the end of a longer name).
+fn names(doc: &str, name: &str) -> bool {
+    doc.match_indices(name).any(|(at, _)| {
+        let before = doc[..at].chars().next_back();
+        let after = doc[at + name.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// Every `.rs` file under `host/src` and `engine/src` is named in docs/architecture.md: a
+/// `mod.rs` by its directory (`store/`), any other by its file name (`sqlite.rs`). A file added
+/// without a word there fails here.
+#[test]
+fn the_architecture_doc_names_every_source_file() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let doc = std::fs::read_to_string(workspace.join("docs/architecture.md")).unwrap();
+    let mut unnamed = Vec::new();
+    for crate_src in ["host/src", "engine/src"] {
+        let root = workspace.join(crate_src);
+        let mut files = Vec::new();
+        sources(&root, &root, &mut files);
+        for (file, _) in files {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let named = if name == "mod.rs" {
+                let dir = file.parent().unwrap().file_name().unwrap().to_string_lossy();
+                names(&doc, &format!("{dir}/"))
+            } else {
+                names(&doc, &name)
+            };
+            if !named {
+                unnamed.push(format!("{crate_src}/{}", file.display()));
+            }
+        }
+    }
+    assert!(unnamed.is_empty(), "not in docs/architecture.md: {unnamed:?}");
+    assert!(!names("contexts.rs", "text.rs") && names("(text.rs)", "text.rs"));
 }
