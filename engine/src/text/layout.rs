@@ -1,13 +1,9 @@
 //! Text layout: paragraphs shaped ([`super::shape`]), broken into lines at Unicode line break
-//! opportunities (UAX #14; between the words of Thai, Lao, Khmer and Myanmar, which no
-//! spaces mark, as ICU4X's segmenter finds them) in logical order with greedy filling, never
-//! inside a cluster, then
+//! opportunities (UAX #14) in logical order with greedy filling, never inside a cluster, then
 //! each line put in display order (UAX #9) and its glyphs placed, all in millimetres.
 //! Measuring and drawing both use [`layout_text`], so a measured text and a drawn text always
 //! agree.
 
-use icu_segmenter::LineSegmenter;
-use icu_segmenter::options::LineBreakOptions;
 use unicode_bidi::Level;
 use unicode_linebreak::{BreakOpportunity, linebreaks};
 
@@ -223,66 +219,20 @@ fn run_width(paragraph: &Paragraph, start: usize, end: usize) -> f64 {
     clusters[..=last].iter().map(|c| c.advance).sum()
 }
 
-/// Where `text` may break (byte offsets, ascending, the end included): UAX #14's
-/// opportunities, and inside each run of Thai, Lao, Khmer or Myanmar script, which UAX #14
-/// leaves to a dictionary (class SA), the word boundaries ICU4X's segmenter finds (its LSTM
-/// models of those four languages).
-fn break_opportunities(text: &str) -> Vec<usize> {
-    let mut breaks: Vec<usize> = linebreaks(text)
+/// Greedy line filling at UAX #14 break opportunities, in logical order; a segment wider than
+/// the line is split between clusters.
+fn wrap(paragraph: &Paragraph, width: f64, offset: usize, lines: &mut Vec<Line>) {
+    let clusters = &paragraph.clusters;
+    // Break opportunities as cluster indices (linebreaks gives byte offsets); one inside a
+    // cluster is none.
+    let breaks: Vec<usize> = linebreaks(paragraph.text)
         .filter(|&(_, kind)| {
             matches!(
                 kind,
                 BreakOpportunity::Allowed | BreakOpportunity::Mandatory
             )
         })
-        .map(|(byte, _)| byte)
-        .collect();
-    let mut words = None;
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        if !is_word_segmented(c) {
-            continue;
-        }
-        let mut end = start + c.len_utf8();
-        while let Some(&(at, next)) = chars.peek().filter(|(_, next)| is_word_segmented(*next)) {
-            end = at + next.len_utf8();
-            chars.next();
-        }
-        let words =
-            words.get_or_insert_with(|| LineSegmenter::new_lstm(LineBreakOptions::default()));
-        breaks.extend(
-            words
-                .segment_str(&text[start..end])
-                .filter(|&at| at > 0 && at < end - start)
-                .map(|at| start + at),
-        );
-    }
-    breaks.sort_unstable();
-    breaks.dedup();
-    breaks
-}
-
-/// A character of the scripts whose words no spaces separate and that ICU4X segments into
-/// words: Thai, Lao, Myanmar (with its extensions) and Khmer (with its symbols).
-fn is_word_segmented(c: char) -> bool {
-    matches!(c,
-        '\u{0E00}'..='\u{0EFF}'
-        | '\u{1000}'..='\u{109F}'
-        | '\u{A9E0}'..='\u{A9FF}'
-        | '\u{AA60}'..='\u{AA7F}'
-        | '\u{1780}'..='\u{17FF}'
-        | '\u{19E0}'..='\u{19FF}')
-}
-
-/// Greedy line filling at UAX #14 break opportunities, in logical order; a segment wider than
-/// the line is split between clusters.
-fn wrap(paragraph: &Paragraph, width: f64, offset: usize, lines: &mut Vec<Line>) {
-    let clusters = &paragraph.clusters;
-    // Break opportunities as cluster indices (they come as byte offsets); one inside a
-    // cluster is none.
-    let breaks: Vec<usize> = break_opportunities(paragraph.text)
-        .into_iter()
-        .filter_map(|byte| {
+        .filter_map(|(byte, _)| {
             if byte >= paragraph.text.len() {
                 return Some(clusters.len());
             }
@@ -394,54 +344,6 @@ mod tests {
         // Even a line narrower than one character makes progress.
         let tiny = lay_out("abc", "sans", 4.0, Some(0.1));
         assert_eq!(tiny.lines.len(), 3);
-    }
-
-    /// Thai, Lao, Khmer and Myanmar write words without spaces between them; a line breaks
-    /// between words (here a Thai sentence, "Thai is a language with definite word tones",
-    /// and its words as a Thai dictionary splits them), never inside one, as it did before
-    /// (no break opportunity, so split between any two clusters).
-    #[test]
-    fn thai_breaks_between_words() {
-        let words = [
-            "ภาษา",
-            "ไทย",
-            "เป็น",
-            "ภาษา",
-            "ที่",
-            "มี",
-            "ระดับ",
-            "เสียง",
-            "ของ",
-            "คำ",
-            "แน่นอน",
-        ];
-        let text = words.concat();
-        let boundaries: Vec<usize> = words
-            .iter()
-            .scan(0, |at, word| {
-                *at += word.len();
-                Some(*at)
-            })
-            .collect();
-        assert_eq!(break_opportunities(&text), boundaries);
-        // Latin around it keeps UAX #14's breaks; the Thai run gets its words'.
-        let mixed = format!("Tel 0 2123 4567 {text}");
-        let inner: Vec<usize> = break_opportunities(&mixed)
-            .into_iter()
-            .filter(|&at| at > 16)
-            .map(|at| at - 16)
-            .collect();
-        assert_eq!(inner, boundaries);
-
-        let wrapped = lay_out(&text, "sans", 4.0, Some(25.0));
-        assert!(wrapped.lines.len() > 2, "{}", wrapped.lines.len());
-        for line in &wrapped.lines[..wrapped.lines.len() - 1] {
-            let end = line.glyphs.iter().map(|g| g.text.1 as usize).max().unwrap();
-            assert!(
-                boundaries.contains(&end),
-                "a line ends inside a word at {end}"
-            );
-        }
     }
 
     #[test]
