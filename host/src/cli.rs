@@ -26,8 +26,8 @@ use crate::infra::store::{SharedStore, SqliteStore};
     name = "presspack",
     version,
     about = "The Presspack print-pack service",
-    after_help = "Settings come from PRESSPACK_* variables or a TOML file; --help lists them.",
-    after_long_help = settings_help()
+    after_help = "Settings come from PRESSPACK_* variables or a TOML file; \
+                  `presspack serve --help` lists each with its default."
 )]
 pub struct Cli {
     /// TOML configuration file (also PRESSPACK_CONFIG); PRESSPACK_* variables override it.
@@ -45,6 +45,11 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP service.
+    #[command(
+        after_help = "Settings come from PRESSPACK_* variables or a TOML file; --help lists \
+                      them.",
+        after_long_help = settings_help()
+    )]
     Serve,
     #[command(flatten)]
     Operator(OperatorCommand),

@@ -323,7 +323,7 @@ impl Layer {
             .map_err(|e| ConfigError(format!("config file {}: {e}", path.display())))?;
         if let Some(unknown) = table.keys().find(|key| !names.contains(&key.as_str())) {
             return Err(ConfigError(format!(
-                "{unknown} in {}: unknown setting (presspack --help lists them)",
+                "{unknown} in {}: unknown setting (presspack serve --help lists them)",
                 path.display()
             )));
         }
@@ -438,7 +438,7 @@ mod tests {
     use std::net::IpAddr;
     use std::time::Duration;
 
-    /// The README's configuration table is the one list of settings (`presspack --help`
+    /// The README's configuration table is the one list of settings (`presspack serve --help`
     /// shows it): every setting the loader reads has its row.
     #[test]
     fn the_readme_lists_every_setting() {

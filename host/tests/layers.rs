@@ -317,7 +317,12 @@ fn the_architecture_doc_names_every_source_file() {
         for (file, _) in files {
             let name = file.file_name().unwrap().to_string_lossy().into_owned();
             let named = if name == "mod.rs" {
-                let dir = file.parent().unwrap().file_name().unwrap().to_string_lossy();
+                let dir = file
+                    .parent()
+                    .unwrap()
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy();
                 names(&doc, &format!("{dir}/"))
             } else {
                 names(&doc, &name)
@@ -327,6 +332,9 @@ fn the_architecture_doc_names_every_source_file() {
             }
         }
     }
-    assert!(unnamed.is_empty(), "not in docs/architecture.md: {unnamed:?}");
+    assert!(
+        unnamed.is_empty(),
+        "not in docs/architecture.md: {unnamed:?}"
+    );
     assert!(!names("contexts.rs", "text.rs") && names("(text.rs)", "text.rs"));
 }

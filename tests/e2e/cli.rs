@@ -241,7 +241,13 @@ fn operator_commands_refuse_a_directory_without_a_store() {
 
 #[test]
 fn help_lists_every_setting_with_its_default_and_the_grantable_permissions() {
-    let help = presspack().arg("--help").output().unwrap();
+    // `presspack --help` stays a page: the commands, and where the settings are.
+    let short = presspack().arg("--help").output().unwrap();
+    assert!(short.status.success());
+    let short = String::from_utf8_lossy(&short.stdout);
+    assert!(short.lines().count() < 40, "{short}");
+    assert!(short.contains("presspack serve --help"), "{short}");
+    let help = presspack().args(["serve", "--help"]).output().unwrap();
     assert!(help.status.success());
     let help = String::from_utf8_lossy(&help.stdout);
     let readme = include_str!("../../README.md");
