@@ -4,12 +4,13 @@
 
 use presspack_engine::failure::FailureCode;
 use presspack_engine::model::{
-    Pack, PhysicalSpec, PreflightLimits, Product, Side, Template, Warning, WarningCode, explain,
-    missing_characters_message, pack_warnings, template_warnings,
+    Pack, PhysicalSpec, PhysicalSpecInput, PreflightLimits, Product, Side, Template, Warning,
+    WarningCode, explain, missing_characters_message, pack_warnings, template_warnings,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::domain::designs;
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::retention::pin_images;
 use crate::domain::keys::ApiKey;
@@ -214,8 +215,111 @@ pub fn blocking_reasons(services: &Services, record: &PackRecord) -> Vec<String>
         .collect()
 }
 
+/// What createPack makes a pack from, its parameters read.
+pub struct PackToCreate<'a> {
+    pub product: &'a Product,
+    /// The `pack` given; else the design's, else an empty pack.
+    pub pack: Option<Pack>,
+    pub design_code: Option<&'a str>,
+    /// `physicalSpec` as given; what it leaves out comes from the design's specification,
+    /// else the product's default.
+    pub physical_spec: Option<PhysicalSpecInput>,
+    pub tracking_id: Option<&'a str>,
+    pub friendly_name: Option<&'a str>,
+    pub start_again_url: Option<String>,
+    /// A trial partner's pack (createTrialPartnerPack, its rules already checked).
+    pub trial: bool,
+    /// The consumer key of the API key that signed the call.
+    pub created_by: &'a str,
+}
+
+/// createPack's use case: the pack (given, from a design, or empty) with its physical
+/// specification, all its warnings and its images pinned, stored under a new id.
+pub async fn create(
+    services: &Services,
+    new: PackToCreate<'_>,
+) -> Result<(String, PackRecord), DomainError> {
+    let product = new.product;
+    let design = match new.design_code {
+        None => None,
+        Some(code) => {
+            let design = designs::find(services.store.as_ref(), code)
+                .await?
+                .ok_or_else(|| {
+                    DomainError::new(
+                        ErrorCode::UnknownDesignCode,
+                        format!("designCode: {code:?} is not a design code"),
+                    )
+                })?;
+            if design.product != product.code {
+                return Err(DomainError::new(
+                    ErrorCode::ConflictingParameters,
+                    format!(
+                        "designCode: design {code:?} is for {}, not for product {}",
+                        design.product, product.code
+                    ),
+                ));
+            }
+            Some(design)
+        }
+    };
+    let pack = match (new.pack, &design) {
+        (Some(_), Some(_)) => {
+            return Err(DomainError::new(
+                ErrorCode::ConflictingParameters,
+                "pack, designCode: give one or the other; a design code supplies the pack",
+            ));
+        }
+        (Some(pack), None) => pack,
+        (None, Some(design)) => design
+            .pack(product)
+            .map_err(|e| DomainError::new(ErrorCode::Internal, format!("design pack: {e}")))?,
+        (None, None) => Pack::empty(product),
+    };
+    let base_spec = design
+        .as_ref()
+        .and_then(|d| d.physical_spec.clone())
+        .unwrap_or_else(|| product.default_physical_spec());
+    let physical_spec = match new.physical_spec {
+        Some(input) => complete_physical_spec(product, input, &base_spec)?,
+        None => base_spec,
+    };
+
+    let mut record = new_record(services, product, pack, physical_spec, new.created_by).await?;
+    record.tracking_id = new.tracking_id.map(str::to_owned);
+    record.friendly_name = new.friendly_name.map(str::to_owned);
+    record.start_again_url = new.start_again_url;
+    record.design_code = design.map(|d| d.code);
+    record.trial = new.trial;
+    let id = insert(services.store.as_ref(), &record).await?;
+    Ok((id, record))
+}
+
+/// A physical specification as a client gives it, completed from `base` (what it leaves out
+/// keeps `base`'s values) and checked against the product.
+pub fn complete_physical_spec(
+    product: &Product,
+    input: PhysicalSpecInput,
+    base: &PhysicalSpec,
+) -> Result<PhysicalSpec, DomainError> {
+    let input = PhysicalSpecInput {
+        product_type: input.product_type,
+        paper_class: input.paper_class.or_else(|| Some(base.paper_class.clone())),
+        finishing_option: input
+            .finishing_option
+            .or_else(|| Some(base.finishing_option.clone())),
+        pack_size: input.pack_size.or(Some(base.pack_size)),
+        paper_laminate: input
+            .paper_laminate
+            .or_else(|| Some(base.paper_laminate.clone())),
+    };
+    product
+        .physical_spec(input, "physicalSpec")
+        .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPhysicalSpec))
+}
+
 /// A new pack's record, with all its warnings, its images pinned.
-pub async fn new_record(
+async fn new_record(
     services: &Services,
     product: &Product,
     mut pack: Pack,

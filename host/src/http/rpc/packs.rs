@@ -5,10 +5,13 @@ use std::collections::BTreeMap;
 use presspack_engine::model::{Catalogue, Pack, PhysicalSpec, PhysicalSpecInput, Product, Warning};
 use serde::Serialize;
 
+use crate::domain::dropins;
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::packs::{self, PackRecord, StoredPack, replace_pack, stored_product};
+use crate::domain::packs::{
+    self, PackRecord, PackToCreate, StoredPack, complete_physical_spec, replace_pack,
+    stored_product,
+};
 use crate::domain::services::Services;
-use crate::domain::{designs, dropins};
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::params::{Params, truncate};
 
@@ -82,32 +85,10 @@ fn read_pack(params: &Params, product: &Product) -> Result<Option<Pack>, DomainE
         .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPack))
 }
 
-/// The `physicalSpec` parameter, completed from `base` and checked against the product.
-fn read_physical_spec(
-    params: &Params,
-    product: &Product,
-    base: &PhysicalSpec,
-) -> Result<Option<PhysicalSpec>, DomainError> {
-    let Some(input) =
-        params.json::<PhysicalSpecInput>("physicalSpec", ErrorCode::InvalidPhysicalSpec)?
-    else {
-        return Ok(None);
-    };
-    let input = PhysicalSpecInput {
-        product_type: input.product_type,
-        paper_class: input.paper_class.or_else(|| Some(base.paper_class.clone())),
-        finishing_option: input
-            .finishing_option
-            .or_else(|| Some(base.finishing_option.clone())),
-        pack_size: input.pack_size.or(Some(base.pack_size)),
-        paper_laminate: input
-            .paper_laminate
-            .or_else(|| Some(base.paper_laminate.clone())),
-    };
-    product
-        .physical_spec(input, "physicalSpec")
-        .map(Some)
-        .map_err(|e| DomainError::from_model(e, ErrorCode::InvalidPhysicalSpec))
+/// The `physicalSpec` parameter as given (the domain completes it and checks it against the
+/// product).
+fn read_physical_spec(params: &Params) -> Result<Option<PhysicalSpecInput>, DomainError> {
+    params.json::<PhysicalSpecInput>("physicalSpec", ErrorCode::InvalidPhysicalSpec)
 }
 
 fn absolute_http_url(name: &str, value: &str) -> Result<String, DomainError> {
@@ -226,69 +207,30 @@ async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Rep
         .map(|url| absolute_http_url("startAgainUrl", url))
         .transpose()?;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
-    let design = match params.text("designCode", MAX_DESIGN_CODE)? {
-        None => None,
-        Some(code) => {
-            let design = designs::find(services.store.as_ref(), code)
-                .await?
-                .ok_or_else(|| {
-                    DomainError::new(
-                        ErrorCode::UnknownDesignCode,
-                        format!("designCode: {code:?} is not a design code"),
-                    )
-                })?;
-            if design.product != product.code {
-                return Err(DomainError::new(
-                    ErrorCode::ConflictingParameters,
-                    format!(
-                        "designCode: design {code:?} is for {}, not for product {}",
-                        design.product, product.code
-                    ),
-                ));
-            }
-            Some(design)
-        }
-    };
-
-    let pack = match (read_pack(params, product)?, &design) {
-        (Some(_), Some(_)) => {
-            return Err(DomainError::new(
-                ErrorCode::ConflictingParameters,
-                "pack, designCode: give one or the other; a design code supplies the pack",
-            ));
-        }
-        (Some(pack), None) => pack,
-        (None, Some(design)) => design
-            .pack(product)
-            .map_err(|e| DomainError::new(ErrorCode::Internal, format!("design pack: {e}")))?,
-        (None, None) => Pack::empty(product),
-    };
-    let base_spec = design
-        .as_ref()
-        .and_then(|d| d.physical_spec.clone())
-        .unwrap_or_else(|| product.default_physical_spec());
-    let physical_spec = read_physical_spec(params, product, &base_spec)?.unwrap_or(base_spec);
-
+    let design_code = params.text("designCode", MAX_DESIGN_CODE)?;
+    let pack = read_pack(params, product)?;
+    let physical_spec = read_physical_spec(params)?;
     let creator = call.key.as_ref().ok_or_else(|| {
         DomainError::new(
             ErrorCode::MissingSignature,
             "createPack needs a signed call",
         )
     })?;
-    let mut record = packs::new_record(
+    let (id, record) = packs::create(
         services,
-        product,
-        pack,
-        physical_spec,
-        &creator.consumer_key,
+        PackToCreate {
+            product,
+            pack,
+            design_code,
+            physical_spec,
+            tracking_id,
+            friendly_name,
+            start_again_url,
+            trial,
+            created_by: &creator.consumer_key,
+        },
     )
     .await?;
-    record.tracking_id = tracking_id.map(str::to_owned);
-    record.friendly_name = friendly_name.map(str::to_owned);
-    record.start_again_url = start_again_url;
-    record.design_code = design.map(|d| d.code);
-    record.trial = trial;
-    let id = packs::insert(services.store.as_ref(), &record).await?;
     pack_reply(services, call.base_url, &id, &record, include_spec)
 }
 
@@ -351,8 +293,9 @@ pub async fn update_physical_spec(
         record.check_access(call.key.as_ref())?;
         let product = stored_product(services, record)?;
         // Fields the client leaves out keep the pack's current values.
-        record.physical_spec = read_physical_spec(params, product, &record.physical_spec)?
-            .ok_or_else(|| DomainError::missing("physicalSpec"))?;
+        let input =
+            read_physical_spec(params)?.ok_or_else(|| DomainError::missing("physicalSpec"))?;
+        record.physical_spec = complete_physical_spec(product, input, &record.physical_spec)?;
         Ok(())
     })
     .await?;
