@@ -12,9 +12,13 @@ use fantoccini::{Client, ClientBuilder};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 
-/// Where a test browser's profile directory is named from: `tests/run` looks for browsers
-/// still running with one when the tests are over.
-pub const PROFILE_PREFIX: &str = "presspack-test-chromium-";
+/// How a test browser's profile directory is named: `presspack-test-chromium-RUN-`, RUN
+/// being `tests/run`'s `PRESSPACK_TEST_RUN`, so that it can look for its own browsers still
+/// running when the tests are over (and not a killed run's).
+fn profile_prefix() -> String {
+    let run = std::env::var("PRESSPACK_TEST_RUN").unwrap_or_else(|_| "local".into());
+    format!("presspack-test-chromium-{run}-")
+}
 
 /// chromedriver on a free port, in a process group of its own that the browser it starts
 /// joins; the whole group is stopped when dropped, also when a test fails.
@@ -80,7 +84,7 @@ async fn start(options: serde_json::Value) -> (Client, Driver) {
         process,
         url: format!("http://127.0.0.1:{port}"),
         _profile: tempfile::Builder::new()
-            .prefix(PROFILE_PREFIX)
+            .prefix(&profile_prefix())
             .tempdir()
             .unwrap(),
     };
