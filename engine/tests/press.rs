@@ -51,8 +51,13 @@ fn engine() -> Engine {
 
 /// The full-bleed photo of the card's front.
 fn photo() -> serde_json::Value {
+    full_bleed(PHOTO_URI)
+}
+
+/// The image `uri` filling the card's front to its bleed.
+fn full_bleed(uri: &str) -> serde_json::Value {
     serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
-        "resourceUri": PHOTO_URI,
+        "resourceUri": uri,
         "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}})
 }
 
@@ -180,6 +185,28 @@ fn qdf_bytes(path: &Path, extension: &str) -> Vec<u8> {
     std::fs::read(&expanded).unwrap()
 }
 
+/// pdfimages' columns for the file's first image (page num type width height color comp bpc
+/// enc ...), and its whole listing for messages.
+fn first_image_columns(path: &Path) -> (Vec<String>, String) {
+    let list = tool("pdfimages", &["-list", path_str(path)]);
+    let columns = list
+        .lines()
+        .find(|l| l.contains(" image "))
+        .unwrap_or_else(|| panic!("{list}"))
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    (columns, list)
+}
+
+/// How often `needle` is in `haystack`.
+fn occurrences(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
+}
+
 fn path_str(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -282,12 +309,7 @@ fn fonts_are_embedded_subsets_with_unicode_maps_and_the_text_comes_back() {
 #[test]
 fn the_photo_is_embedded_at_its_own_pixel_size_and_cmyk_stays_cmyk() {
     let (path, _) = press(&card_pack(photo(), cmyk()), &options(true));
-    let list = tool("pdfimages", &["-list", path_str(&path)]);
-    let photo = list
-        .lines()
-        .find(|l| l.contains(" image "))
-        .unwrap_or_else(|| panic!("{list}"));
-    let columns: Vec<&str> = photo.split_whitespace().collect();
+    let (columns, list) = first_image_columns(&path);
     // page num type width height color comp bpc enc
     assert_eq!(
         &columns[3..9],
@@ -296,7 +318,7 @@ fn the_photo_is_embedded_at_its_own_pixel_size_and_cmyk_stays_cmyk() {
     );
     // The JPEG is embedded as it is: its bytes are in the file.
     let pdf = std::fs::read(&path).unwrap();
-    assert!(pdf.windows(PHOTO.len()).any(|w| w == PHOTO));
+    assert!(occurrences(&pdf, PHOTO) > 0);
 
     // The CMYK colour's four values, uncompressed, in the page's content.
     let expanded = qdf_bytes(&path, "qdf.pdf");
@@ -1105,18 +1127,12 @@ fn a_photo_with_its_own_profile_is_printed_from_that_profile() {
     ];
     let srgb_pack = card_pack(photo(), cmyk());
     for (uri, description, copies) in cases {
-        let picture = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
-            "resourceUri": uri,
-            "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
-        let pack = card_pack(picture, cmyk());
+        let pack = card_pack(full_bleed(uri), cmyk());
         let (path, _) = press(&pack, &options(false));
         let expanded = qdf_bytes(&path, "own-profile.pdf");
-        let found = expanded
-            .windows(description.len())
-            .filter(|w| *w == description)
-            .count();
         assert_eq!(
-            found, copies,
+            occurrences(&expanded, &description),
+            copies,
             "{uri}: its own profile is not its colour space"
         );
         // Poppler, through the profile, shows the colours of the sRGB original.
@@ -1130,23 +1146,12 @@ fn a_photo_with_its_own_profile_is_printed_from_that_profile() {
 /// pdfimages, the file's bytes and poppler's inks next to the photo's own.
 #[test]
 fn a_cmyk_photo_keeps_its_inks() {
-    let cmyk_photo = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
-        "resourceUri": CMYK_URI,
-        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
-    let pack = card_pack(cmyk_photo, cmyk());
+    let pack = card_pack(full_bleed(CMYK_URI), cmyk());
     let (path, _) = press(&pack, &options(false));
-    let list = tool("pdfimages", &["-list", path_str(&path)]);
-    let photo = list
-        .lines()
-        .find(|l| l.contains(" image "))
-        .unwrap_or_else(|| panic!("{list}"));
-    let columns: Vec<&str> = photo.split_whitespace().collect();
+    let (columns, list) = first_image_columns(&path);
     assert_eq!(&columns[5..9], ["cmyk", "4", "8", "jpeg"], "{list}");
     let pdf = std::fs::read(&path).unwrap();
-    assert!(
-        pdf.windows(PHOTO_CMYK.len()).any(|w| w == PHOTO_CMYK),
-        "not as it is"
-    );
+    assert!(occurrences(&pdf, PHOTO_CMYK) > 0, "not as it is");
     // What those inks look like (lcms2, through the press profile), drawn by the engine in
     // the photo's place, against the press file's inks shown the same way: the inks came
     // through unchanged (and the right way up: inverted, every colour would be wrong).
@@ -1181,31 +1186,19 @@ fn a_cmyk_photo_keeps_its_inks() {
 /// FOGRA39's. Checked by pdfimages, qpdf and poppler's rendering next to the sRGB original.
 #[test]
 fn a_cmyk_photo_with_its_own_profile_is_printed_from_that_profile() {
-    let separated = serde_json::json!({"type": "imageData", "linkId": "variable_image_front",
-        "resourceUri": CMYK_FOGRA29_URI,
-        "imageBox": {"center": {"x": 44, "y": 29.5}, "width": 88.5, "height": 59, "angle": 0}});
-    let pack = card_pack(separated, cmyk());
+    let pack = card_pack(full_bleed(CMYK_FOGRA29_URI), cmyk());
     let (path, _) = press(&pack, &options(false));
-    let list = tool("pdfimages", &["-list", path_str(&path)]);
-    let line = list
-        .lines()
-        .find(|l| l.contains(" image "))
-        .unwrap_or_else(|| panic!("{list}"));
-    let columns: Vec<&str> = line.split_whitespace().collect();
+    let (columns, list) = first_image_columns(&path);
     assert_eq!(&columns[5..9], ["icc", "4", "8", "jpeg"], "{list}");
     let pdf = std::fs::read(&path).unwrap();
-    assert!(
-        pdf.windows(PHOTO_CMYK_FOGRA29.len())
-            .any(|w| w == PHOTO_CMYK_FOGRA29),
-        "not as it is"
-    );
+    assert!(occurrences(&pdf, PHOTO_CMYK_FOGRA29) > 0, "not as it is");
     let expanded = qdf_bytes(&path, "cmyk-own.pdf");
-    let description: Vec<u8> = "Presspack test: FOGRA29 (uncoated)".bytes().collect();
-    let found = expanded
-        .windows(description.len())
-        .filter(|w| *w == description)
-        .count();
-    assert_eq!(found, 2, "its own profile is not its colour space");
+    // Once in the JPEG's own bytes, once as the picture's colour space.
+    assert_eq!(
+        occurrences(&expanded, b"Presspack test: FOGRA29 (uncoated)"),
+        2,
+        "its own profile is not its colour space"
+    );
     let srgb_pack = card_pack(photo(), cmyk());
     compare_page(
         "cmyk-fogra29-page-0",

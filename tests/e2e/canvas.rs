@@ -13,7 +13,7 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::browser::{click, fill, screenshot, sign_up};
+use crate::browser::{click, fill, screenshot, sign_up, text};
 use crate::chromium::browser;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -401,13 +401,7 @@ async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
         .goto(&edit.replace("/edit?", "/finish?"))
         .await
         .unwrap();
-    let finish = browser
-        .find(Locator::Css("body"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let finish = text(&browser).await;
     assert!(
         finish.contains("Needed before ordering:") && finish.contains("prints at only 172 dpi"),
         "{finish}"

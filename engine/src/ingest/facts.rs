@@ -357,5 +357,21 @@ mod tests {
         .chain([1, 1, 0, 0, 63, 0, 0x12, 0xFF, 0xD9])
         .collect::<Vec<u8>>();
         assert_eq!(jpeg_facts(&plain).unwrap().icc_profile, None);
+        // "hello world" is no ICC profile: the pixels are taken as having none (sRGB), not
+        // tagged with garbage a RIP would refuse.
+        assert_eq!((facts.rgb_profile(), facts.stored_profile()), (None, None));
+        // A profile of the wrong colours for the pixels is none of theirs.
+        let cmyk = presspack_assets::PRESS_PROFILE.to_vec();
+        let rgb_jpeg_with_cmyk_profile = RasterFacts {
+            icc_profile: Some(cmyk.clone()),
+            ..facts.clone()
+        };
+        assert_eq!(rgb_jpeg_with_cmyk_profile.stored_profile(), None);
+        let cmyk_jpeg = RasterFacts {
+            components: 4,
+            ..rgb_jpeg_with_cmyk_profile
+        };
+        assert_eq!(cmyk_jpeg.stored_profile(), Some(&cmyk[..]));
+        assert_eq!(cmyk_jpeg.rgb_profile(), None);
     }
 }

@@ -383,12 +383,6 @@ fn pdf_image<'a>(
     let facts = format
         .filter(|f| *f != Format::Pdf)
         .and_then(|f| raster_facts(f, input.bytes).ok());
-    // A picture's own profile (a JPEG's or a PNG's) stays with its pixels, whether embedded
-    // as they are (RGB or CMYK) or decoded (RGB) and encoded again.
-    let rgb_profile = facts
-        .as_ref()
-        .and_then(|facts| facts.rgb_profile())
-        .map(<[u8]>::to_vec);
     let needed = proof.map(|(dpi, (width, height))| {
         let pixels = |mm: f64| libm::ceil(mm / 25.4 * dpi).max(1.0) as u32;
         (pixels(width), pixels(height))
@@ -413,6 +407,8 @@ fn pdf_image<'a>(
                         },
                     },
                 },
+                // A picture's own profile stays with its pixels: embedded as they are
+                // (RGB or CMYK), or decoded (RGB, below) and encoded again.
                 profile: facts.stored_profile().map(<[u8]>::to_vec),
             },
             print_size: (facts.width, facts.height),
@@ -482,7 +478,10 @@ fn pdf_image<'a>(
             width,
             height,
             data,
-            profile: rgb_profile,
+            profile: facts
+                .as_ref()
+                .and_then(|facts| facts.rgb_profile())
+                .map(<[u8]>::to_vec),
         },
         print_size,
     })
