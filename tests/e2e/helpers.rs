@@ -528,6 +528,20 @@ impl TestApp {
         }
     }
 
+    /// Waits (up to a minute) until the press-file job of order `number` is over: its files
+    /// are made or have failed, and it no longer touches the order (it indexes the order as
+    /// it runs, so a test that changes the index waits for it first).
+    pub async fn press_job_finished(&self, number: &str) {
+        use presspack::domain::orders::press_files::PRESS_JOBS;
+        for _ in 0..600 {
+            if self.store.get(PRESS_JOBS, number).await.unwrap().is_none() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the press-file job of order {number} did not finish in a minute");
+    }
+
     /// Runs the `presspack` binary with this app's store configuration.
     pub fn cli(&self, args: &[&str]) -> Output {
         self.cli_with(args, &[])

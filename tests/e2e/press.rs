@@ -7,9 +7,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use presspack::domain::orders::press_files::{
-    PRESS_FILES, PRESS_JOBS, PRESS_JOBS_DONE, PressFileLinks,
-};
+use presspack::domain::orders::press_files::{PRESS_FILES, PRESS_JOBS_DONE, PressFileLinks};
 use presspack::infra::secrets::SecretKey;
 
 use crate::customers::new_pack;
@@ -480,12 +478,7 @@ async fn an_order_without_press_files_gets_them_from_the_cli(kind: StoreKind) {
     let store = app.store.as_ref();
     let forget_press_files = || async {
         // The job is recorded as done just after its files (and so the webhook) are out.
-        for _ in 0..600 {
-            if store.get(PRESS_JOBS, &number).await.unwrap().is_none() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
+        app.press_job_finished(&number).await;
         assert!(store.delete(PRESS_JOBS_DONE, &number).await.unwrap());
         assert!(store.delete(PRESS_FILES, &number).await.unwrap());
     };
