@@ -395,7 +395,7 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/static/shop.css", get(layout::stylesheet))
         .route("/static/brand.css", get(layout::brand_stylesheet))
         .route("/static/logo", get(layout::logo))
-        .route("/static/confirmation.js", get(layout::confirmation_script))
+        .route("/static/{name}", get(layout::script))
         .layer(DefaultBodyLimit::max(layout::MAX_FORM_BYTES))
 }
 

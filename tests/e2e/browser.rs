@@ -34,11 +34,14 @@ const ACCESSIBILITY_PROBLEMS: &str = r#"
     }
     if (!document.documentElement.lang) problems.push("no lang");
     if (document.querySelectorAll("h1").length !== 1) problems.push("not one h1");
-    if (document.documentElement.scrollWidth > window.innerWidth) {
+    // The page's own width (a phone's 390 px): a phone's browser widens its window to what
+    // overflows, so window.innerWidth would hide the very overflow looked for.
+    const width = document.documentElement.getBoundingClientRect().width;
+    if (document.documentElement.scrollWidth > Math.ceil(width)) {
         const wide = [...document.querySelectorAll("body *")]
-            .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .filter(e => e.getBoundingClientRect().right > width + 0.5)
             .slice(0, 3).map(e => e.outerHTML.slice(0, 120));
-        problems.push(`scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${window.innerWidth}: ${wide}`);
+        problems.push(`scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${width}: ${wide}`);
     }
     return problems;
 "#;
@@ -114,7 +117,7 @@ pub async fn click(browser: &Client, css: &str) {
     panic!("clicking {css} did not load a page within 30 s");
 }
 
-async fn path(browser: &Client) -> String {
+pub async fn path(browser: &Client) -> String {
     browser.current_url().await.unwrap().path().to_owned()
 }
 
@@ -211,6 +214,30 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
         .as_bool()
         .unwrap();
     assert!(loaded, "every side preview loaded");
+    // The running price follows the options (the built-in list: classic 50 cards, £14.99).
+    let running_price = || async {
+        browser
+            .find(Locator::Css("#running-price"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        running_price().await,
+        "£14.99 for 1 pack of 50 cards (£14.99 a pack)"
+    );
+    // And the design is one click away.
+    let edit = created["dropIns"]["edit"].as_str().unwrap();
+    let back = browser
+        .find(Locator::LinkText("Change the design"))
+        .await
+        .unwrap()
+        .prop("href")
+        .await
+        .unwrap();
+    assert_eq!(back.as_deref(), Some(edit));
     browser
         .find(Locator::Css("#paperClass"))
         .await
@@ -233,6 +260,10 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
         .await
         .unwrap();
     fill(&browser, "#quantity", "2").await;
+    assert_eq!(
+        running_price().await,
+        "£89.98 for 2 packs of 200 cards (£44.99 a pack)"
+    );
     screenshot(&browser, &format!("{store}-2-finish")).await;
     click(&browser, "form[action$='/finish'] button").await;
 
@@ -242,6 +273,14 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     assert!(cart.contains("Ann's launch cards"), "{cart}");
     assert!(cart.contains("Green paper, rounded corners"), "{cart}");
     assert!(cart.contains("£89.98"), "{cart}");
+    let back = browser
+        .find(Locator::LinkText("Change the design"))
+        .await
+        .unwrap()
+        .prop("href")
+        .await
+        .unwrap();
+    assert_eq!(back.as_deref(), Some(edit));
     screenshot(&browser, &format!("{store}-3-cart")).await;
     click(&browser, "a[href='/checkout']").await;
 

@@ -274,6 +274,22 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
     );
     screenshot(&browser, &format!("canvas-{store}-2-edited")).await;
 
+    // Beside the Save button: what is on the card is not saved yet, and then it is.
+    let save_state = || async {
+        designer_value(
+            &browser,
+            "(() => {
+               const button = d.saveButton.getBoundingClientRect();
+               const state = d.saveState.getBoundingClientRect();
+               return {text: d.saveState.textContent,
+                       gap: state.left - button.right,
+                       rise: Math.abs((state.top + state.bottom) - (button.top + button.bottom)) / 2};
+             })()",
+        )
+        .await
+    };
+    let unsaved = save_state().await;
+    assert_eq!(unsaved["text"], "Not saved yet", "{unsaved}");
     // Save, and the owner's design (and the store) have the changes.
     browser
         .find(Locator::XPath("//button[text()='Save']"))
@@ -289,6 +305,13 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let shown = save_state().await;
+    assert_eq!(shown["text"], "All changes saved", "{shown}");
+    let (gap, rise) = (
+        shown["gap"].as_f64().unwrap(),
+        shown["rise"].as_f64().unwrap(),
+    );
+    assert!((0.0..40.0).contains(&gap) && rise < 20.0, "{shown}");
     let saved = browser
         .execute_async(
             &format!(
@@ -472,11 +495,38 @@ async fn the_standalone_demo_previews_a_sample_pack() {
         "the demo saves nothing"
     );
 
+    // The empty picture space is listed as preflight lists it, with a placeholder over the
+    // card (not in the preview, whose pixels are the server's), and its fix opens the slot.
+    let empty_slot = "(() => {
+        const placeholder = document.querySelector(
+          \".designer-slot[data-slot='variable_image_back'] .designer-placeholder\");
+        return {shown: placeholder.getBoundingClientRect().height > 0,
+                text: placeholder.textContent, checks: d.checks.textContent};
+      })()";
+    let empty = designer_value(&browser, empty_slot).await;
+    assert_eq!(empty["shown"], true, "{empty}");
+    assert_eq!(empty["text"], "Add a photo", "{empty}");
+    let listed = "The picture space “Variable image back” on the front is empty";
+    assert!(
+        empty["checks"].as_str().unwrap().contains(listed),
+        "{empty}"
+    );
+    click_button(&browser, "Add a photo").await;
+    let editing = designer_value(&browser, "d.stage.editing").await;
+    assert_eq!(editing, "variable_image_back");
+    click_button(&browser, "Done").await;
+
     // A picture uploaded from the page (uploadImage, no key) fills the front's image box.
     upload_photo(&browser).await;
     let pictured = preview_pixels(&browser).await;
     assert_ne!(pictured.0, before.0);
     assert_eq!(pictured, server_pixels(&app, &browser, max_side).await);
+    let filled = designer_value(&browser, empty_slot).await;
+    assert_eq!(filled["shown"], false, "{filled}");
+    assert!(
+        !filled["checks"].as_str().unwrap().contains(listed),
+        "{filled}"
+    );
 
     // A line too long for its box is a live warning.
     fill(&browser, "#f-back_line_2-text", &"Wide ".repeat(30)).await;
@@ -607,6 +657,142 @@ async fn the_standalone_demo_previews_a_sample_pack() {
     let code = designer_value(&browser, "d.side.templateCode").await;
     assert_eq!(code, "businesscard_full_text_portrait");
     screenshot(&browser, "canvas-demo").await;
+}
+
+/// "Shrink to fit" on the card's own editor: offered only while the text overflows, it makes
+/// a line just fit, leaves a line that fits alone, and never goes below 6 pt (a line too
+/// long even for that keeps its size, and the customer is told to shorten it).
+#[tokio::test]
+async fn shrink_to_fit_is_offered_for_an_overflow_and_keeps_the_text_readable() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let (browser, _driver) = browser().await;
+    open_demo(&app, &browser).await;
+    browser
+        .find(Locator::Css(".designer-slot[data-slot='back_line_2']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    // The button, whether it shows, the line's size in points, the undo steps and the status.
+    let state = || async {
+        designer_value(
+            &browser,
+            "(() => {
+               const shrink = [...document.querySelectorAll('.designer-inplace button')]
+                 .find(b => b.textContent === 'Shrink to fit');
+               const datum = d.side.data.find(x => x.linkId === 'back_line_2');
+               const item = d.stage.outline.items.find(i => i.linkId === 'back_line_2');
+               return {shown: shrink.getBoundingClientRect().height > 0,
+                       points: (datum?.pointSize ?? item.text.pointSize) * 72 / 25.4,
+                       steps: d.history.undoStack.length,
+                       status: document.querySelector('.designer-status').textContent,
+                       warnings: document.querySelector('.designer-warnings').textContent};
+             })()",
+        )
+        .await
+    };
+    let press_shrink = || async {
+        browser
+            .execute(
+                "[...document.querySelectorAll('.designer-inplace button')]
+                   .find(b => b.textContent === 'Shrink to fit').click();",
+                vec![],
+            )
+            .await
+            .unwrap();
+        state().await
+    };
+    let typed = |text: &'static str| {
+        let browser = &browser;
+        async move {
+            let renders = designer_value(browser, "Number(d.root.dataset.renders)").await;
+            fill(browser, "#inplace-back_line_2-text", text).await;
+            wait_for_renders(browser, renders.as_u64().unwrap() + 1).await;
+        }
+    };
+
+    let fitting = state().await;
+    assert_eq!(fitting["shown"], false, "{fitting}");
+    let size = fitting["points"].as_f64().unwrap();
+    // Pressed anyway (a script, a stale page): the line keeps its size, with nothing to undo.
+    let pressed = press_shrink().await;
+    assert_eq!(pressed["points"], fitting["points"], "{pressed}");
+    assert_eq!(pressed["steps"], fitting["steps"], "{pressed}");
+    assert!(
+        pressed["status"]
+            .as_str()
+            .unwrap()
+            .ends_with("already fits."),
+        "{pressed}"
+    );
+
+    typed("Managing Director, Northern Region and Islands").await;
+    let overflowing = state().await;
+    assert_eq!(overflowing["shown"], true, "{overflowing}");
+    assert!(
+        overflowing["warnings"]
+            .as_str()
+            .unwrap()
+            .contains("does not fit its space"),
+        "{overflowing}"
+    );
+    let shrunk = press_shrink().await;
+    let points = shrunk["points"].as_f64().unwrap();
+    assert!((6.0..size).contains(&points), "{shrunk}");
+    let told: f64 = shrunk["status"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("Line 2 is now ")
+        .and_then(|rest| rest.strip_suffix(" pt and fits."))
+        .and_then(|size| size.parse().ok())
+        .unwrap_or_else(|| panic!("{shrunk}"));
+    assert!((told - points).abs() < 0.01, "{shrunk}");
+    assert!(
+        !shrunk["warnings"]
+            .as_str()
+            .unwrap()
+            .contains("does not fit its space"),
+        "{shrunk}"
+    );
+    // Half a point larger overflows: it is the largest size that fits.
+    let larger = designer_value(
+        &browser,
+        &format!(
+            "(() => {{
+               const datum = d.side.data.find(x => x.linkId === 'back_line_2');
+               datum.pointSize = {} * 25.4 / 72;
+               const overflows = d.engine.report(d.side).overflows.some(o => o.linkId === 'back_line_2');
+               datum.pointSize = {told} * 25.4 / 72;
+               return overflows;
+             }})()",
+            told + 0.5
+        ),
+    )
+    .await;
+    assert_eq!(larger, true);
+    let shown = state().await;
+    assert_eq!(shown["shown"], false, "{shown}");
+    screenshot(&browser, "canvas-shrink-to-fit").await;
+
+    // Far too long: not shrunk into unreadable type.
+    typed(
+        "Managing Director of Sales, Marketing, Customer Relations and Partnerships, Europe, \
+         the Middle East, Africa and Asia Pacific",
+    )
+    .await;
+    let before = state().await;
+    assert_eq!(before["shown"], true, "{before}");
+    let refused = press_shrink().await;
+    assert_eq!(refused["points"], before["points"], "{refused}");
+    assert_eq!(refused["steps"], before["steps"], "{refused}");
+    assert!(
+        refused["status"]
+            .as_str()
+            .unwrap()
+            .contains("does not fit even at 6 pt"),
+        "{refused}"
+    );
 }
 
 /// Uploads a 1200 x 800 photo from the page into the side's full-bleed image slot and waits

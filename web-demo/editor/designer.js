@@ -115,6 +115,7 @@ export class Designer {
     this.redoButton = h("button", { type: "button", class: "secondary", onclick: () => this.redo(), title: "Ctrl+Y", "aria-keyshortcuts": "Control+Y" }, "Redo");
     this.saveButton = h("button", { type: "button", onclick: () => save(this) }, this.design.saveUrl ? "Save" : "Saving is off in the demo");
     this.saveButton.disabled = !this.design.saveUrl;
+    this.saveState = h("span", { class: "designer-save-state", "aria-live": "polite" });
     this.stage = new Stage(this);
     this.layouts = h("div", { class: "designer-layouts", role: "group", "aria-label": "Layouts" });
     this.column = h(
@@ -138,6 +139,7 @@ export class Designer {
         this.undoButton,
         this.redoButton,
         this.saveButton,
+        this.saveState,
       ),
       this.checks,
       h("div", { class: "designer-body" }, this.column, h("div", { class: "designer-panel" }, this.fields)),
@@ -347,6 +349,7 @@ export class Designer {
     this.undoButton.disabled = !this.history.canUndo;
     this.redoButton.disabled = !this.history.canRedo;
     this.root.dataset.renders = String(Number(this.root.dataset.renders ?? 0) + 1);
+    this.showSaveState();
     this.refreshThumbnails(false);
   }
 
@@ -390,6 +393,14 @@ export class Designer {
   }
 
   // ----- warnings -----
+
+  /** Beside the Save button: whether the card as shown is saved, or `saving`'s word. */
+  showSaveState(saving = null) {
+    if (!this.design.saveUrl) return;
+    const saved = JSON.stringify(this.pack) === this.saved;
+    this.saveState.textContent = saving ?? (saved ? "All changes saved" : "Not saved yet");
+    this.saveState.classList.toggle("unsaved", saving === null && !saved);
+  }
 
   announce(message) {
     this.status.textContent = message;

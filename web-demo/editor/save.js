@@ -5,6 +5,7 @@ export async function save(d) {
   if (!d.design.saveUrl) return;
   d.saveButton.disabled = true;
   d.announce("Saving…");
+  d.showSaveState("Saving…");
   const body = JSON.stringify(d.pack);
   try {
     const response = await fetch(d.design.saveUrl, {
@@ -15,9 +16,11 @@ export async function save(d) {
     const reply = await response.json();
     if (!response.ok) throw new Error(reply.error?.message ?? `HTTP ${response.status}`);
     d.saved = body;
+    d.showSaveState();
     d.announce(`Saved.${reply.warnings.length ? ` ${reply.warnings.length} thing(s) to check.` : ""}`);
   } catch (error) {
     d.announce(`Not saved: ${error.message}`);
+    d.showSaveState("Not saved");
   } finally {
     d.saveButton.disabled = false;
   }

@@ -105,6 +105,8 @@ export class Stage {
             onwheel: picture ? (e) => this.#wheel(e, item) : undefined,
           },
           h("span", { class: "designer-badge", hidden: true }),
+          // Over the card only, never in a render: where a photo goes while the slot is empty.
+          picture ? h("span", { class: "designer-placeholder", hidden: true }, "Add a photo") : null,
         );
         slot.setAttribute("aria-label", slot.dataset.label);
         Object.assign(slot.style, slotPlace(outline.bleed, item.area));
@@ -137,7 +139,10 @@ export class Stage {
       // limits); "!" by any other warning.
       const resolution = mine.find((w) => w.code === "PVI003" || w.code === "PVI004");
       const low = dpi !== null && resolution !== undefined;
-      badge.hidden = !low && mine.length === 0;
+      const empty = slot.querySelector(".designer-placeholder");
+      if (empty) empty.hidden = Boolean(datum?.resourceUri);
+      // An empty slot shows its placeholder rather than a "!".
+      badge.hidden = !low && !mine.some((w) => w.code !== "PVI005");
       badge.textContent = low ? `${Math.round(dpi)} dpi` : badge.hidden ? "" : "!";
       badge.classList.toggle("poor", resolution?.code === "PVI004");
     }

@@ -32,6 +32,8 @@ pub enum Fix {
     ChooseLayout,
     /// Zoom the slot's picture out as far as it goes (just covering its slot).
     ZoomOut,
+    /// Open the empty picture slot's editor, which offers the pack's pictures and an upload.
+    AddPhoto,
 }
 
 /// A side by its type and number, as `{"type": "image", "sideNum": 1}`.
@@ -180,6 +182,13 @@ pub fn explain<'t>(
                 )
             }
         }
+        WarningCode::EmptyImageSlot => (
+            format!(
+                "The picture space {slot} is empty; the card prints without a picture there. \
+                 Add a photo, or choose a layout without one."
+            ),
+            Some(Fix::AddPhoto),
+        ),
         WarningCode::TextOverflow => (
             format!("The text in {slot} does not fit its space. Shorten it or make it smaller."),
             None,
@@ -358,6 +367,39 @@ mod tests {
         };
         assert_eq!(placed.side, Some(back));
         assert!(explained.iter().all(|e| !e.text.contains("pack.sides")));
+    }
+
+    #[test]
+    fn an_empty_picture_space_is_named_with_a_way_to_fill_it() {
+        let (pack, product) = pack(json!({
+            "sides": [{"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape"}]
+        }));
+        let warning = Warning {
+            element: "pack.sides.image.1.variable_image_front".into(),
+            code: WarningCode::EmptyImageSlot,
+            message: String::new(),
+        };
+        let explained = explain(
+            &warning,
+            &pack,
+            product,
+            &|_| None,
+            PreflightLimits::default(),
+        );
+        assert_eq!(
+            explained.text,
+            "The picture space “Variable image front” on the front is empty; the card prints without \
+             a picture there. Add a photo, or choose a layout without one."
+        );
+        assert_eq!(
+            (explained.fix, explained.blocks_ordering),
+            (Some(Fix::AddPhoto), false)
+        );
+        let wire = serde_json::to_value(&explained).unwrap();
+        assert_eq!(
+            (wire["code"].as_str(), wire["fix"].as_str()),
+            (Some("PVI005"), Some("add-photo"))
+        );
     }
 
     /// A pack with `beach.jpg` (`width` x `height` pixels) in the front slot (88 x 59 mm),

@@ -52,6 +52,11 @@ pub enum WarningCode {
     /// set another): preflight would block its press file, so it blocks ordering.
     #[serde(rename = "PVI004")]
     PoorResolution,
+    /// A picture slot of the side's template has no picture: the card prints without one.
+    /// The editor's own (with preflight's EMPTY_IMAGE_SLOT), not a warning of the API's
+    /// calls: a partner's pack may leave a slot empty on purpose.
+    #[serde(rename = "PVI005")]
+    EmptyImageSlot,
     /// A text does not fit its box.
     #[serde(rename = "PVT001")]
     TextOverflow,

@@ -33,6 +33,9 @@ pub fn line_summary(line: &PricedLine, currency: &str) -> maud::Markup {
             @if line.pack.trial { " " span.badge { "Trial pack" } }
             p.spec { (describe_spec(line.spec())) }
             p.price { (money(currency, line.unit_price)) " per pack" }
+            a.change href=(drop_in_path(&line.pack_id, "edit", &line.pack.drop_in_token)) {
+                "Change the design"
+            }
         }
     }
 }

@@ -241,7 +241,9 @@ fn actions(pack: &PackRecord, pack_id: &str, orderable: bool) -> Markup {
         p.actions {
             @if orderable {
                 a.button href=(drop_in_path(pack_id, "finish", &pack.drop_in_token)) { "Choose paper and order" }
+                " "
             }
+            a.button.secondary href=(drop_in_path(pack_id, "edit", &pack.drop_in_token)) { "Change the design" }
             @if let Some(url) = &pack.start_again_url {
                 " " a.secondary href=(url) rel="noopener" { "Start again" }
             }
@@ -324,21 +326,39 @@ fn finish_page(
     finishings.dedup();
     finishings.sort();
     finishings.dedup();
-    let price = |paper: &str, size: u32| {
+    let unit_price = |paper: &str, size: u32| {
         let mut priced = spec.clone();
         paper.clone_into(&mut priced.paper_class);
         priced.pack_size = size;
-        services
-            .prices
-            .unit_price(&pack.product, &priced)
-            .map(|p| money(&services.prices.currency, p))
+        services.prices.unit_price(&pack.product, &priced)
+    };
+    let currency = &services.prices.currency;
+    let price = |paper: &str, size: u32| {
+        unit_price(paper, size)
+            .map(|p| money(currency, p))
             .unwrap_or_default()
     };
+    // For the running price (static/finish.js): paper -> pack size -> price in minor units,
+    // and the currency's way of writing an amount, "{}" standing for it.
+    let price_list: serde_json::Map<String, serde_json::Value> = options
+        .paper_classes
+        .iter()
+        .map(|paper| {
+            let sizes: serde_json::Map<String, serde_json::Value> = options
+                .pack_sizes
+                .iter()
+                .filter_map(|size| Some((size.to_string(), unit_price(&paper.code, *size)?.into())))
+                .collect();
+            (paper.code.clone(), sizes.into())
+        })
+        .collect();
+    let money_form = money(currency, 0).replacen("0.00", "{}", 1);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
         div.columns {
             (side_images(pack_id, pack, 400))
-            form.card method="post" action=(format!("/packs/{pack_id}/finish")) {
+            form.card method="post" action=(format!("/packs/{pack_id}/finish"))
+                data-prices=(serde_json::Value::Object(price_list)) data-money=(money_form) {
                 h2 { (pack.display_name()) }
                 (csrf_field(visitor))
                 input type="hidden" name="token" value=(pack.drop_in_token);
@@ -369,6 +389,7 @@ fn finish_page(
                 label for="quantity" { "Number of packs" }
                 input #quantity type="number" name="quantity" min="1" max=(cart::MAX_QUANTITY)
                     value=(pack.cart_quantity.unwrap_or(1)) required;
+                output #running-price for="paperClass packSize quantity" aria-live="polite" {}
                 button type="submit" { "Add to cart" }
                 details.options-help {
                     summary { "About these options" }
@@ -383,6 +404,7 @@ fn finish_page(
             }
         }
         (actions(pack, pack_id, false))
+        script src="/static/finish.js" defer {}
         table.orders.prices {
             caption { "Prices per pack" }
             thead { tr { th scope="col" { "Paper" } @for size in &options.pack_sizes { th scope="col" { (size) " cards" } } } }

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
@@ -52,7 +52,15 @@ fn brand() -> Arc<Brand> {
 pub const MAX_FORM_BYTES: usize = 64 * 1024;
 
 const STYLESHEET: &str = include_str!("../../../static/shop.css");
-const CONFIRMATION_SCRIPT: &str = include_str!("../../../static/confirmation.js");
+/// The pages' scripts, each in its own file (the policy runs no inline script): the order
+/// confirmation's callbacks and the finish page's running price.
+const SCRIPTS: [(&str, &str); 2] = [
+    (
+        "confirmation.js",
+        include_str!("../../../static/confirmation.js"),
+    ),
+    ("finish.js", include_str!("../../../static/finish.js")),
+];
 
 /// Who may show a page in a frame.
 #[derive(Clone, Copy, PartialEq)]
@@ -393,15 +401,19 @@ pub async fn logo(State(state): State<Arc<AppState>>) -> Response {
         .into_response()
 }
 
-/// `GET /static/confirmation.js`
-pub async fn confirmation_script(
+/// `GET /static/{name}`: one of [`SCRIPTS`].
+pub async fn script(
     State(state): State<Arc<AppState>>,
+    Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let source = || Source::new("text/javascript; charset=utf-8", CONFIRMATION_SCRIPT);
+    let Some(&(name, script)) = SCRIPTS.iter().find(|(known, _)| *known == name) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let source = move || Source::new("text/javascript; charset=utf-8", script);
     state
         .static_files
-        .respond(&headers, "confirmation.js", None, source)
+        .respond(&headers, name, None, source)
         .await
 }
 
