@@ -339,7 +339,7 @@ impl Application {
 /// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
 /// bodies are small; the API's larger limit does not apply here.
 fn customer_pages() -> Router<Arc<AppState>> {
-    use crate::http::pages::{account, account_links, cart, dropins, home, layout, orders};
+    use crate::http::pages::{account, account_links, cart, dropins, forms, home, layout, orders};
     Router::new()
         .route("/", get(home::home))
         .route("/favicon.svg", get(home::favicon))
@@ -396,7 +396,7 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/static/brand.css", get(layout::brand_stylesheet))
         .route("/static/logo", get(layout::logo))
         .route("/static/{name}", get(layout::script))
-        .layer(DefaultBodyLimit::max(layout::MAX_FORM_BYTES))
+        .layer(DefaultBodyLimit::max(forms::MAX_FORM_BYTES))
 }
 
 /// The design canvas: its pages and files, the images it draws, and the owner's design.

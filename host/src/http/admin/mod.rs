@@ -19,9 +19,8 @@ use maud::{Markup, html};
 
 use crate::domain::customers::MAX_PASSWORD;
 use crate::domain::operators::{self, OperatorError};
-use crate::http::pages::layout::{
-    self, Fields, MAX_FORM_BYTES, alert, csrf_field, field, local_path,
-};
+use crate::http::pages::forms::{Fields, MAX_FORM_BYTES, csrf_field, field};
+use crate::http::pages::layout::{self, alert, local_path};
 use crate::http::pages::sessions::{Visitor, too_many_attempts};
 use crate::http::state::AppState;
 use session::{ConsoleError, Staff};

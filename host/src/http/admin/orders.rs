@@ -23,7 +23,7 @@ use crate::domain::services::Services;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{Fields, field};
+use crate::http::pages::forms::{Fields, field};
 use crate::http::pages::layout::{alert, redirect_setting};
 use crate::http::pages::orders::{capitalised, ordered_side_png};
 use crate::http::state::AppState;

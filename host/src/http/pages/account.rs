@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
@@ -14,7 +14,8 @@ use maud::{Markup, html};
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, csrf_field, field, local_path};
+use crate::http::pages::forms::{Fields, PostedForm, csrf_field, field};
+use crate::http::pages::layout::{self, local_path};
 use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit, too_many_attempts};
 use crate::http::state::AppState;
 
@@ -94,10 +95,11 @@ pub async fn sign_up_page(visitor: Visitor, Query(query): Query<Fields>) -> Resp
 
 pub async fn sign_in(
     State(state): State<Arc<AppState>>,
-    mut visitor: Visitor,
-    Form(fields): Form<Fields>,
+    PostedForm {
+        mut visitor,
+        fields,
+    }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let (email, password, next) = (
         field(&fields, "email"),
         field(&fields, "password"),
@@ -141,10 +143,11 @@ pub async fn sign_in(
 
 pub async fn sign_up(
     State(state): State<Arc<AppState>>,
-    mut visitor: Visitor,
-    Form(fields): Form<Fields>,
+    PostedForm {
+        mut visitor,
+        fields,
+    }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let (name, email, next) = (
         field(&fields, "name"),
         field(&fields, "email"),
@@ -208,10 +211,8 @@ pub async fn sign_up(
 
 pub async fn sign_out(
     State(state): State<Arc<AppState>>,
-    mut visitor: Visitor,
-    Form(fields): Form<Fields>,
+    PostedForm { mut visitor, .. }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     visitor.sign_out(&state).await?;
     Ok(layout::redirect(&visitor, "/account/signin"))
 }

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
@@ -18,7 +18,8 @@ use crate::domain::account_links::{self, LinkPurpose};
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, alert, csrf_field, field};
+use crate::http::pages::forms::{PostedForm, csrf_field, field};
+use crate::http::pages::layout::{self, alert};
 use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit};
 use crate::http::state::AppState;
 use crate::infra::store::{Store, StoreError};
@@ -97,10 +98,8 @@ pub async fn reset_request_page(visitor: Visitor) -> Response {
 /// `POST /account/reset` (`email`): the same answer for every address.
 pub async fn request_reset(
     State(state): State<Arc<AppState>>,
-    visitor: Visitor,
-    Form(fields): Form<Fields>,
+    PostedForm { visitor, fields }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let title = "Forgot your password?";
     let email = match customers::normalise_email(field(&fields, "email")) {
         Ok(email) => email,
@@ -133,10 +132,8 @@ pub async fn request_reset(
 /// again (counted per address and network, as reset links are).
 pub async fn resend_confirmation(
     State(state): State<Arc<AppState>>,
-    visitor: Visitor,
-    Form(fields): Form<Fields>,
+    PostedForm { visitor, .. }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let customer = visitor.customer()?;
     let title = "Confirm your address";
     let answer = |status: StatusCode, content: Markup| {
@@ -205,11 +202,12 @@ pub async fn new_password_page(
 /// other session and signs this browser in.
 pub async fn set_new_password(
     State(state): State<Arc<AppState>>,
-    mut visitor: Visitor,
     Path(token): Path<String>,
-    Form(fields): Form<Fields>,
+    PostedForm {
+        mut visitor,
+        fields,
+    }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let password = field(&fields, "password");
     // A password that cannot be set leaves the link as it was.
     if let Err(error) = customers::check_password(password) {

@@ -1,7 +1,7 @@
 //! The cart page: the customer's packs by name with a thumbnail, price and quantity; change
 //! the quantity, rename a pack, remove it, go to checkout.
 
-use axum::extract::{Form, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::html;
@@ -17,7 +17,8 @@ use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::pages::dropins::drop_in_path;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, csrf_field};
+use crate::http::pages::forms::{PostedForm, csrf_field};
+use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
 
@@ -113,11 +114,12 @@ pub async fn show(
 /// `POST /cart/lines/{packId}` with `action` = `quantity`, `rename` or `remove`.
 pub async fn change_line(
     State(ServicesState(services)): State<ServicesState>,
-    mut visitor: Visitor,
     Path(pack_id): Path<String>,
-    Form(fields): Form<Fields>,
+    PostedForm {
+        mut visitor,
+        fields,
+    }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let customer_id = visitor.customer()?.id.clone();
     let field = |name: &str| fields.get(name).map_or("", String::as_str);
     let outcome: Result<Customer, String> = match field("action") {

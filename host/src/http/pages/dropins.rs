@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
@@ -21,7 +21,8 @@ use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::pages::account::sign_in_or_up;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, csrf_field};
+use crate::http::pages::forms::{Fields, PostedForm, csrf_field};
+use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::{AppState, ServicesState};
@@ -175,11 +176,9 @@ fn continue_page(visitor: &Visitor, pack_id: &str, name: &str, pack: &PackRecord
 /// drop-in's page (or the cart, or checkout).
 pub async fn continue_with(
     State(ServicesState(services)): State<ServicesState>,
-    visitor: Visitor,
     Path((pack_id, name)): Path<(String, String)>,
-    Form(fields): Form<Fields>,
+    PostedForm { visitor, fields }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let Some(allows_blocking) = crate::domain::dropins::allows_blocking_warnings(&name) else {
         return Err(invalid_link());
     };
@@ -422,11 +421,9 @@ fn finish_page(
 /// pack in the cart.
 pub async fn finish(
     State(ServicesState(services)): State<ServicesState>,
-    visitor: Visitor,
     Path(pack_id): Path<String>,
-    Form(fields): Form<Fields>,
+    PostedForm { visitor, fields }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let customer = visitor.customer()?.clone();
     let stored =
         pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;

@@ -18,6 +18,7 @@ use maud::{DOCTYPE, Markup, html};
 use crate::domain::brand::{Brand, BrandSettings};
 use crate::domain::customers::Customer;
 use crate::http::pages::error::PageError;
+use crate::http::pages::forms;
 use crate::http::pages::sessions::Visitor;
 use crate::http::pages::static_files::Source;
 use crate::http::state::AppState;
@@ -47,9 +48,6 @@ fn brand() -> Arc<Brand> {
         Arc::new(Brand::load(&BrandSettings::default()).expect("the default brand loads"))
     })
 }
-
-/// Largest form body a customer page accepts.
-pub const MAX_FORM_BYTES: usize = 64 * 1024;
 
 const STYLESHEET: &str = include_str!("../../../static/shop.css");
 /// The pages' scripts, each in its own file (the policy runs no inline script): the order
@@ -248,7 +246,7 @@ fn customer_nav(customer: Option<&Customer>, visitor: Option<&Visitor>) -> Marku
                 a href="/orders" { "Orders" }
                 @if let Some(visitor) = visitor {
                     form.inline method="post" action="/account/signout" {
-                        (csrf_field(visitor))
+                        (forms::csrf_field(visitor))
                         button.link type="submit" { "Sign out " (customer.name) }
                     }
                 }
@@ -300,19 +298,6 @@ fn layout(title: &str, home: &str, nav: Markup, content: Markup, kind: &str) -> 
 /// A problem to put right, shown above the form it concerns and announced to screen readers.
 pub fn alert(message: &str) -> Markup {
     html! { p.notice role="alert" { (message) } }
-}
-
-/// A form's or query's fields by name (a repeated name: the last).
-pub type Fields = std::collections::HashMap<String, String>;
-
-/// Field `name` of a form, empty if missing.
-pub fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
-    fields.get(name).map_or("", String::as_str)
-}
-
-/// The hidden CSRF field every form carries.
-pub fn csrf_field(visitor: &Visitor) -> Markup {
-    html! { input type="hidden" name="csrf" value=(visitor.csrf_token); }
 }
 
 /// `next` if it is a path on this server (`/...`, not `//host`), else `None`: sign-in

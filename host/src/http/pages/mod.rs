@@ -6,6 +6,7 @@ pub mod canvas;
 pub mod cart;
 pub mod dropins;
 pub mod error;
+pub mod forms;
 pub mod home;
 pub mod layout;
 pub mod orders;

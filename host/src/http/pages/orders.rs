@@ -2,7 +2,7 @@
 //! browser) and the order history. A customer sees only their own orders: any other order
 //! number is "not found".
 
-use axum::extract::{Form, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
@@ -22,7 +22,8 @@ use crate::domain::services::Services;
 use crate::http::pages::account_links::resend_confirmation_form;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
-use crate::http::pages::layout::{self, Fields, csrf_field};
+use crate::http::pages::forms::{Fields, PostedForm, csrf_field};
+use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::ServicesState;
@@ -155,10 +156,8 @@ pub async fn checkout(
 /// another.
 pub async fn place_order(
     State(ServicesState(services)): State<ServicesState>,
-    visitor: Visitor,
-    Form(fields): Form<Fields>,
+    PostedForm { visitor, fields }: PostedForm,
 ) -> Result<Response, PageError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
     let customer = visitor.customer()?;
     let key = fields
         .get("checkout")
