@@ -674,6 +674,17 @@ async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
         let page = shopper.post_raw(path, &fields).await;
         assert_eq!(page.status, 403, "{path}: {}", page.body);
     }
+    // A body that is not a form is refused as one, saying what a form is sent as.
+    let not_a_form = shopper
+        .client
+        .post(format!("{}/cart/lines/{pack}", shopper.address))
+        .json(&serde_json::json!({"action": "remove"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(not_a_form.status(), 415);
+    let body = not_a_form.text().await.unwrap();
+    assert!(body.contains("application/x-www-form-urlencoded"), "{body}");
     // Still signed in, cart intact, no order.
     let cart = shopper.get("/cart").await;
     assert_eq!(cart.status, 200);

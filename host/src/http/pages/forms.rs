@@ -41,9 +41,13 @@ impl FromRequest<Arc<AppState>> for PostedForm {
         let (mut parts, body) = request.into_parts();
         let visitor = Visitor::from_request_parts(&mut parts, state).await?;
         let request = Request::from_parts(parts, body);
-        let Form(fields) = Form::<Fields>::from_request(request, state)
-            .await
-            .map_err(|rejection| PageError::bad_request(rejection.body_text()))?;
+        let Form(fields) =
+            Form::<Fields>::from_request(request, state)
+                .await
+                .map_err(|rejection| {
+                    let status = rejection.status();
+                    PageError::new(status, "Please check", rejection.body_text())
+                })?;
         visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
         Ok(Self { visitor, fields })
     }
