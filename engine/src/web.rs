@@ -28,7 +28,8 @@ use crate::images::plan_images;
 use crate::layout::LayoutReport;
 use crate::model::{
     Alignment, Catalogue, Colour, Explained, FromJson, ImageBasket, ItemKind, Pack,
-    PreflightLimits, Product, Side, Template, Warning, explain, pack_warnings, template_warnings,
+    PreflightLimits, Product, Side, Template, Warning, explain, pack_warnings, slot_label,
+    template_warnings,
 };
 use crate::raster::ViewArea;
 use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
@@ -122,6 +123,8 @@ impl Area {
 #[serde(rename_all = "camelCase")]
 struct ItemOutline<'t> {
     link_id: &'t str,
+    /// What the customer calls it ([`slot_label`]): "Photo", "Background", "Line 2".
+    label: String,
     /// `Box`, `Image`, `Text`, `MultiLineText` or `FixedImage`.
     kind: &'static str,
     /// The clipping box's upright extent.
@@ -156,6 +159,7 @@ impl<'t> TemplateOutline<'t> {
             .iter()
             .map(|item| ItemOutline {
                 link_id: &item.link_id,
+                label: slot_label(Some(template), &item.link_id),
                 kind: item.kind.name(),
                 area: Area::of(ViewArea::of_box(&item.clipping_box)),
                 text: match &item.kind {

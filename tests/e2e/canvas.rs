@@ -450,7 +450,7 @@ async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
     let said = blocking[0][1].as_str().unwrap();
     assert!(
         said.starts_with(
-            "Needed before ordering: The picture in “Variable image front” on the front prints \
+            "Needed before ordering: The picture in “Photo” on the front prints \
              at only 172 dpi"
         ) && said.contains("Zoom out or use a larger picture."),
         "{said}"
@@ -506,7 +506,7 @@ async fn the_standalone_demo_previews_a_sample_pack() {
     let empty = designer_value(&browser, empty_slot).await;
     assert_eq!(empty["shown"], true, "{empty}");
     assert_eq!(empty["text"], "Add a photo", "{empty}");
-    let listed = "The picture space “Variable image back” on the front is empty";
+    let listed = "The picture space “Photo” on the front is empty";
     assert!(
         empty["checks"].as_str().unwrap().contains(listed),
         "{empty}"

@@ -4,7 +4,7 @@
 // this directory: dom (elements), history, geometry, fixes, images (pictures, fonts,
 // uploads) and stage (the card and its slots).
 
-import { h, slotLabel } from "./dom.js";
+import { h } from "./dom.js";
 import { History } from "./history.js";
 import { carriedText, pictureSize, placeCovering, setZoom, turn, zoomOf, moveBy } from "./geometry.js";
 import { Resources, upload } from "./images.js";
@@ -19,7 +19,11 @@ const THUMBNAIL_PAUSE_MS = 400;
 const sideLabel = (side) =>
   `${side.type === "details" ? "Back" : "Front"}${side.sideNum > 1 ? ` ${side.sideNum}` : ""}`;
 
-const layoutLabel = (code) => slotLabel(code.replace(/^[a-z]+_/, ""));
+/** A layout's code in words, without the product: `businesscard_full_text_portrait` -> "Full text portrait". */
+const layoutLabel = (code) => {
+  const words = code.replace(/^[a-z]+_/, "").replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 
 export class Designer {
   constructor(root, design, engine, families, familyAliases = {}) {

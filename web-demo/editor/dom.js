@@ -14,7 +14,3 @@ export function h(tag, attributes = {}, ...children) {
   if (attributes.value !== undefined) element.value = attributes.value;
   return element;
 }
-
-/** A slot's label, as the engine's customer warnings name it: `back_line_1` -> "Line 1". */
-export const slotLabel = (linkId) =>
-  linkId.replace(/^(back|front)_/, "").replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());

@@ -3,7 +3,7 @@
 // colour. The same functions build the panel beside the card (ids `f-...`) and the editor
 // that opens on the card (`inplace-...`); a change in one shows in the other.
 
-import { h, slotLabel } from "./dom.js";
+import { h } from "./dom.js";
 import { MAX_ZOOM, pictureSize, setZoom, zoomOf } from "./geometry.js";
 import { pickerFamily } from "./images.js";
 
@@ -222,5 +222,5 @@ export function boxControls(d, item, prefix) {
 }
 
 export function field(item, controls) {
-  return h("fieldset", { class: "designer-field", "data-slot": item.linkId }, h("legend", {}, slotLabel(item.linkId)), ...controls);
+  return h("fieldset", { class: "designer-field", "data-slot": item.linkId }, h("legend", {}, item.label), ...controls);
 }

@@ -3,7 +3,7 @@
 // Tab moves between the slots; on a picture, dragging moves it, the wheel or a pinch zooms,
 // arrow keys nudge and + and - zoom; Esc leaves.
 
-import { h, slotLabel } from "./dom.js";
+import { h } from "./dom.js";
 import { imageControls, textControls } from "./fields.js";
 import { pictureSize, printDpi, slotPlace } from "./geometry.js";
 import { shrinkToFit } from "./warnings.js";
@@ -98,7 +98,7 @@ export class Stage {
             type: "button",
             class: `designer-slot ${picture ? "picture" : "text"}`,
             "data-slot": item.linkId,
-            "data-label": picture ? `Picture: ${slotLabel(item.linkId)}` : `Text: ${slotLabel(item.linkId)}`,
+            "data-label": picture ? item.label : `Text: ${item.label}`,
             onclick: () => (picture ? null : this.openEditor(item)),
             onkeydown: (e) => this.#slotKey(e, item),
             onpointerdown: picture ? (e) => this.#pictureDown(e, item, slot) : undefined,
@@ -164,12 +164,12 @@ export class Stage {
       ? h("button", { type: "button", class: "secondary", onclick: () => { d.placeImage(item, ""); this.closeEditor(true); } }, "Remove picture")
       : null;
     this.popover.replaceChildren(
-      h("p", { class: "designer-inplace-title" }, slotLabel(item.linkId)),
+      h("p", { class: "designer-inplace-title" }, item.label),
       this.notes,
       ...controls,
       h("div", { class: "designer-row" }, this.shrink, remove, h("button", { type: "button", onclick: () => this.closeEditor(true) }, "Done")),
     );
-    this.popover.setAttribute("aria-label", `Edit ${slotLabel(item.linkId)}`);
+    this.popover.setAttribute("aria-label", `Edit ${item.label}`);
     this.popover.hidden = false;
     this.popover.onkeydown = (e) => {
       if (e.key === "Enter" && e.target.matches("input:not([type])")) {
@@ -229,7 +229,8 @@ export class Stage {
     this.designer.selected = linkId;
     if (focus) this.slot(linkId)?.focus();
     this.drawGuides();
-    this.designer.announce(`${slotLabel(linkId)} selected: arrow keys move it, + and - zoom, R turns it.`);
+    const label = this.outline.items.find((i) => i.linkId === linkId)?.label ?? "The picture";
+    this.designer.announce(`${label} selected: arrow keys move it, + and - zoom, R turns it.`);
   }
 
   #slotKey(event, item) {

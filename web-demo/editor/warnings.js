@@ -2,7 +2,7 @@
 // and the side's overflow, fallback fonts and missing characters from the last draw), above the card and on its
 // slots, each that blocks ordering with its fix; and shrinking a line to fit.
 
-import { h, slotLabel } from "./dom.js";
+import { h } from "./dom.js";
 import { applyFix } from "./fixes.js";
 import { PT } from "./fields.js";
 
@@ -98,7 +98,7 @@ export const SMALLEST_FIT_PT = 6;
  * left as it is, and text that does not fit even at the smallest size too, with a word on
  * what to do; neither leaves a step to undo. */
 export function shrinkToFit(d, item) {
-  const label = slotLabel(item.linkId);
+  const label = item.label;
   const datum = d.datum(item);
   const attached = d.side.data?.includes(datum) ?? false;
   const original = datum.pointSize;

@@ -4,12 +4,14 @@
 //! file by its name, with the fix the editor offers. One wording for the server's pages and
 //! the browser's editor.
 
+use std::cmp::Ordering;
+
 use serde::Serialize;
 
 use super::warnings::print_dpi;
 use super::{
-    BoundingBox, Datum, ItemKind, Pack, PreflightLimits, Product, SideType, Template, Warning,
-    WarningCode,
+    BoundingBox, Datum, ItemKind, Pack, PreflightLimits, Product, SideType, Template, TemplateItem,
+    Warning, WarningCode,
 };
 
 /// What the editor can do about a warning, as a button beside it.
@@ -72,15 +74,16 @@ pub fn explain<'t>(
 ) -> Explained {
     let (side, link_id) = parse_element(&warning.element);
     let side_name = side.map_or_else(|| "design".to_owned(), side_name);
-    let slot = link_id.as_deref().map_or_else(
-        || format!("the {side_name}"),
-        |id| format!("“{}” on the {side_name}", slot_label(id)),
-    );
     let pack_side = side.and_then(|side| {
         pack.sides
             .iter()
             .find(|s| s.side_type == side.side_type && s.side_num == side.side_num)
     });
+    let side_template = pack_side.and_then(|side| template(&side.template_code));
+    let slot = link_id.as_deref().map_or_else(
+        || format!("the {side_name}"),
+        |id| format!("“{}” on the {side_name}", slot_label(side_template, id)),
+    );
     let image = link_id.as_deref().and_then(|id| {
         pack_side?.data.iter().find_map(|d| match d {
             Datum::Image(image) if image.link_id == id => Some(image),
@@ -89,7 +92,7 @@ pub fn explain<'t>(
     });
     // The slot a picture fills, if it is a slot the customer can zoom in.
     let slot_area = link_id.as_deref().and_then(|id| {
-        let item = template(&pack_side?.template_code)?.item(id)?;
+        let item = side_template?.item(id)?;
         matches!(item.kind, ItemKind::Image { .. }).then_some(item.clipping_box)
     });
     let file = image
@@ -298,8 +301,74 @@ fn side_name(
     }
 }
 
-/// A slot's label as the editor shows it: `back_line_1` -> "Line 1".
-pub fn slot_label(link_id: &str) -> String {
+/// What a customer calls slot `link_id` of `template`, from the slot's kind and place (a
+/// template says nothing more): a picture slot is "Photo", a box as large as the card
+/// "Background", another box "Shape", a fixed picture "Fixed picture", each numbered from the
+/// top left when the layout has several; a text is "Line N", N the number its id ends with,
+/// else its place from the top. The API keeps the ids. Without the template (or the slot in
+/// it), the id in words: `back_line_1` -> "Line 1".
+pub fn slot_label(template: Option<&Template>, link_id: &str) -> String {
+    let Some((template, item)) = template.and_then(|t| Some((t, t.item(link_id)?))) else {
+        return id_in_words(link_id);
+    };
+    let word = kind_word(template, item);
+    if word == "Line"
+        && let Some(number) = link_id
+            .rsplit('_')
+            .next()
+            .filter(|n| n.parse::<u32>().is_ok())
+    {
+        return format!("Line {number}");
+    }
+    // Its place among the template's slots of the same word, from the top left.
+    let top_left = |item: &TemplateItem| {
+        let area = &item.clipping_box;
+        (
+            area.center.y - area.height / 2.0,
+            area.center.x - area.width / 2.0,
+        )
+    };
+    let mut same: Vec<&TemplateItem> = template
+        .items
+        .iter()
+        .filter(|other| kind_word(template, other) == word)
+        .collect();
+    if same.len() == 1 && word != "Line" {
+        return word.to_owned();
+    }
+    same.sort_by(|a, b| {
+        top_left(a)
+            .partial_cmp(&top_left(b))
+            .unwrap_or(Ordering::Equal)
+    });
+    let place = same
+        .iter()
+        .position(|other| other.link_id == link_id)
+        .unwrap_or(0)
+        + 1;
+    format!("{word} {place}")
+}
+
+/// The word for a slot of `item`'s kind (see [`slot_label`]).
+fn kind_word(template: &Template, item: &TemplateItem) -> &'static str {
+    match &item.kind {
+        ItemKind::Image { .. } => "Photo",
+        ItemKind::FixedImage(_) => "Fixed picture",
+        ItemKind::Text(_) => "Line",
+        ItemKind::Box { .. } => {
+            let (slot, card) = (&item.clipping_box, &template.cut_box);
+            // (a hair under the cut box is still the whole card, for rounding in templates)
+            if slot.width >= card.width - 0.01 && slot.height >= card.height - 0.01 {
+                "Background"
+            } else {
+                "Shape"
+            }
+        }
+    }
+}
+
+/// `back_line_1` -> "Line 1": the id without its side, in words.
+fn id_in_words(link_id: &str) -> String {
     let bare = link_id
         .strip_prefix("back_")
         .or_else(|| link_id.strip_prefix("front_"))
@@ -369,6 +438,34 @@ mod tests {
         assert!(explained.iter().all(|e| !e.text.contains("pack.sides")));
     }
 
+    fn template(code: &str) -> crate::model::Template {
+        let path = format!(
+            "{}/../assets/templates/{code}.xml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        crate::model::Template::parse(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn slots_are_named_by_their_kind_and_place() {
+        let card = template("businesscard_full_image_landscape");
+        let label = |id| slot_label(Some(&card), id);
+        assert_eq!(label("variable_image_front"), "Photo");
+        assert_eq!(label("background_box"), "Background");
+        let columns = template("businesscard_top_image_dual_column_text_landscape");
+        let label = |id| slot_label(Some(&columns), id);
+        assert_eq!(label("back_line_7"), "Line 7");
+        assert_eq!(label("variable_image_back"), "Photo");
+        let sticker = template("sticker_image");
+        assert_eq!(
+            slot_label(Some(&sticker), "rounded_corners"),
+            "Fixed picture"
+        );
+        // Without the template, or a slot it lacks: the id in words.
+        assert_eq!(slot_label(None, "back_line_3"), "Line 3");
+        assert_eq!(slot_label(Some(&card), "back_line_3"), "Line 3");
+    }
+
     #[test]
     fn an_empty_picture_space_is_named_with_a_way_to_fill_it() {
         let (pack, product) = pack(json!({
@@ -422,10 +519,7 @@ mod tests {
 
     /// The resolution warning of `pack`, explained.
     fn resolution(pack: &Pack, product: &Product) -> Explained {
-        let template = crate::model::Template::parse(include_str!(
-            "../../../assets/templates/businesscard_full_image_landscape.xml"
-        ))
-        .unwrap();
+        let template = template("businesscard_full_image_landscape");
         let templates = |_: &str| Some(&template);
         let warning = template_warnings(pack, product, &templates, PreflightLimits::default())
             .into_iter()
@@ -452,7 +546,7 @@ mod tests {
         let explained = resolution(&pack, product);
         assert_eq!(
             explained.text,
-            "“beach.jpg” in “Variable image front” on the front prints at only 86 dpi, too few \
+            "“beach.jpg” in “Photo” on the front prints at only 86 dpi, too few \
              pixels to print well. It is as small as its space allows: use a larger picture, or \
              choose a layout with a smaller space for it."
         );
