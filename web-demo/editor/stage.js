@@ -8,6 +8,9 @@ import { imageControls, textControls } from "./fields.js";
 import { pictureSize, printDpi, slotPlace } from "./geometry.js";
 import { shrinkToFit } from "./warnings.js";
 
+/** Where the card's editor is a sheet along the bottom of the screen (canvas.css). */
+const BOTTOM_SHEET = "(max-width: 40rem)";
+
 const MAX_PREVIEW_SIDE = 2048;
 const DRAG_THRESHOLD_PX = 3;
 
@@ -215,6 +218,14 @@ export class Stage {
     if (!this.editing || this.popover.hidden) return;
     const slot = this.slot(this.editing);
     if (!slot) return this.closeEditor(false);
+    if (matchMedia(BOTTOM_SHEET).matches) {
+      // A sheet along the bottom of a phone's screen (canvas.css): the page scrolls so the
+      // line being edited stays in sight above it.
+      const sheet = this.popover.getBoundingClientRect();
+      const hidden = slot.getBoundingClientRect().bottom - (sheet.top - 8);
+      if (hidden > 0) window.scrollBy(0, hidden);
+      return;
+    }
     const stage = this.element.getBoundingClientRect();
     const box = slot.getBoundingClientRect();
     const width = Math.min(stage.width, Math.max(box.width, 288));

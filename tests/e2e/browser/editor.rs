@@ -285,6 +285,31 @@ async fn editor_journey(device: Device) {
     )
     .await;
     assert_ne!(preview_pixels(&browser).await.0, before_typing.0);
+    // On a phone the line's editor is a sheet along the bottom of the screen, with the line
+    // in sight above it.
+    let placed = designer_value(
+        &browser,
+        "(() => {
+           const sheet = d.stage.popover.getBoundingClientRect();
+           const line = d.stage.slot('back_line_2').getBoundingClientRect();
+           return {sheetLeft: sheet.left, sheetTop: sheet.top, sheetBottom: sheet.bottom,
+                   sheetWidth: sheet.width, lineTop: line.top, lineBottom: line.bottom,
+                   width: window.innerWidth, height: window.innerHeight};
+         })()",
+    )
+    .await;
+    let at = |name: &str| placed[name].as_f64().unwrap();
+    assert!(at("lineTop") >= 0.0, "{placed}");
+    if device == Device::Phone {
+        assert!(at("sheetLeft").abs() < 1.0, "{placed}");
+        assert!((at("sheetWidth") - at("width")).abs() < 1.0, "{placed}");
+        assert!((at("sheetBottom") - at("height")).abs() < 1.0, "{placed}");
+        assert!(at("lineBottom") <= at("sheetTop"), "{placed}");
+        screenshot(&browser, "editor-phone-3b-line-sheet").await;
+    } else {
+        // Beside the line, below it.
+        assert!(at("sheetTop") >= at("lineBottom"), "{placed}");
+    }
 
     // Too long a line is outlined on the card; "Shrink to fit" makes it fit.
     fill(
