@@ -121,15 +121,21 @@ pub async fn path(browser: &Client) -> String {
     browser.current_url().await.unwrap().path().to_owned()
 }
 
+/// The text of the element `css` finds.
+pub async fn element_text(browser: &Client, css: &str) -> String {
+    let element = browser.find(Locator::Css(css)).await.unwrap();
+    element.text().await.unwrap()
+}
+
 /// The order number the confirmation page shows.
 pub async fn order_number(browser: &Client) -> String {
-    browser
-        .find(Locator::Css(".order-number"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    element_text(browser, ".order-number").await
+}
+
+/// Where the link reading `text` leads (an absolute URL).
+async fn link_target(browser: &Client, text: &str) -> Option<String> {
+    let link = browser.find(Locator::LinkText(text)).await.unwrap();
+    link.prop("href").await.unwrap()
 }
 
 /// The text of the page's main content.
@@ -215,28 +221,14 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
         .unwrap();
     assert!(loaded, "every side preview loaded");
     // The running price follows the options (the built-in list: classic 50 cards, £14.99).
-    let running_price = || async {
-        browser
-            .find(Locator::Css("#running-price"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
-    };
+    let running_price = || element_text(&browser, "#running-price");
     assert_eq!(
         running_price().await,
         "£14.99 for 1 pack of 50 cards (£14.99 a pack)"
     );
     // And the design is one click away.
     let edit = created["dropIns"]["edit"].as_str().unwrap();
-    let back = browser
-        .find(Locator::LinkText("Change the design"))
-        .await
-        .unwrap()
-        .prop("href")
-        .await
-        .unwrap();
+    let back = link_target(&browser, "Change the design").await;
     assert_eq!(back.as_deref(), Some(edit));
     browser
         .find(Locator::Css("#paperClass"))
@@ -273,13 +265,7 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     assert!(cart.contains("Ann's launch cards"), "{cart}");
     assert!(cart.contains("Green paper, rounded corners"), "{cart}");
     assert!(cart.contains("£89.98"), "{cart}");
-    let back = browser
-        .find(Locator::LinkText("Change the design"))
-        .await
-        .unwrap()
-        .prop("href")
-        .await
-        .unwrap();
+    let back = link_target(&browser, "Change the design").await;
     assert_eq!(back.as_deref(), Some(edit));
     screenshot(&browser, &format!("{store}-3-cart")).await;
     click(&browser, "a[href='/checkout']").await;

@@ -667,13 +667,7 @@ async fn shrink_to_fit_is_offered_for_an_overflow_and_keeps_the_text_readable() 
     let app = spawn_app(StoreKind::Embedded).await;
     let (browser, _driver) = browser().await;
     open_demo(&app, &browser).await;
-    browser
-        .find(Locator::Css(".designer-slot[data-slot='back_line_2']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    open_slot(&browser, "back_line_2").await;
     // The button, whether it shows, the line's size in points, the undo steps and the status.
     let state = || async {
         designer_value(
@@ -822,6 +816,18 @@ async fn upload_photo(browser: &Client) {
     }
     // Placing it draws once the rendition has arrived.
     wait_for_renders(browser, renders + 1).await;
+}
+
+/// Clicks slot `link_id` on the card, as a customer opens its editor.
+pub async fn open_slot(browser: &Client, link_id: &str) {
+    let css = format!(".designer-slot[data-slot='{link_id}']");
+    browser
+        .find(Locator::Css(&css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
 }
 
 /// Presses `key` with `modifiers` held, wherever the focus is.

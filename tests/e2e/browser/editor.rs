@@ -20,7 +20,7 @@ use crate::browser::{
     click, fill, fill_delivery_address, order_number, path, screenshot, sign_up, text,
 };
 use crate::canvas::{
-    choose_layout, click_button, designer_value, press, preview_pixels, wait_for_renders,
+    choose_layout, click_button, designer_value, open_slot, press, preview_pixels, wait_for_renders,
 };
 use crate::chromium::{browser, phone};
 use crate::customers::{add_to_cart, new_pack};
@@ -215,13 +215,7 @@ async fn editor_journey(device: Device) {
     )
     .await;
     let slot = slot.as_str().unwrap().to_owned();
-    browser
-        .find(Locator::Css(&format!(".designer-slot[data-slot='{slot}']")))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    open_slot(&browser, &slot).await;
     browser
         .find(Locator::Css(&format!("#inplace-{slot}-image")))
         .await
@@ -269,13 +263,7 @@ async fn editor_journey(device: Device) {
     // The back: click the line on the card and type in place; the preview redraws.
     click_button(&browser, "Back").await;
     let before_typing = preview_pixels(&browser).await;
-    browser
-        .find(Locator::Css(".designer-slot[data-slot='back_line_2']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    open_slot(&browser, "back_line_2").await;
     let focused = designer_value(&browser, "document.activeElement.id").await;
     assert_eq!(focused, "inplace-back_line_2-text");
     fill(&browser, "#inplace-back_line_2-text", "Grace Hopper").await;
