@@ -674,6 +674,13 @@ async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
         let page = shopper.post_raw(path, &fields).await;
         assert_eq!(page.status, 403, "{path}: {}", page.body);
     }
+    // The token in the query string, where a link could carry it, does not count: only the
+    // form's own field does.
+    let token = shopper.get("/cart").await.hidden("csrf").unwrap();
+    let in_query = shopper
+        .post_raw(&format!("/account/signout?csrf={token}"), &[])
+        .await;
+    assert_eq!(in_query.status, 403, "{}", in_query.body);
     // A body that is not a form is refused as one, saying what a form is sent as.
     let not_a_form = shopper
         .client
