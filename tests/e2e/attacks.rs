@@ -21,7 +21,7 @@ use crate::helpers::{
     spawn_app_with,
 };
 use crate::images::fixture;
-use crate::shop::{Page, Shopper};
+use crate::shop::{ADDRESS, Page, Shopper};
 use crate::{every_store, shared_stores};
 
 every_store!(
@@ -37,6 +37,7 @@ every_store!(
     checkout_pages_of_one_cart_sent_at_once_place_one_order,
     sign_ups_are_limited_per_network,
     a_design_saved_in_the_same_second_shows_the_checkout_again,
+    a_proof_approval_cannot_be_replayed_onto_a_changed_design,
     the_order_page_shows_packs_as_ordered,
     a_corrupt_record_fails_the_checkout_not_a_line,
     corrupt_records_on_drop_ins_are_not_invalid_links,
@@ -466,21 +467,11 @@ pub(crate) async fn shopper_with_cart(
     (shopper, email, packs)
 }
 
-pub(crate) const ADDRESS: [(&str, &str); 5] = [
-    ("name", "Ann Example"),
-    ("line1", "1 Print Street"),
-    ("city", "London"),
-    ("postcode", "E1 6AN"),
-    ("country", "United Kingdom"),
-];
-
-/// Posts the checkout form shown on `form` (its hidden fields) with an address.
+/// Posts the checkout form shown on `form` (its hidden fields) with an address, every proof
+/// approved.
 pub(crate) async fn place_order(shopper: &Shopper, form: &Page) -> Page {
-    let checkout = form.hidden("checkout").expect("a checkout key");
-    let cart = form.hidden("cart").expect("a cart state");
-    let mut fields = vec![("checkout", checkout.as_str()), ("cart", cart.as_str())];
-    fields.extend_from_slice(&ADDRESS);
-    shopper.post(form, "/checkout", &fields).await
+    assert!(form.hidden("checkout").is_some(), "a checkout form");
+    shopper.place_order(form, &form.approvals()).await
 }
 
 /// The number of the customer's one order (there must be exactly one).
@@ -703,6 +694,92 @@ async fn a_design_saved_in_the_same_second_shows_the_checkout_again(kind: StoreK
     let order = app.store.get(ORDERS, number).await.unwrap().unwrap();
     let order: Value = serde_json::from_slice(&order.value).unwrap();
     assert_eq!(order["lines"][0]["pack"]["savedInAnotherTab"], true);
+}
+
+/// The `<input>` of a page's approval box for `field`.
+fn approval_box<'p>(page: &'p Page, field: &str) -> &'p str {
+    let at = page.body.find(&format!("name=\"{field}\"")).expect(field);
+    let start = page.body[..at].rfind('<').unwrap();
+    let end = at + page.body[at..].find('>').unwrap();
+    &page.body[start..=end]
+}
+
+/// Issue 58: an order needs every line's proof approved, and an approval names the design
+/// its proof showed. An approval of the design as it was (a checkout page left open while
+/// the design changed in another tab, or an old approval sent on purpose with a fresh form)
+/// does not approve the design as it is.
+async fn a_proof_approval_cannot_be_replayed_onto_a_changed_design(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (shopper, email, packs) = shopper_with_cart(&app, 1).await;
+    let no_orders = || async {
+        let customer = customers::find_by_email(app.store.as_ref(), &email).await;
+        customer.unwrap().unwrap().orders.is_empty()
+    };
+    let first = shopper.get("/checkout").await;
+    let approved_before = first.approvals();
+    assert_eq!(approved_before.len(), 1, "{}", first.body);
+    let field = approved_before[0].0.clone();
+    assert_eq!(field, format!("approve-{}", packs[0]));
+    assert!(!approval_box(&first, &field).contains("checked"));
+
+    // Not ticked: refused, saying what to do.
+    let page = shopper.place_order(&first, &[]).await;
+    assert_eq!(page.status, 400, "{}", page.body);
+    assert!(page.body.contains("I approve this proof"), "{}", page.body);
+    assert!(no_orders().await);
+
+    // Ticked, but the address is incomplete: the page comes back with the box still ticked.
+    let mut fields = vec![
+        ("checkout", first.hidden("checkout").unwrap()),
+        ("cart", first.hidden("cart").unwrap()),
+    ];
+    fields.push((field.as_str(), approved_before[0].1.clone()));
+    let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let page = shopper.post(&first, "/checkout", &borrowed).await;
+    assert_eq!(page.status, 400, "{}", page.body);
+    assert!(
+        approval_box(&page, &field).contains("checked"),
+        "{}",
+        page.body
+    );
+
+    // The design changes; a fresh checkout form with the old approval is refused.
+    edit_stored_pack(&app, &packs[0], |record| {
+        record["pack"]["savedInAnotherTab"] = json!(true);
+    })
+    .await;
+    let second = shopper.get("/checkout").await;
+    let approved_now = second.approvals();
+    assert_eq!(approved_now.len(), 1);
+    assert_ne!(approved_now[0].1, approved_before[0].1, "the design hash");
+    let page = shopper.place_order(&second, &approved_before).await;
+    assert_eq!(page.status, 409, "{}", page.body);
+    assert!(
+        page.body.contains("changed after its proof was shown"),
+        "{}",
+        page.body
+    );
+    assert!(
+        !approval_box(&page, &field).contains("checked"),
+        "{}",
+        page.body
+    );
+    assert!(no_orders().await);
+
+    // Approving the design as it is places the order, which keeps which proof and when.
+    let page = shopper.place_order(&second, &approved_now).await;
+    assert!(page.path.ends_with("/confirmation"), "{}", page.body);
+    let number = the_one_order(&app, &email).await;
+    let order = presspack::domain::orders::load(app.store.as_ref(), &number)
+        .await
+        .unwrap()
+        .unwrap();
+    let approval = order.lines[0].proof_approval.as_ref().expect("approved");
+    assert_eq!(approval.design, approved_now[0].1);
+    assert!(approval.approved_at.abs_diff(now()) < 60);
+    // The customer's order page says so.
+    let shown = shopper.get(&format!("/orders/{number}")).await;
+    assert!(shown.body.contains(&approval.design), "{}", shown.body);
 }
 
 /// Replaces a pack's stored record with bytes that are not a pack: the store answers, but

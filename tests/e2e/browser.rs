@@ -93,6 +93,77 @@ pub async fn fill_delivery_address(browser: &Client) {
     }
 }
 
+/// Checks the checkout page's proofs as a customer sees them (`sides` pictures, each loaded,
+/// with the cut and safe lines drawn over exactly the picture, the safe line inside the cut
+/// line) and that the order cannot be sent until every proof is approved; then ticks them.
+/// The screenshot `name` shows the first proof.
+pub async fn check_and_approve_proofs(browser: &Client, sides: usize, name: &str) {
+    const PROOFS: &str = r#"
+        const pictures = [...document.querySelectorAll('section.proof .printed')].map(p => {
+            const img = p.querySelector('img').getBoundingClientRect();
+            const svg = p.querySelector('svg.guides').getBoundingClientRect();
+            const cut = p.querySelector('rect.cut').getBoundingClientRect();
+            const safe = p.querySelector('rect.safe').getBoundingClientRect();
+            const inside = (a, b) => a.left >= b.left && a.right <= b.right && a.top >= b.top && a.bottom <= b.bottom;
+            return {
+                loaded: p.querySelector('img').complete && p.querySelector('img').naturalWidth > 0,
+                covered: Math.abs(img.left - svg.left) < 1 && Math.abs(img.width - svg.width) < 1
+                    && Math.abs(img.top - svg.top) < 1 && Math.abs(img.height - svg.height) < 1,
+                nested: inside(safe, cut) && inside(cut, img) && cut.width < img.width,
+            };
+        });
+        return { pictures, sendable: document.getElementById('checkout-form').checkValidity() };
+    "#;
+    let mut seen = json!(null);
+    for _ in 0..100 {
+        seen = browser.execute(PROOFS, vec![]).await.unwrap();
+        if seen["pictures"]
+            .as_array()
+            .is_some_and(|p| p.len() == sides && p.iter().all(|p| p["loaded"] == true))
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let pictures = seen["pictures"].as_array().expect("proofs");
+    assert_eq!(pictures.len(), sides, "{seen}");
+    for picture in pictures {
+        assert_eq!(
+            picture,
+            &json!({"loaded": true, "covered": true, "nested": true}),
+            "{seen}"
+        );
+    }
+    assert_eq!(
+        seen["sendable"], false,
+        "an order without approved proofs: {seen}"
+    );
+    browser
+        .execute(
+            "document.querySelector('section.proof').scrollIntoView()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    screenshot(browser, name).await;
+    let boxes = browser
+        .find_all(Locator::Css("section.proof input[type=checkbox]"))
+        .await
+        .unwrap();
+    assert!(!boxes.is_empty());
+    for approval in boxes {
+        approval.click().await.unwrap();
+    }
+    let sendable = browser
+        .execute(
+            "return document.getElementById('checkout-form').checkValidity()",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(sendable, true);
+}
+
 pub async fn click(browser: &Client, css: &str) {
     let old_page = browser.find(Locator::Css("html")).await.unwrap();
     browser
@@ -270,8 +341,9 @@ async fn the_customer_journey_in_a_real_browser(kind: StoreKind) {
     screenshot(&browser, &format!("{store}-3-cart")).await;
     click(&browser, "a[href='/checkout']").await;
 
-    // Checkout with a delivery address.
+    // Checkout: the proof of every side, approved, and a delivery address.
     fill_delivery_address(&browser).await;
+    check_and_approve_proofs(&browser, 2, &format!("{store}-4a-proof")).await;
     screenshot(&browser, &format!("{store}-4-checkout")).await;
     click(&browser, "form[action='/checkout'] button").await;
 

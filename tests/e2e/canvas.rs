@@ -789,6 +789,186 @@ async fn shrink_to_fit_is_offered_for_an_overflow_and_keeps_the_text_readable() 
     );
 }
 
+/// Issue 58: the shop's palette sits beside the free colour picker. A swatch is kept as its
+/// inks (CMYK), and the press file prints exactly them (qpdf's uncompressed content); a
+/// colour from the free picker stays RGB; undo brings the swatch back.
+#[tokio::test]
+async fn a_palette_swatch_is_saved_and_printed_as_its_inks() {
+    use presspack::domain::brand::Swatch;
+    use presspack_engine::model::Colour;
+    let app = spawn_app_with(StoreKind::Embedded, |config| {
+        config.brand.palette = vec![
+            Swatch {
+                name: "Shop green".to_owned(),
+                colour: Colour::Cmyk {
+                    c: 90.0,
+                    m: 0.0,
+                    y: 70.0,
+                    k: 20.0,
+                },
+            },
+            Swatch {
+                name: "Ink black".to_owned(),
+                colour: Colour::Cmyk {
+                    c: 0.0,
+                    m: 0.0,
+                    y: 0.0,
+                    k: 100.0,
+                },
+            },
+        ];
+    })
+    .await;
+    let pack = json!({"sides": [{"type": "details", "sideNum": 1,
+        "templateCode": "businesscard_full_text_landscape",
+        "data": [{"type": "textData", "linkId": "back_line_1", "text": "Ann Example"}]}],
+        "imageBasket": {"items": []}});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let pack_id = created["packId"].as_str().unwrap().to_owned();
+    let (browser, _driver) = browser().await;
+    open_edit_as_new_owner(&browser, created["dropIns"]["edit"].as_str().unwrap()).await;
+    let field = ".designer-field[data-slot='back_line_1']";
+    let shown = || async {
+        browser
+            .execute(
+                &format!(
+                    "const field = document.querySelector(\"{field}\");
+                     const datum = window.presspackDesigner.side.data.find(x => x.linkId === 'back_line_1');
+                     return {{swatches: [...field.querySelectorAll('.designer-swatch')].map(b =>
+                               [b.getAttribute('aria-label'), b.title, getComputedStyle(b).backgroundColor,
+                                b.getAttribute('aria-pressed')]),
+                             picker: field.querySelector('input[type=color]').value,
+                             colour: datum.colour ?? null}};"
+                ),
+                vec![],
+            )
+            .await
+            .unwrap()
+    };
+    let before = shown().await;
+    // The naive display of the inks (the editor's preview colour): 90/0/70/20 is (20, 204, 61).
+    assert_eq!(
+        before["swatches"],
+        json!([
+            [
+                "Shop green",
+                "Shop green (C 90 M 0 Y 70 K 20)",
+                "rgb(20, 204, 61)",
+                "false"
+            ],
+            [
+                "Ink black",
+                "Ink black (C 0 M 0 Y 0 K 100)",
+                "rgb(0, 0, 0)",
+                "false"
+            ]
+        ]),
+        "{before}"
+    );
+    let renders = designer_value(&browser, "Number(d.root.dataset.renders)").await;
+    click_now(
+        &browser,
+        &format!("{field} .designer-swatch[aria-label='Shop green']"),
+    )
+    .await;
+    wait_for_renders(&browser, renders.as_u64().unwrap() + 1).await;
+    // (compared as numbers: the page's JSON writes 90, the server's 90.0)
+    let inks = |colour: &Value| -> Option<[f64; 4]> {
+        (colour["type"] == "CMYK").then_some(())?;
+        let ink = |name: &str| colour[name].as_f64();
+        Some([ink("c")?, ink("m")?, ink("y")?, ink("k")?])
+    };
+    let green = Some([90.0, 0.0, 70.0, 20.0]);
+    let chosen = shown().await;
+    assert_eq!(inks(&chosen["colour"]), green, "{chosen}");
+    assert_eq!(chosen["picker"], "#14cc3d", "{chosen}");
+    assert_eq!(chosen["swatches"][0][3], "true", "{chosen}");
+    screenshot(&browser, "canvas-palette").await;
+
+    // The free picker: an RGB colour, no swatch pressed; undo brings the swatch back.
+    browser
+        .execute(
+            &format!(
+                "const picker = document.querySelector(\"{field} input[type=color]\");
+                 picker.value = '#ff0000'; picker.dispatchEvent(new Event('input', {{bubbles: true}}));"
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    let picked = shown().await;
+    assert_eq!(
+        picked["colour"],
+        json!({"type": "RGB", "r": 255, "g": 0, "b": 0}),
+        "{picked}"
+    );
+    assert_eq!(picked["swatches"][0][3], "false", "{picked}");
+    designer_value(&browser, "d.undo()").await;
+    let undone = shown().await;
+    assert_eq!(inks(&undone["colour"]), green, "{undone}");
+    assert_eq!(undone["swatches"][0][3], "true", "{undone}");
+
+    // Saved as the inks...
+    browser
+        .find(Locator::XPath("//button[text()='Save']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let mut stored = String::new();
+    for _ in 0..200 {
+        stored = presspack::domain::packs::load(app.store.as_ref(), &pack_id)
+            .await
+            .unwrap()
+            .record
+            .pack
+            .get()
+            .to_owned();
+        if stored.contains("CMYK") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let stored: Value = serde_json::from_str(&stored).unwrap();
+    let line = (stored["sides"][0]["data"].as_array().unwrap().iter())
+        .find(|d| d["linkId"] == "back_line_1")
+        .unwrap();
+    assert_eq!(inks(&line["colour"]), green, "{stored}");
+    // ...and printed as exactly them: the same pack's press file fills its text with
+    // 0.9 0 0.7 0.2 in DeviceCMYK (qpdf writes the content streams uncompressed).
+    let copy = app
+        .create_pack("businesscard", &[("pack", &stored.to_string())])
+        .await;
+    let copy = copy["packId"].as_str().unwrap();
+    let pdf = app
+        .get(&[
+            ("method", "svc.pack.renderPackPdf"),
+            ("packId", copy),
+            ("kind", "press"),
+        ])
+        .await;
+    assert_eq!(pdf.status, 200, "{}", pdf.body);
+    let content = crate::press::uncompressed(&pdf.bytes);
+    assert!(
+        content.contains("0.9 0 0.7 0.2 k"),
+        "no swatch inks in the press file"
+    );
+}
+
+/// Clicks what `css` finds (an in-page control: no page load follows).
+async fn click_now(browser: &Client, css: &str) {
+    browser
+        .find(Locator::Css(css))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
 /// Uploads a 1200 x 800 photo from the page into the side's full-bleed image slot and waits
 /// for the preview that shows it.
 async fn upload_photo(browser: &Client) {

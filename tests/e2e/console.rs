@@ -336,15 +336,27 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     assert_eq!(bad.status, 400);
     assert!(bad.body.contains("from: a date as YYYY-MM-DD"));
 
-    // The order's page: customer, address, the pack's sides and its press file.
+    // The order's page: customer, address, the proof the customer approved, the pack's
+    // sides and its press file.
     let path = format!("/admin/orders/{first}");
     let page = operator.get(&path).await;
+    let ordered = presspack::domain::orders::load(app.store.as_ref(), &first)
+        .await
+        .unwrap()
+        .unwrap();
+    let approval = ordered.lines[0].proof_approval.as_ref().expect("approved");
+    let approved = format!(
+        "Proof approved {}",
+        presspack::http::pages::layout::when(approval.approved_at)
+    );
     for expected in [
         "Ann Example",
         "1 Print Street",
         "E1 6AN",
         &email,
         "Start production",
+        &approved,
+        &approval.design,
     ] {
         assert!(page.body.contains(expected), "{expected}");
     }

@@ -335,21 +335,31 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
         .await;
     let form = other.get("/checkout").await;
     let mut fields = vec![
-        ("checkout", form.hidden("checkout").unwrap()),
-        ("cart", form.hidden("cart").unwrap()),
-        ("line1", "1 Print Street".to_owned()),
-        ("city", "London".to_owned()),
-        ("postcode", "E1 6AN".to_owned()),
-        ("country", "United Kingdom".to_owned()),
+        ("checkout".to_owned(), form.hidden("checkout").unwrap()),
+        ("cart".to_owned(), form.hidden("cart").unwrap()),
+        ("line1".to_owned(), "1 Print Street".to_owned()),
+        ("city".to_owned(), "London".to_owned()),
+        ("postcode".to_owned(), "E1 6AN".to_owned()),
+        ("country".to_owned(), "United Kingdom".to_owned()),
     ];
+    fields.extend(form.approvals());
     let injected = "Ann\r\nBcc: evil@example.com";
-    fields.push(("name", injected.to_owned()));
-    let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fields.push(("name".to_owned(), injected.to_owned()));
+    let borrowed: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let refused = other.post(&form, "/checkout", &borrowed).await;
     assert!(refused.body.contains("on one line"), "{}", refused.body);
     fields.pop();
-    fields.push(("name", "Eve, Bcc <evil@example.com>; \"Zoë\"".to_owned()));
-    let borrowed: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fields.push((
+        "name".to_owned(),
+        "Eve, Bcc <evil@example.com>; \"Zoë\"".to_owned(),
+    ));
+    let borrowed: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let placed = other.post(&form, "/checkout", &borrowed).await;
     assert!(placed.path.ends_with("/confirmation"), "{}", placed.body);
     let mails = smtp.order_mail(3).await;

@@ -93,6 +93,23 @@ fn tool(program: &str, args: &[&str], pdf: &[u8]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// A PDF as qpdf rewrites it for reading (`--qdf`: content streams uncompressed), as text.
+pub fn uncompressed(pdf: &[u8]) -> String {
+    let input = tempfile::Builder::new().suffix(".pdf").tempfile().unwrap();
+    std::fs::write(input.path(), pdf).unwrap();
+    let output = input.path().with_extension("qdf.pdf");
+    let status = Command::new("qpdf")
+        .args(["--qdf", "--object-streams=disable"])
+        .arg(input.path())
+        .arg(&output)
+        .status()
+        .expect("qpdf (tests/run installs it)");
+    assert!(status.success(), "qpdf --qdf failed");
+    let text = String::from_utf8_lossy(&std::fs::read(&output).unwrap()).into_owned();
+    std::fs::remove_file(&output).unwrap();
+    text
+}
+
 /// The text of a PDF, as `pdftotext` reads it.
 pub fn pdf_text(pdf: &[u8]) -> String {
     tool("pdftotext", &[], pdf)

@@ -35,6 +35,22 @@ impl Page {
         ))
     }
 
+    /// The approval boxes of a checkout page's proofs, as ticking all of them sends them:
+    /// (field, design hash) pairs.
+    pub fn approvals(&self) -> Vec<(String, String)> {
+        let marker = "name=\"approve-";
+        self.body
+            .match_indices(marker)
+            .filter_map(|(at, _)| {
+                let rest = &self.body[at + "name=\"".len()..];
+                let (name, rest) = rest.split_once('"')?;
+                let rest = rest.strip_prefix(" value=\"")?;
+                let (value, _) = rest.split_once('"')?;
+                Some((name.to_owned(), value.to_owned()))
+            })
+            .collect()
+    }
+
     /// The value of the first hidden `name` input, such as the CSRF token.
     pub fn hidden(&self, name: &str) -> Option<String> {
         let marker = format!("name=\"{name}\" value=\"");
@@ -192,27 +208,33 @@ impl Shopper {
         confirmation.path.split('/').nth(2).unwrap().to_owned()
     }
 
-    /// Checks out with a delivery address; the confirmation page (or the refusal).
+    /// Checks out with a delivery address, every proof approved; the confirmation page (or
+    /// the refusal).
     pub async fn check_out(&self) -> Page {
         let form = self.get("/checkout").await;
+        self.place_order(&form, &form.approvals()).await
+    }
+
+    /// Sends the checkout form shown on `form` (its hidden fields) with an address and
+    /// `approvals` (field, design) ticked.
+    pub async fn place_order(&self, form: &Page, approvals: &[(String, String)]) -> Page {
         let checkout = form.hidden("checkout").unwrap_or_default();
         let cart = form.hidden("cart").unwrap_or_default();
-        self.post(
-            &form,
-            "/checkout",
-            &[
-                ("checkout", &checkout),
-                ("cart", &cart),
-                ("name", "Ann Example"),
-                ("line1", "1 Print Street"),
-                ("city", "London"),
-                ("postcode", "E1 6AN"),
-                ("country", "United Kingdom"),
-            ],
-        )
-        .await
+        let mut fields = vec![("checkout", checkout.as_str()), ("cart", cart.as_str())];
+        fields.extend_from_slice(&ADDRESS);
+        fields.extend(approvals.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        self.post(form, "/checkout", &fields).await
     }
 }
+
+/// The delivery address the tests' customers order to.
+pub(crate) const ADDRESS: [(&str, &str); 5] = [
+    ("name", "Ann Example"),
+    ("line1", "1 Print Street"),
+    ("city", "London"),
+    ("postcode", "E1 6AN"),
+    ("country", "United Kingdom"),
+];
 
 /// A request that reached the receiver.
 #[derive(Debug, Clone)]

@@ -9,14 +9,12 @@ use std::time::Duration;
 use presspack::domain::customers;
 use serde_json::{Value, json};
 
-use crate::attacks::{
-    ADDRESS, place_order, shopper_with_cart, the_one_order, trusting_local_proxy,
-};
+use crate::attacks::{place_order, shopper_with_cart, the_one_order, trusting_local_proxy};
 use crate::console::{OPERATOR_PASSWORD, add_operator, sign_in, signed_in_operator};
 use crate::customers::{add_to_cart, local, new_pack};
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
 use crate::mail::{SmtpServer, free_port, link_in, mail_to};
-use crate::shop::{Page, Shopper};
+use crate::shop::{ADDRESS, Page, Shopper};
 use crate::{every_store, shared_stores};
 
 every_store!(
@@ -441,6 +439,8 @@ fn kill_9_during_checkout() {
             ("cart", form.hidden("cart").unwrap()),
         ];
         fields.extend(ADDRESS.iter().map(|(k, v)| (*k, v.to_string())));
+        let approvals = form.approvals();
+        fields.extend(approvals.iter().map(|(k, v)| (k.as_str(), v.clone())));
         let sending = shopper
             .client
             .post(format!("{}/checkout", shopper.address))

@@ -130,13 +130,7 @@ export function textControls(d, item, prefix) {
       if (points >= 4 && points <= 72) changed.pointSize = Number((points * PT).toFixed(4));
     }),
   });
-  const colour = h("input", {
-    id: id("colour"),
-    type: "color",
-    value: d.engine.displayColour(datum.colour ?? t.colour ?? { type: "RGB", r: 0, g: 0, b: 0 }),
-    disabled: t.colourFixed,
-    oninput: edit(d, item, "colour", (el, changed) => (changed.colour = hexToColour(el.value))),
-  });
+  const { picker: colour, swatches } = colourControls(d, item, id("colour"), datum.colour ?? t.colour ?? { type: "RGB", r: 0, g: 0, b: 0 }, t.colourFixed);
   const alignment = h(
     "select",
     { id: id("align"), disabled: t.alignmentFixed, onchange: edit(d, item, "align", (el, changed) => (changed.alignment = el.value)) },
@@ -154,8 +148,64 @@ export function textControls(d, item, prefix) {
       labelled("colour", "Colour", colour),
       labelled("align", "Align", alignment),
     ),
+    ...swatches,
     h("div", { class: "designer-row" }, style("bold", "Bold"), style("italic", "Italic")),
   ];
+}
+
+const isCmyk = (colour) => String(colour?.type).toUpperCase() === "CMYK";
+const sameColour = (a, b) => isCmyk(a) && isCmyk(b) && ["c", "m", "y", "k"].every((ink) => Number(a[ink]) === Number(b[ink]));
+const inks = (colour) => ["c", "m", "y", "k"].map((ink) => `${ink.toUpperCase()} ${colour[ink]}`).join(" ");
+
+/** A slot's colour: a free picker (an RGB colour) and the shop's palette (`design.palette`),
+ * whose swatch is kept as its inks, CMYK, so that the press prints exactly them. `current`
+ * is the colour shown; both stay in step with the slot's other colour controls.
+ * `{picker, swatches}`: the swatches as a list of none or one element. */
+function colourControls(d, item, id, current, fixed = false) {
+  const picker = h("input", {
+    id,
+    type: "color",
+    "data-colour-slot": item.linkId,
+    value: d.engine.displayColour(current),
+    disabled: fixed,
+    oninput: edit(d, item, "colour", (el, changed) => {
+      changed.colour = hexToColour(el.value);
+      showColour(d, item, changed.colour);
+    }),
+  });
+  const palette = d.design.palette ?? [];
+  if (!palette.length || fixed) return { picker, swatches: [] };
+  const swatches = h(
+    "div",
+    { class: "designer-swatches", role: "group", "aria-label": "Shop colours" },
+    ...palette.map((swatch, index) => {
+      const button = h("button", {
+        type: "button",
+        class: "designer-swatch",
+        "data-colour-slot": item.linkId,
+        "data-swatch": String(index),
+        "aria-pressed": String(sameColour(current, swatch.colour)),
+        "aria-label": swatch.name,
+        title: `${swatch.name} (${inks(swatch.colour)})`,
+        onclick: edit(d, item, "swatch", (el, changed) => {
+          changed.colour = { ...swatch.colour };
+          showColour(d, item, changed.colour);
+        }),
+      });
+      // Set through the style object: the page's CSP refuses style attributes.
+      button.style.background = d.engine.displayColour(swatch.colour);
+      return button;
+    }),
+  );
+  return { picker, swatches: [swatches] };
+}
+
+/** Shows `colour` in every colour control of `item` (the panel's and the card's). */
+function showColour(d, item, colour) {
+  for (const control of document.querySelectorAll(`[data-colour-slot="${CSS.escape(item.linkId)}"]`)) {
+    if (control.type === "color") control.value = d.engine.displayColour(colour);
+    else control.setAttribute("aria-pressed", String(sameColour(colour, d.design.palette[Number(control.dataset.swatch)].colour)));
+  }
 }
 
 /** A picture slot's controls (see `textControls`). */
@@ -210,15 +260,8 @@ export function imageControls(d, item, prefix) {
 export function boxControls(d, item, prefix) {
   const datum = d.datum(item);
   const id = `${prefix}-${item.linkId}-colour`;
-  return [
-    h("label", { for: id }, "Background colour"),
-    h("input", {
-      id,
-      type: "color",
-      value: d.engine.displayColour(datum.colour ?? item.colour),
-      oninput: edit(d, item, "colour", (el, changed) => (changed.colour = hexToColour(el.value))),
-    }),
-  ];
+  const { picker, swatches } = colourControls(d, item, id, datum.colour ?? item.colour);
+  return [h("label", { for: id }, "Background colour"), picker, ...swatches];
 }
 
 export function field(item, controls) {

@@ -31,7 +31,60 @@ pub struct BrandSettings {
     /// so a framed editor keeps its sign-in.
     #[serde(deserialize_with = "settings::origins")]
     pub edit_frame_ancestors: Vec<String>,
+    /// The shop's palette: the colours the editor offers beside its free picker, each a
+    /// name and the inks it prints with (`Name=C/M/Y/K`, comma-separated).
+    #[serde(deserialize_with = "palette")]
+    pub palette: Vec<Swatch>,
 }
+
+/// Most swatches in a palette: a row the customer takes in at a glance.
+pub const MAX_SWATCHES: usize = 24;
+/// Longest swatch name.
+pub const MAX_SWATCH_NAME: usize = 40;
+
+/// A colour of the shop's palette: its name and its inks in percent. The editor stores a
+/// chosen swatch as these inks (a CMYK colour), so the press file prints exactly them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Swatch {
+    pub name: String,
+    pub colour: presspack_engine::model::Colour,
+}
+
+impl Swatch {
+    /// `Name=C/M/Y/K`, inks 0 to 100.
+    fn parse(entry: &str) -> Option<Swatch> {
+        let (name, inks) = entry.split_once('=')?;
+        let name = crate::domain::one_line::required(name, MAX_SWATCH_NAME).ok()?;
+        let inks: Vec<f64> = (inks.split('/'))
+            .map(|ink| {
+                ink.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|i| (0.0..=100.0).contains(i))
+            })
+            .collect::<Option<_>>()?;
+        let [c, m, y, k] = <[f64; 4]>::try_from(inks).ok()?;
+        Some(Swatch {
+            name: name.to_owned(),
+            colour: presspack_engine::model::Colour::Cmyk { c, m, y, k },
+        })
+    }
+}
+
+fn palette<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<Swatch>, D::Error> {
+    let expected = format!(
+        "up to {MAX_SWATCHES} comma-separated Name=C/M/Y/K swatches (a name of at most {MAX_SWATCH_NAME} characters, inks 0 to 100), such as Shop green=90/0/70/20"
+    );
+    let swatches = settings::list(deserializer, Swatch::parse, &expected)?;
+    if swatches.len() > MAX_SWATCHES {
+        return Err(serde::de::Error::custom(format!("expected {expected}")));
+    }
+    Ok(swatches)
+}
+
+/// The palette a shop has until it sets its own: black and greys in black ink alone, and a
+/// few colours printers hold well.
+pub const DEFAULT_PALETTE: &str = "Black=0/0/0/100, Dark grey=0/0/0/80, Grey=0/0/0/50, Navy=100/80/0/40, Blue=100/50/0/0, Green=80/0/90/10, Red=0/95/90/0, Orange=0/60/100/0, White=0/0/0/0";
 
 impl Default for BrandSettings {
     fn default() -> Self {
@@ -41,6 +94,9 @@ impl Default for BrandSettings {
             brand_logo: None,
             footer_text: String::new(),
             edit_frame_ancestors: Vec::new(),
+            palette: (DEFAULT_PALETTE.split(','))
+                .map(|entry| Swatch::parse(entry.trim()).expect("the default palette reads"))
+                .collect(),
         }
     }
 }
@@ -87,6 +143,8 @@ pub struct Brand {
     pub footer: String,
     /// The origins that may frame the `edit` drop-in.
     pub edit_frame_ancestors: Vec<String>,
+    /// The colours the editor offers.
+    pub palette: Vec<Swatch>,
 }
 
 impl Brand {
@@ -109,6 +167,7 @@ impl Brand {
             logo,
             footer,
             edit_frame_ancestors: settings.edit_frame_ancestors.clone(),
+            palette: settings.palette.clone(),
         })
     }
 
@@ -162,5 +221,37 @@ mod tests {
         .unwrap();
         assert_eq!(brand.dark_colour(), "#603018");
         assert_eq!(brand.footer, "Printed with care by Presspack");
+    }
+
+    #[test]
+    fn swatches_are_a_name_and_four_inks() {
+        let cmyk = |c, m, y, k| presspack_engine::model::Colour::Cmyk { c, m, y, k };
+        assert_eq!(
+            Swatch::parse("Shop green=90/0/70/20"),
+            Some(Swatch {
+                name: "Shop green".to_owned(),
+                colour: cmyk(90.0, 0.0, 70.0, 20.0)
+            })
+        );
+        assert_eq!(
+            Swatch::parse(" Ink = 0 / 12.5 / 0 / 0 ").unwrap().colour,
+            cmyk(0.0, 12.5, 0.0, 0.0)
+        );
+        for bad in [
+            "=0/0/0/0",
+            "Red",
+            "Red=0/0/0",
+            "Red=0/0/0/0/0",
+            "Red=0/0/0/101",
+            "Red=a/0/0/0",
+            "Red=-1/0/0/0",
+        ] {
+            assert_eq!(Swatch::parse(bad), None, "{bad}");
+        }
+        assert_eq!(
+            Swatch::parse(&format!("{}=0/0/0/0", "n".repeat(MAX_SWATCH_NAME + 1))),
+            None
+        );
+        assert_eq!(BrandSettings::default().palette.len(), 9);
     }
 }

@@ -135,6 +135,18 @@ impl PackRecord {
         }
     }
 
+    /// The design's content hash: what a customer's proof approval names, so that an
+    /// approval given for one design never stands for a design changed since.
+    pub fn design_hash(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        for part in [self.product.as_bytes(), self.pack.get().as_bytes()] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+        hex::encode(&hasher.finalize()[..16])
+    }
+
     /// Replaces the pack data and recomputes its warnings.
     pub fn set_pack(
         &mut self,

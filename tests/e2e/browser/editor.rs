@@ -17,7 +17,8 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 
 use crate::browser::{
-    click, fill, fill_delivery_address, order_number, path, screenshot, sign_up, text,
+    check_and_approve_proofs, click, fill, fill_delivery_address, order_number, path, screenshot,
+    sign_up, text,
 };
 use crate::canvas::{
     choose_layout, click_button, designer_value, open_slot, press, preview_pixels, wait_for_renders,
@@ -418,6 +419,7 @@ async fn editor_journey(device: Device) {
     screenshot(&browser, &format!("editor-{size}-7b-cart-two-lines")).await;
     click(&browser, "a[href='/checkout']").await;
     fill_delivery_address(&browser).await;
+    check_and_approve_proofs(&browser, 4, &format!("editor-{size}-7c-proof")).await;
     screenshot(&browser, &format!("editor-{size}-8-checkout")).await;
     click(&browser, "form[action='/checkout'] button").await;
     let number = order_number(&browser).await;

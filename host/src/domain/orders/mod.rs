@@ -35,8 +35,11 @@ use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
-    index, is_committed, list, load, newest, rebuild_index,
+    ProofApproval, index, is_committed, list, load, newest, rebuild_index,
 };
+
+/// The proofs a customer approved at checkout: pack id to the design hash its proof showed.
+pub type Approvals = std::collections::HashMap<String, String>;
 
 /// Checkout forms remembered per customer (the latest ones).
 const REMEMBERED_CHECKOUTS: usize = 20;
@@ -84,6 +87,14 @@ pub enum CheckoutError {
     EmptyCart,
     #[error("{name} cannot be ordered yet: {reasons} Open it from your cart to fix it.")]
     NotOrderable { name: String, reasons: String },
+    #[error("Check the proof of {0} and tick “I approve this proof” to order it.")]
+    ProofNotApproved(String),
+    /// The approval sent names another design than the pack's now: it changed after its
+    /// proof was shown (in another tab), or an old approval was sent again.
+    #[error(
+        "The design of {0} changed after its proof was shown to you: check the new proof below and approve it again."
+    )]
+    ProofChanged(String),
     #[error(
         "You have already ordered a trial pack, and a trial pack can be ordered only once. Remove {0} from your cart to order the rest."
     )]
@@ -142,13 +153,29 @@ fn trial_line(lines: &[PricedLine]) -> Result<Option<&PricedLine>, CheckoutError
     }
 }
 
+/// Whether every line's proof was approved, for the design the line holds now.
+fn check_approvals(lines: &[PricedLine], approvals: &Approvals) -> Result<(), CheckoutError> {
+    for line in lines {
+        match approvals.get(&line.pack_id) {
+            None => return Err(CheckoutError::ProofNotApproved(line.pack.display_name())),
+            Some(design) if *design != line.pack.design_hash() => {
+                return Err(CheckoutError::ProofChanged(line.pack.display_name()));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Places the customer's cart `lines` (as the checkout page showed them, `cart_state`
-/// checked) as an order, once per checkout form (`checkout_key`). The order holds these
-/// lines' packs as they were read, so a design saved since is not what gets printed.
+/// checked) as an order, once per checkout form (`checkout_key`), each line's proof
+/// approved for the design it holds (`approvals`). The order holds these lines' packs as
+/// they were read, so a design saved since is not what gets printed.
 pub async fn place(
     state: &Services,
     customer: &Customer,
     lines: &[PricedLine],
+    approvals: &Approvals,
     delivery: DeliveryAddress,
     checkout_key: &str,
 ) -> Result<Placed, CheckoutError> {
@@ -161,6 +188,7 @@ pub async fn place(
             reasons: packs::blocking_reasons(state, &line.pack).join(" "),
         });
     }
+    check_approvals(lines, approvals)?;
     check_confirmation(state, customer)?;
     let trial = trial_line(lines)?.map(|l| l.pack.display_name());
     if let Some(name) = &trial
@@ -248,6 +276,7 @@ async fn place_claimed(
     number: String,
     checkout_key: &str,
 ) -> Result<Order, CheckoutError> {
+    let approved_at = unix_seconds();
     let mut order = Order {
         number,
         customer_id: customer.id.clone(),
@@ -266,6 +295,13 @@ async fn place_claimed(
                 tracking_id: l.pack.tracking_id.clone(),
                 created_by: l.pack.created_by.clone(),
                 pack: l.pack.pack.clone(),
+                proof_approval: Some(ProofApproval {
+                    design: l.pack.design_hash(),
+                    approved_at,
+                    warnings: (packs::explained_warnings(state, &l.pack).into_iter())
+                        .map(|(text, _)| text)
+                        .collect(),
+                }),
             })
             .collect(),
         currency: state.prices.currency.clone(),
@@ -275,7 +311,7 @@ async fn place_claimed(
             provider: state.payment.name().to_owned(),
             state: PaymentState::AwaitingInvoicePayment,
         },
-        placed_at: unix_seconds(),
+        placed_at: approved_at,
         status: OrderStatus::Placed,
         history: Vec::new(),
         reprint_of: None,

@@ -73,6 +73,23 @@ pub struct OrderLine {
     pub created_by: String,
     /// The pack data as ordered, for production.
     pub pack: Box<RawValue>,
+    /// The customer's approval of this pack's proof (orders placed before approvals have
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof_approval: Option<ProofApproval>,
+}
+
+/// A customer's approval of a pack's proof at checkout: which design (its
+/// [`crate::domain::packs::PackRecord::design_hash`]), when, and what the printer's check
+/// told them about it as they approved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProofApproval {
+    pub design: String,
+    /// Unix seconds.
+    pub approved_at: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

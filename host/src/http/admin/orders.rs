@@ -8,7 +8,7 @@ use axum::extract::{Form, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
-use time::{Date, Month, OffsetDateTime};
+use time::{Date, Month};
 
 use crate::domain::cart::describe_spec;
 use crate::domain::customers;
@@ -24,8 +24,9 @@ use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::{Fields, field};
-use crate::http::pages::layout::{alert, redirect_setting};
+use crate::http::pages::layout::{alert, redirect_setting, when};
 use crate::http::pages::orders::{capitalised, ordered_side_png};
+use crate::http::pages::proofs::approval_note;
 use crate::http::state::AppState;
 use crate::infra::clock::unix_seconds;
 use crate::infra::queue::{self, JobState};
@@ -47,21 +48,6 @@ const STATES: [(&str, &str); 5] = [
     ("shipped", "Shipped"),
     ("cancelled", "Cancelled"),
 ];
-
-/// "2026-11-27 09:41 UTC"
-fn when(seconds: u64) -> String {
-    match OffsetDateTime::from_unix_timestamp(i64::try_from(seconds).unwrap_or(0)) {
-        Ok(t) => format!(
-            "{}-{:02}-{:02} {:02}:{:02} UTC",
-            t.year(),
-            u8::from(t.month()),
-            t.day(),
-            t.hour(),
-            t.minute()
-        ),
-        Err(_) => seconds.to_string(),
-    }
-}
 
 /// The start of a `YYYY-MM-DD` day (UTC), seconds since 1970.
 fn day_start(parameter: &'static str, text: &str) -> Result<u64, String> {
@@ -391,6 +377,7 @@ async fn order_page(
                         p.spec { (line.product) " · " (describe_spec(&line.physical_spec)) }
                         p.partner { "Partner key " code { (line.created_by) }
                             @if let Some(tracking) = &line.tracking_id { " · tracking id " code { (tracking) } } }
+                        (approval_note(line.proof_approval.as_ref()))
                         (press_file(n, index, press.get(index), &links))
                     }
                 }
@@ -619,10 +606,6 @@ mod tests {
                 "{bad}"
             );
         }
-        assert_eq!(
-            when(1_795_737_600 + 9 * 3600 + 41 * 60),
-            "2026-11-27 09:41 UTC"
-        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ use presspack_engine::text::FontCatalogue;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use crate::domain::brand::Swatch;
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::PackRecord;
 use crate::http::pages::layout;
@@ -106,6 +107,8 @@ struct Design<'a> {
     /// The resolutions the press warns and blocks pictures at: the editor's warnings judge
     /// by them, so it refuses what the server would.
     preflight_limits: PreflightLimits,
+    /// The shop's colours, offered beside the free picker.
+    palette: &'a [Swatch],
 }
 
 /// The editor's files as its pages name them, content-hashed (`?v=`) so that browsers keep
@@ -261,6 +264,7 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         save_url: None,
         warnings: &[],
         preflight_limits: state.images.settings().preflight_limits(),
+        palette: &state.brand.palette,
     })
 }
 
@@ -287,6 +291,7 @@ pub async fn design(
         save_url: Some(format!("/packs/{pack_id}/design")),
         warnings: &record.warnings,
         preflight_limits: state.images.settings().preflight_limits(),
+        palette: &state.brand.palette,
     })
 }
 

@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{PhysicalSpecInput, Product};
+use presspack_engine::render::BoxType;
 use subtle::ConstantTimeEq;
 
 use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
@@ -227,7 +228,8 @@ pub fn side_images(pack_id: &str, pack: &PackRecord, max_side: u32) -> Markup {
     }
 }
 
-fn side_label(side_type: Option<&str>) -> &'static str {
+/// What a customer calls a side of type `side_type`.
+pub(crate) fn side_label(side_type: Option<&str>) -> &'static str {
     match side_type {
         Some("image") => "Front",
         Some("details") => "Back",
@@ -496,12 +498,18 @@ pub async fn side_image(
         .and_then(|m| m.parse::<u32>().ok())
         .unwrap_or(PREVIEW_SIDE)
         .min(MAX_PREVIEW_SIDE);
+    // A proof shows the whole printed area (`box=bleed`); a preview, the card as cut.
+    let box_type = match query.get("box").map(String::as_str) {
+        Some("bleed") => BoxType::Bleed,
+        _ => BoxType::Cut,
+    };
     let png = render::pack_side(
         &services,
         &stored.record.product,
         &stored.record.pack,
         index,
         max_side,
+        box_type,
     )
     .await
     .map_err(|e| {

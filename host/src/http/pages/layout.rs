@@ -430,3 +430,29 @@ pub fn static_asset(content_type: &'static str, body: &'static str) -> Response 
     )
         .into_response()
 }
+
+/// A moment for people, to the minute: "2026-11-27 09:41 UTC".
+pub fn when(seconds: u64) -> String {
+    match time::OffsetDateTime::from_unix_timestamp(i64::try_from(seconds).unwrap_or(0)) {
+        Ok(t) => format!(
+            "{}-{:02}-{:02} {:02}:{:02} UTC",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute()
+        ),
+        Err(_) => seconds.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn moments_are_shown_in_utc_to_the_minute() {
+        assert_eq!(
+            super::when(1_795_737_600 + 9 * 3600 + 41 * 60),
+            "2026-11-27 09:41 UTC"
+        );
+    }
+}

@@ -10,6 +10,7 @@ pub mod forms;
 pub mod home;
 pub mod layout;
 pub mod orders;
+pub mod proofs;
 pub mod sessions;
 pub mod settings;
 pub mod static_files;

@@ -6,6 +6,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
+use presspack_engine::render::BoxType;
 
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::customers::Customer;
@@ -24,6 +25,7 @@ use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::{Fields, PostedForm, csrf_field};
 use crate::http::pages::layout;
+use crate::http::pages::proofs;
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::ServicesState;
@@ -72,6 +74,9 @@ fn read_address(fields: &Fields) -> Result<DeliveryAddress, String> {
     })
 }
 
+/// The id of the checkout form, which the proofs' approval boxes belong to.
+const CHECKOUT_FORM: &str = "checkout-form";
+
 fn checkout_page(
     services: &Services,
     visitor: &Visitor,
@@ -87,6 +92,11 @@ fn checkout_page(
         @if lines.is_empty() {
             p.lead { "Your cart is empty." } p { a href="/cart" { "Back to your cart" } }
         } @else {
+            section.proofs aria-labelledby="proofs-heading" {
+                h2 #proofs-heading { "Check your proofs" }
+                p.hint { "This is what goes to press. Look at every side, then approve each proof." }
+                @for line in lines { (proofs::proof(services, line, CHECKOUT_FORM, fields)) }
+            }
             div.columns {
                 section.card aria-label="Order summary" {
                     h2 { "Your order" }
@@ -97,7 +107,7 @@ fn checkout_page(
                     }
                     p.total { "Total " strong { (money(currency, total)) } }
                 }
-                form.card method="post" action="/checkout" {
+                form.card id=(CHECKOUT_FORM) method="post" action="/checkout" {
                     h2 { "Delivery address" }
                     (csrf_field(visitor))
                     // One key per showing of the form: however often it is sent, one order.
@@ -193,7 +203,16 @@ pub async fn place_order(
     } else {
         match read_address(&fields) {
             Err(problem) => (StatusCode::BAD_REQUEST, problem),
-            Ok(delivery) => match orders::place(&services, customer, &lines, delivery, key).await {
+            Ok(delivery) => match orders::place(
+                &services,
+                customer,
+                &lines,
+                &proofs::approvals(&fields),
+                delivery,
+                key,
+            )
+            .await
+            {
                 Ok(Placed::New(order)) => {
                     let confirmation = format!("/orders/{}/confirmation", order.number);
                     return Ok(layout::redirect(&visitor, &confirmation));
@@ -210,6 +229,7 @@ pub async fn place_order(
                 Err(
                     error @ (CheckoutError::TrialAlreadyOrdered(_)
                     | CheckoutError::CartChanged
+                    | CheckoutError::ProofChanged(_)
                     | CheckoutError::ConfirmAddressFirst(_)),
                 ) => (StatusCode::CONFLICT, error.to_string()),
                 Err(error) => (StatusCode::BAD_REQUEST, error.to_string()),
@@ -313,6 +333,7 @@ fn order_details(order: &Order) -> Markup {
                     }
                     p.line-total { (line.quantity) " × " (money(currency, line.unit_price)) " = " (money(currency, line.line_total)) }
                     p.proof { a.proof-link href=(format!("/orders/{}/proof/{index}", order.number)) download { "Proof (PDF)" } }
+                    (proofs::approval_note(line.proof_approval.as_ref()))
                 }
             }
         }
@@ -434,11 +455,18 @@ pub(crate) async fn ordered_side_png(
         .lines
         .get(line)
         .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
-    let png = render::pack_side(services, &line.product, &line.pack, side, max_side)
-        .await
-        .map_err(|e| {
-            PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
-        })?;
+    let png = render::pack_side(
+        services,
+        &line.product,
+        &line.pack,
+        side,
+        max_side,
+        BoxType::Cut,
+    )
+    .await
+    .map_err(|e| {
+        PageError::unless_not_found(e, || PageError::not_found("This side cannot be shown."))
+    })?;
     Ok(layout::png(png, "private, max-age=3600"))
 }
 

@@ -86,15 +86,16 @@ async fn render(services: &Services, call: &Call<'_>) -> Result<Vec<u8>, DomainE
     draw(services, &read_params(call)?).await
 }
 
-/// Side `index` of a pack of `product` as stored (a pack record's or an order line's) as the
-/// customer will get it (the cut box), as PNG: the previews of the drop-in, cart and order
-/// pages and of the console.
+/// Side `index` of a pack of `product` as stored (a pack record's or an order line's), the
+/// area `box_type` (the cut box: as the customer will get it; the bleed box: a proof), as
+/// PNG: the previews of the drop-in, cart, checkout and order pages and of the console.
 pub async fn pack_side(
     services: &Services,
     product: &str,
     pack: &RawValue,
     index: usize,
     max_side: u32,
+    box_type: BoxType,
 ) -> Result<Vec<u8>, DomainError> {
     let pack = stored_pack(services, product, pack)?;
     let side = pack.sides.get(index).cloned().ok_or_else(|| {
@@ -104,7 +105,7 @@ pub async fn pack_side(
         request: RenderRequest {
             side,
             overlays: Vec::new(),
-            box_type: BoxType::Cut,
+            box_type,
             max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
             partial: false,
         },
