@@ -17,6 +17,7 @@ use crate::shop::Receiver;
 mod account;
 mod console;
 mod editor;
+mod guest;
 
 every_store!(the_customer_journey_in_a_real_browser);
 

@@ -44,9 +44,17 @@ pub async fn wait_for_renders(browser: &Client, renders: u64) -> Value {
 }
 
 /// Opens an `edit` drop-in as a newly signed-up customer who takes the pack over, and waits
-/// for the canvas's first preview; the preview's `maxSide`.
+/// for the canvas's first preview; the preview's `maxSide`. (Without an account the link
+/// opens the guest's editor: the customer signs up first, returning to it.)
 async fn open_edit_as_new_owner(browser: &Client, edit: &str) -> u64 {
-    browser.goto(edit).await.unwrap();
+    let url = url::Url::parse(edit).unwrap();
+    let back = format!("{}?{}", url.path(), url.query().unwrap());
+    let next: String = form_urlencoded::byte_serialize(back.as_bytes()).collect();
+    let origin = url.origin().ascii_serialization();
+    browser
+        .goto(&format!("{origin}/account/signup?next={next}"))
+        .await
+        .unwrap();
     sign_up(browser).await;
     click(browser, "form[action^='/dropins/'] button").await;
     let state = wait_for_renders(browser, 1).await;

@@ -14,6 +14,7 @@ mod cli;
 mod console;
 mod customers;
 mod designs;
+mod guests;
 mod images;
 mod mail;
 mod many_hosts;

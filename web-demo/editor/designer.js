@@ -120,6 +120,11 @@ export class Designer {
     this.saveButton = h("button", { type: "button", onclick: () => save(this) }, this.design.saveUrl ? "Save" : "Saving is off in the demo");
     this.saveButton.disabled = !this.design.saveUrl;
     this.saveState = h("span", { class: "designer-save-state", "aria-live": "polite" });
+    // A guest's way into an account: save first, so nothing typed is lost on the way.
+    const account = (label, url) => h("button", { type: "button", class: "secondary", onclick: async () => (await save(this)) && location.assign(url) }, label);
+    this.guestButtons = this.design.guest
+      ? [account("Save and create an account", this.design.guest.signUp), account("Save and sign in", this.design.guest.signIn)]
+      : [];
     this.stage = new Stage(this);
     this.layouts = h("div", { class: "designer-layouts", role: "group", "aria-label": "Layouts" });
     this.column = h(
@@ -144,6 +149,7 @@ export class Designer {
         this.redoButton,
         this.saveButton,
         this.saveState,
+        ...this.guestButtons,
       ),
       this.checks,
       h("div", { class: "designer-body" }, this.column, h("div", { class: "designer-panel" }, this.fields)),

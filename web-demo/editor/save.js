@@ -1,8 +1,8 @@
 // Saving: the pack's JSON posted to the design's saveUrl with the page's CSRF token; the
-// server checks it as updatePack does and answers its warnings.
+// server checks it as updatePack does and answers its warnings. Whether it was saved.
 
 export async function save(d) {
-  if (!d.design.saveUrl) return;
+  if (!d.design.saveUrl) return false;
   d.saveButton.disabled = true;
   d.announce("Saving…");
   d.showSaveState("Saving…");
@@ -18,9 +18,11 @@ export async function save(d) {
     d.saved = body;
     d.showSaveState();
     d.announce(`Saved.${reply.warnings.length ? ` ${reply.warnings.length} thing(s) to check.` : ""}`);
+    return true;
   } catch (error) {
     d.announce(`Not saved: ${error.message}`);
     d.showSaveState("Not saved");
+    return false;
   } finally {
     d.saveButton.disabled = false;
   }

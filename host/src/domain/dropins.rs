@@ -29,8 +29,13 @@ pub fn allows_blocking_warnings(name: &str) -> Option<bool> {
         .or_else(|| CART_DROP_INS.contains(&name).then_some(false))
 }
 
+/// The path of drop-in `name` of a pack.
+pub fn path(pack_id: &str, name: &str, token: &str) -> String {
+    format!("/dropins/{pack_id}/{name}?token={token}")
+}
+
 fn url(base_url: &str, pack_id: &str, token: &str, name: &str) -> String {
-    format!("{base_url}/dropins/{pack_id}/{name}?token={token}")
+    format!("{base_url}{}", path(pack_id, name, token))
 }
 
 /// The drop-in map of the cart envelope.

@@ -17,6 +17,7 @@ pub mod mail;
 pub mod one_line;
 pub mod operators;
 pub mod orders;
+pub mod ownership;
 pub mod packs;
 pub mod press;
 pub mod prices;

@@ -116,6 +116,14 @@ impl PackRecord {
         !self.warnings.iter().any(|w| w.code.blocks_ordering())
     }
 
+    /// Whether `token` is the pack's drop-in token (compared in constant time).
+    pub fn opens_with(&self, token: Option<&str>) -> bool {
+        use subtle::ConstantTimeEq;
+        let expected = self.drop_in_token.as_bytes();
+        let given = token.unwrap_or_default().as_bytes();
+        given.len() == expected.len() && bool::from(given.ct_eq(expected))
+    }
+
     /// Whether the customer `customer_id` has taken the pack through a drop-in.
     pub fn is_owned_by(&self, customer_id: &str) -> bool {
         self.owner.as_deref() == Some(customer_id)

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock};
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Path, Query, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
@@ -20,7 +20,10 @@ use serde_json::value::RawValue;
 
 use crate::domain::brand::Swatch;
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::packs::PackRecord;
+use crate::domain::packs::{self, PackRecord, StoredPack};
+use crate::domain::{dropins, ownership};
+use crate::http::pages::error::PageError;
+use crate::http::pages::forms::Fields;
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
 use crate::http::pages::static_files::Source;
@@ -109,6 +112,28 @@ struct Design<'a> {
     preflight_limits: PreflightLimits,
     /// The shop's colours, offered beside the free picker.
     palette: &'a [Swatch],
+    /// For a guest (a visitor without an account): where to create an account or sign in
+    /// after saving, to keep the design and order it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guest: Option<GuestLinks>,
+}
+
+/// The account pages a guest's editor offers, each returning to the `edit` drop-in.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GuestLinks {
+    sign_up: String,
+    sign_in: String,
+}
+
+impl GuestLinks {
+    fn back_to(edit: &str) -> GuestLinks {
+        let next: String = form_urlencoded::byte_serialize(edit.as_bytes()).collect();
+        GuestLinks {
+            sign_up: format!("/account/signup?next={next}"),
+            sign_in: format!("/account/signin?next={next}"),
+        }
+    }
 }
 
 /// The editor's files as its pages name them, content-hashed (`?v=`) so that browsers keep
@@ -219,17 +244,22 @@ pub fn edit_page(
     pack: &PackRecord,
     finish: &str,
 ) -> Response {
-    let before = html! {
-        p.lead { strong { (pack.display_name()) } " · your changes are saved to your account when you press Save." }
-    };
-    let after = html! {
-        p.actions { a.secondary href=(finish) { "Choose paper and order" } }
+    let (before, after) = match visitor.customer {
+        Some(_) => (
+            html! { p.lead { strong { (pack.display_name()) } " · your changes are saved to your account when you press Save." } },
+            html! { p.actions { a.secondary href=(finish) { "Choose paper and order" } } },
+        ),
+        // A guest designs at once; the editor's account buttons save first.
+        None => (
+            html! { p.lead { strong { (pack.display_name()) } " · design it now. Save keeps it on this browser for seven days; create an account or sign in to keep it and order it." } },
+            html! {},
+        ),
     };
     EditorHead::of(state).page(
         visitor,
         "Edit your design",
         before,
-        &format!("/packs/{pack_id}/design"),
+        &design_url(pack_id, visitor, pack),
         after,
     )
 }
@@ -265,7 +295,46 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         warnings: &[],
         preflight_limits: state.images.settings().preflight_limits(),
         palette: &state.brand.palette,
+        guest: None,
     })
+}
+
+/// The pack whose design this visitor may load and save: their own (as a customer or a
+/// guest), or, for a visitor who is not signed in and has the pack's drop-in `token`, one
+/// that nobody holds: a guest designs at once, and their first save takes the pack.
+async fn editable_pack(
+    state: &AppState,
+    visitor: &Visitor,
+    pack_id: &str,
+    token: Option<&str>,
+) -> Result<StoredPack, PageError> {
+    let store = state.store.as_ref();
+    let no_such_pack = || PageError::not_found("There is no such pack.");
+    let stored = packs::load(store, pack_id)
+        .await
+        .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
+    let holder = stored.record.owner.as_deref();
+    if holder.is_some() && holder == visitor.owner_id() {
+        return Ok(stored);
+    }
+    // A customer takes a pack with the drop-in's button, never by saving.
+    if visitor.customer.is_some() || !stored.record.opens_with(token) {
+        return Err(no_such_pack());
+    }
+    if let Some(holder) = holder
+        && ownership::holds(store, holder).await?
+    {
+        return Err(ownership::held_by_another(holder).into());
+    }
+    Ok(stored)
+}
+
+/// The design's address for this visitor: a guest's carries the drop-in token.
+fn design_url(pack_id: &str, visitor: &Visitor, record: &PackRecord) -> String {
+    match visitor.customer {
+        Some(_) => format!("/packs/{pack_id}/design"),
+        None => format!("/packs/{pack_id}/design?token={}", record.drop_in_token),
+    }
 }
 
 /// `GET /packs/{packId}/design`: the owner's design.
@@ -273,8 +342,10 @@ pub async fn design(
     State(state): State<Arc<AppState>>,
     visitor: Visitor,
     Path(pack_id): Path<String>,
+    Query(query): Query<Fields>,
 ) -> Response {
-    let stored = match visitor.owned_pack(state.store.as_ref(), &pack_id).await {
+    let token = query.get("token").map(String::as_str);
+    let stored = match editable_pack(&state, &visitor, &pack_id, token).await {
         Ok(stored) => stored,
         Err(error) => return json_error(error.status, &error.message),
     };
@@ -288,19 +359,25 @@ pub async fn design(
         name: record.display_name(),
         pack: &record.pack,
         templates: templates_of(&state, product),
-        save_url: Some(format!("/packs/{pack_id}/design")),
+        save_url: Some(design_url(&pack_id, &visitor, record)),
         warnings: &record.warnings,
         preflight_limits: state.images.settings().preflight_limits(),
         palette: &state.brand.palette,
+        guest: visitor
+            .customer
+            .is_none()
+            .then(|| GuestLinks::back_to(&dropins::path(&pack_id, "edit", &record.drop_in_token))),
     })
 }
 
 /// `POST /packs/{packId}/design` (JSON pack, `X-CSRF-Token` header): saves the owner's design;
-/// answers `{warnings}`.
+/// answers `{warnings}`. A visitor who is not signed in saves as a guest (`?token=`, the
+/// drop-in's): the first save takes the pack and starts their guest session.
 pub async fn save(
     State(state): State<Arc<AppState>>,
-    visitor: Visitor,
+    mut visitor: Visitor,
     Path(pack_id): Path<String>,
+    Query(query): Query<Fields>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -308,15 +385,15 @@ pub async fn save(
     if let Err(error) = visitor.check_csrf(csrf) {
         return json_error(error.status, &error.message);
     }
-    let customer = match visitor.customer() {
-        Ok(customer) => customer,
-        Err(error) => return json_error(error.status, &error.message),
-    };
     let Ok(text) = std::str::from_utf8(&body) else {
         return json_error(StatusCode::BAD_REQUEST, "pack: the body is not UTF-8 JSON");
     };
+    let owner = match saving_owner(&state, &mut visitor, &pack_id, &query).await {
+        Ok(owner) => owner,
+        Err(error) => return json_error(error.status, &error.message),
+    };
     let owns = |record: &PackRecord| {
-        if record.is_owned_by(&customer.id) {
+        if record.is_owned_by(&owner) {
             Ok(())
         } else {
             Err(DomainError::new(
@@ -326,7 +403,16 @@ pub async fn save(
         }
     };
     match crate::domain::packs::replace_pack(&state, &pack_id, text, None, owns).await {
-        Ok(stored) => json_response(&serde_json::json!({ "warnings": stored.record.warnings })),
+        Ok(stored) => {
+            let mut response =
+                json_response(&serde_json::json!({ "warnings": stored.record.warnings }));
+            for cookie in &visitor.set_cookies {
+                response
+                    .headers_mut()
+                    .append(header::SET_COOKIE, cookie.clone());
+            }
+            response
+        }
         Err(error) => {
             let status = match error.code {
                 ErrorCode::PackNotFound => StatusCode::NOT_FOUND,
@@ -340,6 +426,25 @@ pub async fn save(
             json_error(status, &error.message)
         }
     }
+}
+
+/// Who a save is for: the pack's owner (this customer or guest), or a guest taking it now.
+async fn saving_owner(
+    state: &AppState,
+    visitor: &mut Visitor,
+    pack_id: &str,
+    query: &Fields,
+) -> Result<String, PageError> {
+    let token = query.get("token").map(String::as_str);
+    let stored = editable_pack(state, visitor, pack_id, token).await?;
+    if let Some(owner) = visitor.owner_id()
+        && stored.record.is_owned_by(owner)
+    {
+        return Ok(owner.to_owned());
+    }
+    let guest = visitor.keep_as_guest(state).await?;
+    ownership::take(state.store.as_ref(), pack_id, &guest).await?;
+    Ok(guest)
 }
 
 /// `GET /images/{id}/{rendition}`: a stored rendition's bytes, or a redirect to a signed,

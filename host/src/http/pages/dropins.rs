@@ -13,10 +13,9 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{PhysicalSpecInput, Product};
 use presspack_engine::render::BoxType;
-use subtle::ConstantTimeEq;
 
 use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
-use crate::domain::error::ErrorCode;
+use crate::domain::ownership;
 use crate::domain::packs::{self, PackRecord, StoredPack};
 use crate::domain::prices::money;
 use crate::domain::services::Services;
@@ -36,12 +35,6 @@ fn invalid_link() -> PageError {
     PageError::not_found("This link is not valid. Ask the shop that sent you here for a new one.")
 }
 
-fn someone_elses() -> PageError {
-    PageError::forbidden(
-        "This pack belongs to another account. Sign in with the account that saved it.",
-    )
-}
-
 /// The pack of a drop-in URL, if `token` is its drop-in token (constant-time comparison).
 async fn pack_for_token(
     services: &Services,
@@ -51,45 +44,23 @@ async fn pack_for_token(
     let stored = packs::load(services.store.as_ref(), pack_id)
         .await
         .map_err(|e| PageError::unless_not_found(e, invalid_link))?;
-    let expected = stored.record.drop_in_token.as_bytes();
-    let given = token.unwrap_or_default().as_bytes();
-    if given.len() != expected.len() || !bool::from(given.ct_eq(expected)) {
+    if !stored.record.opens_with(token) {
         return Err(invalid_link());
     }
     Ok(stored)
 }
 
-fn owned_by_another() -> crate::domain::error::DomainError {
-    crate::domain::error::DomainError::new(
-        ErrorCode::PackOwnedByCustomer,
-        "owned by another customer",
-    )
-}
-
-/// Makes `customer_id` the pack's owner unless another customer is.
+/// Makes `customer_id` the pack's owner unless someone else holds it.
 async fn take_ownership(
     services: &Services,
     pack_id: &str,
     customer_id: &str,
 ) -> Result<PackRecord, PageError> {
-    let result = packs::modify(services.store.as_ref(), pack_id, |pack| match &pack.owner {
-        Some(owner) if owner != customer_id => Err(owned_by_another()),
-        Some(_) => Ok(()),
-        None => {
-            pack.owner = Some(customer_id.to_owned());
-            Ok(())
-        }
-    })
-    .await;
-    match result {
-        Ok(stored) => Ok(stored.record),
-        Err(e) if e.code == ErrorCode::PackOwnedByCustomer => Err(someone_elses()),
-        Err(e) => Err(e.into()),
-    }
+    Ok(ownership::take(services.store.as_ref(), pack_id, customer_id).await?)
 }
 
 pub fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
-    format!("/dropins/{pack_id}/{name}?token={token}")
+    crate::domain::dropins::path(pack_id, name, token)
 }
 
 /// `GET /dropins/{packId}/{name}?token=...`: the drop-in's page for the pack's owner; anyone
@@ -107,24 +78,41 @@ pub async fn open(
     let token = query.get("token").map(String::as_str);
     let stored = pack_for_token(&services, &pack_id, token).await?;
     let here = drop_in_path(&pack_id, &name, &stored.record.drop_in_token);
+    let pack = stored.record;
+    // Someone else holds the pack: another customer, or a guest whose hold runs on.
+    let held_by = match pack.owner.as_deref() {
+        Some(holder) if Some(holder) != visitor.owner_id() => {
+            let store = services.store.as_ref();
+            ownership::holds(store, holder).await?.then_some(holder)
+        }
+        _ => None,
+    };
     let Some(customer) = &visitor.customer else {
+        // A visitor without an account designs at once; the rest asks for one.
+        if name == "edit" && held_by.is_none() {
+            let finish = drop_in_path(&pack_id, "finish", &pack.drop_in_token);
+            return Ok(crate::http::pages::canvas::edit_page(
+                &state, &visitor, &pack_id, &pack, &finish,
+            ));
+        }
+        // Another guest's: no account takes it while their hold runs.
+        if let Some(guest) = held_by.filter(|holder| ownership::is_guest(holder)) {
+            return Err(ownership::held_by_another(guest).into());
+        }
         let content = html! {
             p.lead { "Sign in or create an account to continue with "
-                strong { (stored.record.display_name()) } ". We keep the pack in your account." }
+                strong { (pack.display_name()) } ". We keep the pack in your account." }
             (sign_in_or_up(&visitor, &here))
         };
         return Ok(layout::page(&visitor, "Your print pack", content));
     };
-    let pack = stored.record;
-    match &pack.owner {
-        Some(owner) if owner != &customer.id => return Err(someone_elses()),
-        // Not the customer's yet, or a drop-in that fills the cart: a button says what
-        // happens and does it.
-        None => return Ok(continue_page(&visitor, &pack_id, &name, &pack)),
-        Some(_) if matches!(name.as_str(), "cart" | "checkout") => {
-            return Ok(continue_page(&visitor, &pack_id, &name, &pack));
-        }
-        Some(_) => {}
+    if let Some(holder) = held_by {
+        return Err(ownership::held_by_another(holder).into());
+    }
+    // Not the customer's yet, or a drop-in that fills the cart: a button says what happens
+    // and does it.
+    if !pack.is_owned_by(&customer.id) || matches!(name.as_str(), "cart" | "checkout") {
+        return Ok(continue_page(&visitor, &pack_id, &name, &pack));
     }
     if !allows_blocking && !pack.is_orderable() {
         return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
@@ -472,7 +460,9 @@ pub async fn finish(
     };
     packs::modify(services.store.as_ref(), &pack_id, |pack| {
         if !pack.is_owned_by(&customer.id) {
-            return Err(owned_by_another());
+            return Err(ownership::held_by_another(
+                pack.owner.as_deref().unwrap_or_default(),
+            ));
         }
         pack.physical_spec = spec.clone();
         Ok(())

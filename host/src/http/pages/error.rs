@@ -75,9 +75,16 @@ impl PageError {
 /// The one place a domain failure becomes a page (and is logged and counted).
 impl From<DomainError> for PageError {
     fn from(error: DomainError) -> Self {
-        if error.code == ErrorCode::CartFull {
-            // The customer's to put right; the message says how.
-            return PageError::new(StatusCode::CONFLICT, "Your cart is full", error.message);
+        // The customer's to put right; the message says how.
+        match error.code {
+            ErrorCode::CartFull => {
+                return PageError::new(StatusCode::CONFLICT, "Your cart is full", error.message);
+            }
+            ErrorCode::PackOwnedByCustomer => return PageError::forbidden(error.message),
+            ErrorCode::RateLimited => {
+                return PageError::new(StatusCode::TOO_MANY_REQUESTS, "Please wait", error.message);
+            }
+            _ => {}
         }
         record_failure(&error, Edge::Page);
         if error.kind() == ErrorKind::Unavailable {

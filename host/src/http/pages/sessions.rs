@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::domain::customers::{self, Customer};
+use crate::domain::ownership;
 use crate::domain::packs::{self, StoredPack};
 use crate::http::pages::error::PageError;
 use crate::http::pages::settings::SignInLimits;
@@ -48,6 +49,20 @@ const CUSTOMER_SESSIONS: SessionKind = SessionKind {
     cookie: SESSION_COOKIE,
     ttl: SESSION_TTL,
 };
+
+/// Record kind: guests' sessions: expiring values (the guest id) under the SHA-256 of their
+/// cookie.
+pub const GUEST_SESSIONS: Kind = Kind::new("guest-session");
+
+/// Guests' sessions: as long as a guest's hold on their packs.
+const GUEST_SESSION: SessionKind = SessionKind {
+    kind: GUEST_SESSIONS,
+    cookie: "pp_guest",
+    ttl: ownership::GUEST_TTL,
+};
+
+/// New guests from one network per hour (a guest is made at a first save).
+const GUESTS_PER_CLIENT: u64 = 30;
 
 /// A random id of a visitor who is not signed in, which their CSRF tokens are bound to.
 const VISITOR_COOKIE: &str = "pp_csrf";
@@ -92,6 +107,8 @@ pub struct Visitor {
     session_token: Option<String>,
     /// The device cookie's value, if any.
     device: Option<String>,
+    /// A visitor designing without an account: their guest id and session cookie's value.
+    guest: Option<(String, String)>,
     /// Cookies the response must set (a new visitor id, a new or ended session).
     pub set_cookies: Vec<HeaderValue>,
     pub client: Option<IpAddr>,
@@ -101,21 +118,59 @@ pub struct Visitor {
 }
 
 impl Visitor {
-    /// The pack `pack_id` if this visitor owns it.
+    /// Who this visitor's packs belong to: the signed-in customer, else the guest, if any.
+    pub fn owner_id(&self) -> Option<&str> {
+        match (&self.customer, &self.guest) {
+            (Some(customer), _) => Some(&customer.id),
+            (None, Some((guest, _))) => Some(guest),
+            (None, None) => None,
+        }
+    }
+
+    /// The pack `pack_id` if this visitor (customer or guest) owns it.
     pub async fn owned_pack(
         &self,
         store: &dyn Store,
         pack_id: &str,
     ) -> Result<StoredPack, PageError> {
-        let customer = self.customer()?;
+        let owner = self.owner_id().ok_or_else(PageError::sign_in_needed)?;
         let no_such_pack = || PageError::not_found("There is no such pack.");
         let stored = packs::load(store, pack_id)
             .await
             .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
-        if !stored.record.is_owned_by(&customer.id) {
+        if !stored.record.is_owned_by(owner) {
             return Err(no_such_pack());
         }
         Ok(stored)
+    }
+
+    /// Keeps this visitor's designs as a guest's, for a visitor who is not signed in: their
+    /// guest id. A visitor new to being a guest is counted against their network's limit
+    /// first. The session cookie is issued afresh each time, so a guest cookie planted in
+    /// the browser by someone else stops working at the visitor's first save.
+    pub async fn keep_as_guest(&mut self, state: &AppState) -> Result<String, PageError> {
+        let id = match self.guest.take() {
+            Some((id, token)) => {
+                GUEST_SESSION.forget(state, Some(token)).await?;
+                id
+            }
+            None => {
+                let counts = [(format!("guests:{}", self.client_key()), GUESTS_PER_CLIENT)];
+                if over_hourly_limit(state.store.as_ref(), &counts).await? {
+                    return Err(PageError::new(
+                        axum::http::StatusCode::TOO_MANY_REQUESTS,
+                        "Please wait",
+                        "Many designs were started from your network in the last hour. Create an account to save yours, or try again later.",
+                    ));
+                }
+                ownership::new_guest_id()
+            }
+        };
+        let token = GUEST_SESSION
+            .start(state, id.as_bytes(), &mut self.set_cookies)
+            .await?;
+        self.guest = Some((id.clone(), token));
+        Ok(id)
     }
 
     /// Whether a submitted form's token is this visitor's, compared in constant time.
@@ -141,11 +196,14 @@ impl Visitor {
     /// Starts a session for `customer` (a fresh session id, so none planted before sign-in
     /// survives it), binds the CSRF token to it and marks this browser as one that signed in
     /// to the address.
-    pub async fn sign_in(
-        &mut self,
-        state: &AppState,
-        customer: Customer,
-    ) -> Result<(), StoreError> {
+    pub async fn sign_in(&mut self, state: &AppState, customer: Customer) -> Result<(), PageError> {
+        // What the visitor designed as a guest goes with them into the account.
+        if let Some((guest, token)) = self.guest.take() {
+            ownership::hand_over(state.store.as_ref(), &guest, &customer.id).await?;
+            GUEST_SESSION
+                .end(state, Some(token), &mut self.set_cookies)
+                .await?;
+        }
         CUSTOMER_SESSIONS
             .forget(state, self.session_token.take())
             .await?;
@@ -333,8 +391,21 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
         if let Some(customer) = &customer {
             crate::infra::engine::holders::also_for(format!("customer {}", customer.id));
         }
+        // A guest session counts only for a visitor who is not signed in.
+        let guest = match (
+            &customer,
+            read_cookie(&parts.headers, &cookies.name(GUEST_SESSION.cookie)),
+        ) {
+            (None, Some(token)) => (state
+                .store
+                .get_blob(GUEST_SESSIONS, &session_key(&token))
+                .await?)
+                .map(|id| (String::from_utf8_lossy(&id).into_owned(), token)),
+            _ => None,
+        };
         let mut visitor = Visitor {
             customer,
+            guest,
             csrf_token: String::new(),
             csrf_from_cookie: false,
             session_token: session_token.clone(),

@@ -1,0 +1,276 @@
+//! Designing before having an account (issue 58): the `edit` drop-in opens the editor for a
+//! visitor who is not signed in; their first save holds the pack for their guest session;
+//! signing up hands it to the account. The attacks: a second guest, a planted guest cookie,
+//! many guests from one network, a hold that has run out.
+
+use presspack::domain::ownership::GUESTS;
+use presspack::domain::packs;
+use serde_json::{Value, json};
+
+use crate::attacks::trusting_local_proxy;
+use crate::customers::{local, new_pack};
+use crate::every_store;
+use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::shop::{Page, Shopper};
+
+every_store!(
+    a_guest_designs_at_once_and_signing_up_keeps_the_design,
+    a_guest_s_pack_cannot_move_to_another_guest,
+    a_planted_guest_cookie_stops_working_at_the_first_save,
+    a_guest_s_hold_ends_when_it_runs_out,
+    new_guests_are_limited_per_network,
+);
+
+/// The value of attribute `name` of the editor's element on `page`.
+fn designer_attribute(page: &Page, name: &str) -> String {
+    let marker = format!("{name}=\"");
+    let start = page.body.find(&marker).expect(name) + marker.len();
+    let end = page.body[start..].find('"').unwrap();
+    page.body[start..start + end].replace("&amp;", "&")
+}
+
+/// The editor's design as the page's script loads it: status and JSON.
+async fn load_design(shopper: &Shopper, page: &Page) -> (u16, Value) {
+    let source = designer_attribute(page, "data-source");
+    let response = shopper
+        .client
+        .get(format!("{}{source}", shopper.address))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// Saves `pack` as the editor on `page` does (its save URL and CSRF token); the status.
+async fn save(shopper: &Shopper, page: &Page, save_url: &str, pack: &Value) -> u16 {
+    shopper
+        .client
+        .post(format!("{}{save_url}", shopper.address))
+        .header("x-csrf-token", designer_attribute(page, "data-csrf"))
+        .header("content-type", "application/json")
+        .body(pack.to_string())
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// A pack with the name line filled in with `name`.
+fn named(name: &str) -> Value {
+    json!({"sides": [{"type": "details", "sideNum": 1,
+        "templateCode": "businesscard_full_text_landscape",
+        "data": [{"type": "textData", "linkId": "back_line_1", "text": name}]}],
+        "imageBasket": {"items": []}})
+}
+
+async fn owner(app: &TestApp, pack: &str) -> Option<String> {
+    packs::load(app.store.as_ref(), pack)
+        .await
+        .unwrap()
+        .record
+        .owner
+}
+
+/// A guest opens the edit link and saves `name` into the pack; the editor's page.
+async fn guest_saves(app: &TestApp, guest: &Shopper, edit: &str, name: &str) -> Page {
+    let page = guest.get(edit).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let (status, design) = load_design(guest, &page).await;
+    assert_eq!(status, 200, "{design}");
+    let save_url = design["saveUrl"].as_str().unwrap().to_owned();
+    assert_eq!(save(guest, &page, &save_url, &named(name)).await, 200);
+    let _ = app;
+    page
+}
+
+async fn a_guest_designs_at_once_and_signing_up_keeps_the_design(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let edit = local(&drop_ins["edit"]);
+    let guest = Shopper::new(&app);
+
+    // The editor at once, no sign-in form; opening it takes nothing.
+    let page = guest.get(&edit).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains("id=\"designer\""), "{}", page.body);
+    assert!(!page.body.contains("action=\"/account/signin\""));
+    let (status, design) = load_design(&guest, &page).await;
+    assert_eq!(status, 200, "{design}");
+    let next = edit
+        .replace('/', "%2F")
+        .replace('?', "%3F")
+        .replace('=', "%3D");
+    assert_eq!(
+        design["guest"]["signUp"],
+        format!("/account/signup?next={next}")
+    );
+    assert_eq!(owner(&app, &pack).await, None);
+    app.get_pack(&pack).await.ok();
+    assert!(guest.cookie("pp_guest").is_none());
+
+    // The first save holds the pack for the guest's session: the key loses it as to a
+    // customer.
+    let save_url = design["saveUrl"].as_str().unwrap();
+    assert_eq!(
+        save(&guest, &page, save_url, &named("Grace Hopper")).await,
+        200
+    );
+    let held = owner(&app, &pack).await.unwrap();
+    assert!(held.starts_with("guest:"), "{held}");
+    assert!(guest.cookie("pp_guest").is_some());
+    app.get_pack(&pack).await.error("pack_owned_by_customer");
+    // Their thumbnail of it, as a customer's.
+    let thumbnail = guest.get(&format!("/packs/{pack}/sides/0?max=100")).await;
+    assert_eq!(thumbnail.status, 200);
+
+    // Signing up from the editor's link: the pack is the account's, with what was saved,
+    // and the editor opens on it without another click.
+    let sign_up = guest.get(design["guest"]["signUp"].as_str().unwrap()).await;
+    let back = guest
+        .post(
+            &sign_up,
+            "/account/signup",
+            &[
+                ("name", "Grace Hopper"),
+                (
+                    "email",
+                    &format!("grace.{:x}@example.com", rand::random::<u64>()),
+                ),
+                ("password", "correct horse battery"),
+                ("next", &edit),
+            ],
+        )
+        .await;
+    assert_eq!(back.status, 200, "{}", back.body);
+    assert!(back.body.contains("id=\"designer\""), "{}", back.body);
+    let customer = owner(&app, &pack).await.unwrap();
+    assert!(!customer.starts_with("guest:"), "{customer}");
+    assert!(
+        guest.cookie("pp_guest").is_none(),
+        "the guest session ended"
+    );
+    let (status, design) = load_design(&guest, &back).await;
+    assert_eq!(status, 200);
+    assert_eq!(design["saveUrl"], format!("/packs/{pack}/design"));
+    assert!(design.get("guest").is_none(), "{design}");
+    assert!(design["pack"].to_string().contains("Grace Hopper"));
+}
+
+async fn a_guest_s_pack_cannot_move_to_another_guest(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let edit = local(&drop_ins["edit"]);
+    let first = Shopper::new(&app);
+    let page = guest_saves(&app, &first, &edit, "Ada Lovelace").await;
+    let held = owner(&app, &pack).await;
+
+    // Another browser with the same link: neither the editor, nor the design, nor a save.
+    let second = Shopper::new(&app);
+    let refused = second.get(&edit).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.body.contains("another browser"), "{}", refused.body);
+    let (status, _) = load_design(&second, &page).await;
+    assert_eq!(status, 403);
+    let their_page = second.get("/web-demo/").await;
+    let save_url = format!(
+        "/packs/{pack}/design?token={}",
+        edit.split("token=").nth(1).unwrap()
+    );
+    assert_eq!(
+        save(&second, &their_page, &save_url, &named("Mallory")).await,
+        403
+    );
+    // Nor a signed-in customer, until the guest's hold ends.
+    let customer = Shopper::new(&app);
+    customer
+        .sign_up(&format!("c.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    assert_eq!(customer.get(&edit).await.status, 403);
+    assert_eq!(owner(&app, &pack).await, held);
+    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    assert!(stored.record.pack.get().contains("Ada Lovelace"));
+}
+
+async fn a_planted_guest_cookie_stops_working_at_the_first_save(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    // The attacker is a guest of their own, and plants their cookie in the victim's browser.
+    let attacker = Shopper::new(&app);
+    let (_, theirs) = new_pack(&app, &[]).await;
+    guest_saves(&app, &attacker, &local(&theirs["edit"]), "Mallory").await;
+    let planted = attacker.cookie("pp_guest").unwrap();
+    let victim = Shopper::new(&app);
+    victim.set_cookie("pp_guest", &planted);
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    guest_saves(&app, &victim, &local(&drop_ins["edit"]), "Victim Name").await;
+    let fresh = victim.cookie("pp_guest").unwrap();
+    assert_ne!(fresh, planted, "the save issued a new session");
+    // The planted cookie opens nothing now, and signing up with it takes nothing.
+    let design = attacker.get(&format!("/packs/{pack}/design")).await;
+    assert_eq!(design.status, 404, "{}", design.body);
+    attacker
+        .sign_up(&format!("m.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    let held = owner(&app, &pack).await.unwrap();
+    assert!(
+        held.starts_with("guest:"),
+        "still the victim's guest: {held}"
+    );
+    // The victim, signing in, gets it.
+    victim
+        .sign_up(&format!("v.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    let mine = victim.get(&format!("/packs/{pack}/design")).await;
+    assert_eq!(mine.status, 200, "{}", mine.body);
+    assert!(mine.body.contains("Victim Name"));
+}
+
+async fn a_guest_s_hold_ends_when_it_runs_out(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let edit = local(&drop_ins["edit"]);
+    guest_saves(&app, &Shopper::new(&app), &edit, "Left behind").await;
+    let guest = owner(&app, &pack).await.unwrap();
+    // Seven days later (the record's end moved into the past).
+    let stored = app.store.get(GUESTS, &guest).await.unwrap().unwrap();
+    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
+    record["expiresAt"] = json!(1);
+    let value = serde_json::to_vec(&record).unwrap();
+    assert!(
+        app.store
+            .replace(GUESTS, &guest, &value, stored.revision)
+            .await
+            .unwrap()
+    );
+    // Whoever has the link may design it again, with what the guest saved.
+    let next = Shopper::new(&app);
+    let page = next.get(&edit).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let (_, design) = load_design(&next, &page).await;
+    assert!(design["pack"].to_string().contains("Left behind"));
+    guest_saves(&app, &next, &edit, "Picked up").await;
+    assert_ne!(owner(&app, &pack).await.unwrap(), guest);
+}
+
+/// Every new guest is counted against their network, in the store (so shared by all hosts),
+/// before anything is kept.
+async fn new_guests_are_limited_per_network(kind: StoreKind) {
+    let app = spawn_app_with(kind, trusting_local_proxy).await;
+    let network = format!("203.0.113.{}", rand::random::<u8>());
+    let mut statuses = Vec::new();
+    for _ in 0..31 {
+        let (_, drop_ins) = new_pack(&app, &[]).await;
+        let guest = Shopper::from_address(&app, &network);
+        let page = guest.get(&local(&drop_ins["edit"])).await;
+        let (_, design) = load_design(&guest, &page).await;
+        let save_url = design["saveUrl"].as_str().unwrap();
+        statuses.push(save(&guest, &page, save_url, &named("Someone")).await);
+    }
+    assert!(statuses[..30].iter().all(|s| *s == 200), "{statuses:?}");
+    assert_eq!(statuses[30], 429);
+    // Another network is not held up.
+    let (_, drop_ins) = new_pack(&app, &[]).await;
+    let elsewhere = Shopper::from_address(&app, &format!("198.51.100.{}", rand::random::<u8>()));
+    guest_saves(&app, &elsewhere, &local(&drop_ins["edit"]), "Fine").await;
+}
