@@ -176,6 +176,26 @@ export interface Engine {
   explainWarnings(product: string, pack: Pack, extra: Warning[]): ExplainedWarning[];
   /** A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb` it is drawn with. */
   displayColour(colour: Colour): string;
+  /**
+   * A QR code (error correction M) of a link or of contact details (a vCard 3.0): its
+   * modules row by row (1 dark), quiet zone excluded, and the text encoded. Refuses
+   * (`invalid_request`), naming the field, a link that is not http(s), more than 2,000
+   * characters of link or 200 of a contact field, control characters, or more than one
+   * code holds.
+   */
+  qrCode(
+    content:
+      | { kind: "link"; url: string }
+      | {
+          kind: "contact";
+          name: string;
+          jobTitle?: string;
+          organisation?: string;
+          phone?: string;
+          email?: string;
+          website?: string;
+        },
+  ): { size: number; modules: Uint8Array | number[]; payload: string };
   free(): void;
 }
 

@@ -20,6 +20,7 @@ pub mod layout;
 pub mod model;
 pub mod package;
 pub mod press;
+pub mod qr;
 pub mod raster;
 pub mod render;
 pub mod text;

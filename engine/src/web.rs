@@ -12,6 +12,7 @@
 //!   bold: false, italic: false, size: 3.5278, wrappingWidth: null, leading: null });
 //! const warnings = engine.packWarnings("businesscard", pack); // [{element, code, message}]
 //! const planned = engine.imagesToFetch(request, pack.imageBasket); // renditions to fetch
+//! const { size, modules } = engine.qrCode({ kind: "link", url: "https://print.example" });
 //! ```
 //!
 //! Every refusal is thrown as an `Error` named `PresspackError` with the engine's failure
@@ -430,6 +431,18 @@ impl WebEngine {
             self.limits,
         ));
         Ok((pack, product, warnings))
+    }
+
+    /// A QR code of `{kind: "link", url}` or `{kind: "contact", name, jobTitle, organisation,
+    /// phone, email, website}`: `{size, modules, payload}` (modules row by row, 1 dark, quiet
+    /// zone excluded). A refusal (`invalid_request`) names the field and the problem.
+    #[wasm_bindgen(js_name = qrCode)]
+    pub fn qr_code(&self, content: JsValue) -> Result<JsValue, JsValue> {
+        let request: crate::qr::QrRequest =
+            serde_wasm_bindgen::from_value(content).map_err(invalid)?;
+        let content = crate::qr::QrContent::try_from(request).map_err(invalid)?;
+        let matrix = content.encode().map_err(invalid)?;
+        serde_wasm_bindgen::to_value(&matrix).map_err(invalid)
     }
 
     /// A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb`

@@ -103,15 +103,17 @@ test("renderPixels fills the array passed as `into` when it has the render's siz
   });
 });
 
+/** What `call` throws. */
+const thrown = (call) => {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  return assert.fail("nothing was thrown");
+};
+
 test("refusals are thrown as PresspackError with the engine's failure code", () => {
-  const thrown = (call) => {
-    try {
-      call();
-    } catch (error) {
-      return error;
-    }
-    return assert.fail("nothing was thrown");
-  };
   const font = thrown(() => engine.measure({ text: "x", fontFamily: "comic", bold: false,
     italic: false, size: 3, wrappingWidth: null, leading: null }));
   assert.ok(font instanceof Error);
@@ -131,6 +133,18 @@ test("displayColour converts CMYK as the engine draws it", () => {
   assert.equal(engine.displayColour({ type: "cmyk", c: 0, m: 100, y: 100, k: 0 }), "#ff0000");
   assert.equal(engine.displayColour({ type: "CMYK", c: 0, m: 0, y: 0, k: 50 }), "#808080");
   assert.throws(() => engine.displayColour({ type: "CMYK", c: 0, m: 0, y: 0, k: 101 }), /colour\.k/);
+});
+
+test("qrCode encodes a link or a vCard and refuses, naming the field, what a card cannot carry", () => {
+  const link = engine.qrCode({ kind: "link", url: "https://print.example/ann" });
+  assert.equal(link.size, 25);
+  assert.equal(link.modules.length, 25 * 25);
+  assert.equal(link.payload, "https://print.example/ann");
+  const card = engine.qrCode({ kind: "contact", name: "Ann Example", phone: "+44 20 7946 0018" });
+  assert.match(card.payload, /^BEGIN:VCARD\r\nVERSION:3\.0\r\n.*TEL:\+44 20 7946 0018\r\nEND:VCARD$/s);
+  assert.match(thrown(() => engine.qrCode({ kind: "link", url: `https://${"a".repeat(10000)}` })).message, /^link: at most 2000/);
+  assert.match(thrown(() => engine.qrCode({ kind: "contact", name: "Ann\u0007" })).message, /^name: character 4 is a control character/);
+  assert.equal(thrown(() => engine.qrCode({ kind: "link", url: "javascript:alert(1)" })).code, "invalid_request");
 });
 
 test("report gives text overflow and fallback fonts; packWarnings the pack warnings", () => {

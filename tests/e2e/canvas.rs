@@ -966,6 +966,153 @@ async fn a_palette_swatch_is_saved_and_printed_as_its_inks() {
     );
 }
 
+/// Issue 58: a QR code of the customer's contact details, placed in a picture slot from the
+/// card's editor, reads back (ZBar, an independent decoder) from the server's render of the
+/// side at print resolution (300 dpi), as the vCard the details make. What a card's code
+/// cannot carry (10,000 characters, a control character) is refused, naming the field.
+#[tokio::test]
+async fn a_qr_code_of_contact_details_reads_back_from_the_print() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let pack = json!({"sides": [{"type": "details", "sideNum": 1,
+        "templateCode": "businesscard_left_image_landscape",
+        "data": [{"type": "textData", "linkId": "back_line_1", "text": "Ann Example"}]}],
+        "imageBasket": {"items": []}});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let (browser, _driver) = browser().await;
+    // As a guest: the link opens the editor at once.
+    browser
+        .goto(created["dropIns"]["edit"].as_str().unwrap())
+        .await
+        .unwrap();
+    wait_for_renders(&browser, 1).await;
+    open_slot(&browser, "variable_image_back").await;
+    let id = |what: &str| format!("#inplace-variable_image_back-qr-{what}");
+    click_now(&browser, ".designer-inplace details.designer-qr summary").await;
+    let status = || crate::browser::element_text(&browser, ".designer-inplace .designer-qr-status");
+    let place = || click_now(&browser, ".designer-inplace .designer-qr button");
+    let placed = || {
+        designer_value(
+            &browser,
+            "d.datum(d.outline.items.find(i => i.linkId === 'variable_image_back')).resourceUri ?? null",
+        )
+    };
+
+    // Refused, naming the field: a link of 10,000 characters, a control character.
+    browser
+        .execute(
+            &format!(
+                "document.querySelector('{}').value = 'https://' + 'a'.repeat(10000);",
+                id("url")
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    place().await;
+    assert!(
+        status().await.starts_with("link: at most 2000 characters"),
+        "{}",
+        status().await
+    );
+    browser
+        .find(Locator::Css(&id("kind")))
+        .await
+        .unwrap()
+        .select_by_value("contact")
+        .await
+        .unwrap();
+    browser
+        .execute(
+            &format!(
+                "document.querySelector('{}').value = 'Ann\\u0007';",
+                id("name")
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    place().await;
+    assert!(
+        status()
+            .await
+            .starts_with("name: character 4 is a control character"),
+        "{}",
+        status().await
+    );
+    assert_eq!(placed().await, Value::Null);
+    // So much that its squares would print too small for a phone in this slot.
+    fill(&browser, &id("name"), "Ann Example").await;
+    browser
+        .execute(
+            &format!(
+                "document.querySelector('{}').value = 'Print & Co '.repeat(18);",
+                id("organisation")
+            ),
+            vec![],
+        )
+        .await
+        .unwrap();
+    place().await;
+    assert!(
+        status().await.contains("too small for phones to read"),
+        "{}",
+        status().await
+    );
+    assert_eq!(placed().await, Value::Null);
+    fill(&browser, &id("organisation"), "").await;
+
+    // The details, placed.
+    fill(&browser, &id("name"), "Ann Example").await;
+    fill(&browser, &id("phone"), "+44 20 7946 0018").await;
+    fill(&browser, &id("email"), "ann@example.com").await;
+    let renders = designer_value(&browser, "Number(d.root.dataset.renders)").await;
+    place().await;
+    for _ in 0..200 {
+        if placed().await != Value::Null {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_ne!(placed().await, Value::Null, "{}", status().await);
+    wait_for_renders(&browser, renders.as_u64().unwrap() + 1).await;
+    screenshot(&browser, "canvas-qr-code").await;
+
+    // The server's render at print resolution: 85 mm of card at 300 dpi.
+    let shown = browser
+        .execute(
+            "const d = window.presspackDesigner;
+             return {side: JSON.stringify(d.side), basket: JSON.stringify(d.pack.imageBasket)};",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let render = app
+        .post(&[
+            ("method", "svc.pack.renderSide"),
+            ("side", shown["side"].as_str().unwrap()),
+            ("imageBasket", shown["basket"].as_str().unwrap()),
+            ("boxType", "cut"),
+            ("maxSide", "1004"),
+        ])
+        .await;
+    assert_eq!(render.content_type, "image/png", "{}", render.body);
+    let file = tempfile::Builder::new().suffix(".png").tempfile().unwrap();
+    std::fs::write(file.path(), &render.bytes).unwrap();
+    let read = std::process::Command::new("zbarimg")
+        .args(["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable"])
+        .arg(file.path())
+        .output()
+        .expect("zbarimg (tests/run installs zbar-tools)");
+    assert!(read.status.success(), "ZBar found no code: {read:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&read.stdout).trim_end_matches('\n'),
+        "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Ann Example;;;;\r\nFN:Ann Example\r\n\
+         TEL:+44 20 7946 0018\r\nEMAIL:ann@example.com\r\nEND:VCARD"
+    );
+}
+
 /// Clicks what `css` finds (an in-page control: no page load follows).
 async fn click_now(browser: &Client, css: &str) {
     browser

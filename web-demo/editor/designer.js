@@ -301,6 +301,12 @@ export class Designer {
   async upload(item, input, progress) {
     const file = input.files?.[0];
     if (!file) return;
+    await this.uploadFile(item, file, progress);
+    input.value = "";
+  }
+
+  /** Uploads `file` (a File) and places it in `item`'s slot. */
+  async uploadFile(item, file, progress) {
     this.announce(`Uploading ${file.name}…`);
     progress.hidden = false;
     progress.value = 0;
@@ -314,7 +320,6 @@ export class Designer {
     } catch (error) {
       this.announce(`Could not upload ${file.name}: ${error.message}`);
     } finally {
-      input.value = "";
       progress.hidden = true;
     }
   }

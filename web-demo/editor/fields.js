@@ -245,6 +245,7 @@ export function imageControls(d, item, prefix) {
     h("label", { for: id("upload") }, datum.resourceUri ? "Replace with a picture from your device" : "Upload a picture"),
     file,
     progress,
+    qrControls(d, item, id, progress),
     h("label", { for: id("zoom") }, "Zoom"),
     zoom,
     h(
@@ -254,6 +255,105 @@ export function imageControls(d, item, prefix) {
       h("button", { type: "button", class: "secondary", disabled: !placed, onclick: () => d.stage.select(item.linkId, true) }, "Move with the keyboard"),
     ),
   ];
+}
+
+/** The QR code's fields: what it carries, by kind. */
+const QR_FIELDS = {
+  link: [["url", "Web address", "url"]],
+  contact: [
+    ["name", "Name", "text"],
+    ["jobTitle", "Job title", "text"],
+    ["organisation", "Organisation", "text"],
+    ["phone", "Phone", "tel"],
+    ["email", "Email", "email"],
+    ["website", "Website", "url"],
+  ],
+};
+
+/** The narrowest a QR code's module (square) may print: phones read smaller ones poorly. */
+export const MIN_QR_MODULE_MM = 0.4;
+/** The resolution a QR code's picture is drawn for. */
+const QR_DPI = 600;
+
+/** A QR code for a picture slot: a link or contact details, encoded by the engine (which
+ * refuses, naming the field, what a card's code cannot carry), drawn with whole pixels per
+ * module at print resolution into a picture of the slot's shape, and placed like an upload. */
+function qrControls(d, item, id, progress) {
+  const kind = h("select", { id: id("qr-kind") }, h("option", { value: "link" }, "A link"), h("option", { value: "contact" }, "Contact details"));
+  const groups = Object.fromEntries(
+    Object.entries(QR_FIELDS).map(([k, fields]) => [
+      k,
+      h(
+        "div",
+        { class: "designer-qr-fields", hidden: k !== "link" },
+        ...fields.flatMap(([name, label, type]) => [h("label", { for: id(`qr-${name}`) }, label), h("input", { id: id(`qr-${name}`), type, maxlength: "2000" })]),
+      ),
+    ]),
+  );
+  kind.onchange = () => Object.entries(groups).forEach(([k, group]) => (group.hidden = k !== kind.value));
+  const status = h("p", { class: "designer-qr-status", role: "status" });
+  const place = async () => {
+    const content = { kind: kind.value };
+    for (const [name] of QR_FIELDS[kind.value]) content[name] = document.getElementById(id(`qr-${name}`)).value;
+    try {
+      const picture = qrPicture(d.engine.qrCode(content), item.area, within(item.area, d.outline.safe));
+      if (picture.moduleMm < MIN_QR_MODULE_MM) {
+        status.textContent = `Its squares would print ${picture.moduleMm.toFixed(2)} mm wide, too small for phones to read (${MIN_QR_MODULE_MM} mm at least): use less text, or a layout with a larger picture.`;
+        return;
+      }
+      const blob = await new Promise((done) => picture.canvas.toBlob(done, "image/png"));
+      status.textContent = "";
+      await d.uploadFile(item, new File([blob], "qr-code.png", { type: "image/png" }), progress);
+    } catch (error) {
+      status.textContent = error.message;
+    }
+  };
+  return h(
+    "details",
+    { class: "designer-qr" },
+    h("summary", {}, "QR code"),
+    h("label", { for: id("qr-kind") }, "The code carries"),
+    kind,
+    groups.link,
+    groups.contact,
+    h("button", { type: "button", class: "secondary", onclick: place }, "Place the QR code"),
+    status,
+  );
+}
+
+/** The part of `area` inside `safe` (both mm; `area` itself if they do not meet). */
+function within(area, safe) {
+  const left = Math.max(area.left, safe.left);
+  const top = Math.max(area.top, safe.top);
+  const width = Math.min(area.left + area.width, safe.left + safe.width) - left;
+  const height = Math.min(area.top + area.height, safe.top + safe.height) - top;
+  return width > 0 && height > 0 ? { left, top, width, height } : area;
+}
+
+/** A QR code `{size, modules}` drawn for a slot of `area` (mm): a white picture of the slot's
+ * shape at QR_DPI, the code with its quiet zone centred in `inner` (the slot's part inside
+ * the safe area, so no trim cuts into it), each module whole pixels.
+ * `{canvas, moduleMm}`: the picture, and how wide a module prints. */
+function qrPicture({ size, modules }, area, inner) {
+  const quiet = 4;
+  const across = size + 2 * quiet;
+  const pixels = (mm) => Math.round((mm / 25.4) * QR_DPI);
+  const [width, height] = [pixels(area.width), pixels(area.height)];
+  const room = Math.min(pixels(inner.width), pixels(inner.height));
+  const module = Math.max(1, Math.floor(room / across));
+  const canvas = document.createElement("canvas");
+  [canvas.width, canvas.height] = [width, height];
+  const context = canvas.getContext("2d");
+  context.fillStyle = "#fff";
+  context.fillRect(0, 0, width, height);
+  context.fillStyle = "#000";
+  const centre = (start, length) => pixels(start) + Math.floor((pixels(length) - module * across) / 2) + quiet * module;
+  const left = centre(inner.left - area.left, inner.width);
+  const top = centre(inner.top - area.top, inner.height);
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) if (modules[y * size + x]) context.fillRect(left + x * module, top + y * module, module, module);
+  }
+  return { canvas, moduleMm: (module / QR_DPI) * 25.4 };
 }
 
 /** A filled box's colour (a background). */
