@@ -103,6 +103,8 @@ export interface Area {
 /** A template as an editor sees it. */
 export interface TemplateOutline {
   code: string;
+  /** What a customer calls the layout: its `<Label>`, else its code in words. */
+  label: string;
   /** The print area in millimetres. */
   width: number;
   height: number;
@@ -111,6 +113,8 @@ export interface TemplateOutline {
   safe: Area;
   items: {
     linkId: string;
+    /** What a customer calls the slot: its `<Label>` ("Your name"), else "Photo", "Line 2"... */
+    label: string;
     kind: "Box" | "Image" | "Text" | "MultiLineText" | "FixedImage";
     /** The clipping box, upright. */
     area: Area;
@@ -195,7 +199,7 @@ export interface Engine {
           email?: string;
           website?: string;
         },
-  ): { size: number; modules: Uint8Array | number[]; payload: string };
+  ): { size: number; modules: Uint8Array; payload: string };
   free(): void;
 }
 

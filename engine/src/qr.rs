@@ -6,7 +6,6 @@
 use std::fmt;
 
 use qrcodegen::{QrCode, QrCodeEcc};
-use serde::{Deserialize, Serialize};
 
 /// Longest link, in characters.
 pub const MAX_LINK: usize = 2000;
@@ -31,11 +30,9 @@ pub enum QrContent {
     },
 }
 
-/// A QR code request as JavaScript sends it: `kind` (`link` or `contact`) and the fields
-/// of that kind. (Flat, rather than an internally tagged enum, whose deserialiser would
-/// weigh on the browser build.)
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
+/// A QR code request as a caller sends it: `kind` (`link` or `contact`) and the fields of
+/// that kind, missing ones empty.
+#[derive(Debug, Default)]
 pub struct QrRequest {
     pub kind: String,
     pub url: String,
@@ -67,7 +64,7 @@ impl TryFrom<QrRequest> for QrContent {
 }
 
 /// A QR code's modules, row by row, `size` × `size` (1 dark, 0 light), quiet zone excluded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QrMatrix {
     pub size: u32,
     pub modules: Vec<u8>,

@@ -29,8 +29,8 @@ use crate::images::plan_images;
 use crate::layout::LayoutReport;
 use crate::model::{
     Alignment, Catalogue, Colour, Explained, FromJson, ImageBasket, ItemKind, Pack,
-    PreflightLimits, Product, Side, Template, Warning, explain, pack_warnings, slot_label,
-    template_warnings,
+    PreflightLimits, Product, Side, Template, Warning, explain, layout_label, pack_warnings,
+    slot_label, template_warnings,
 };
 use crate::raster::ViewArea;
 use crate::render::{BoxType, Engine, EngineError, ImageInput, MeasureRequest, RenderRequest};
@@ -93,6 +93,8 @@ fn image_inputs(images: &[Image]) -> HashMap<String, ImageInput<'_>> {
 #[serde(rename_all = "camelCase")]
 struct TemplateOutline<'t> {
     code: &'t str,
+    /// What the customer calls the layout ([`layout_label`]).
+    label: String,
     width: f64,
     height: f64,
     bleed: Area,
@@ -190,6 +192,7 @@ impl<'t> TemplateOutline<'t> {
             .collect();
         TemplateOutline {
             code: &template.code,
+            label: layout_label(template),
             width: template.print_area.width,
             height: template.print_area.height,
             bleed: Area::of(BoxType::Bleed.area(template)),
@@ -438,11 +441,35 @@ impl WebEngine {
     /// zone excluded). A refusal (`invalid_request`) names the field and the problem.
     #[wasm_bindgen(js_name = qrCode)]
     pub fn qr_code(&self, content: JsValue) -> Result<JsValue, JsValue> {
-        let request: crate::qr::QrRequest =
-            serde_wasm_bindgen::from_value(content).map_err(invalid)?;
+        // Read and answered field by field: serde's derives would weigh on this build.
+        let field = |name: &str| {
+            js_sys::Reflect::get(&content, &name.into())
+                .ok()
+                .and_then(|value| value.as_string())
+                .unwrap_or_default()
+        };
+        let request = crate::qr::QrRequest {
+            kind: field("kind"),
+            url: field("url"),
+            name: field("name"),
+            job_title: field("jobTitle"),
+            organisation: field("organisation"),
+            phone: field("phone"),
+            email: field("email"),
+            website: field("website"),
+        };
         let content = crate::qr::QrContent::try_from(request).map_err(invalid)?;
         let matrix = content.encode().map_err(invalid)?;
-        serde_wasm_bindgen::to_value(&matrix).map_err(invalid)
+        let answer = js_sys::Object::new();
+        for (name, value) in [
+            ("size", JsValue::from(matrix.size)),
+            ("modules", js_sys::Uint8Array::from(&matrix.modules[..]).into()),
+            ("payload", JsValue::from(matrix.payload)),
+        ] {
+            // Setting a property of a fresh object cannot fail.
+            let _ = js_sys::Reflect::set(&answer, &name.into(), &value);
+        }
+        Ok(answer.into())
     }
 
     /// A colour (`{type: "RGB", r, g, b}` or `{type: "CMYK", c, m, y, k}`) as the `#rrggbb`

@@ -546,7 +546,7 @@ async fn the_standalone_demo_previews_a_sample_pack() {
         .await
         .unwrap();
     assert!(
-        warnings.contains("The text in “Line 2” on the front does not fit its space"),
+        warnings.contains("The text in “Job title” on the front does not fit its space"),
         "{warnings}"
     );
 
@@ -745,7 +745,7 @@ async fn shrink_to_fit_is_offered_for_an_overflow_and_keeps_the_text_readable() 
     let told: f64 = shrunk["status"]
         .as_str()
         .unwrap()
-        .strip_prefix("Line 2 is now ")
+        .strip_prefix("Job title is now ")
         .and_then(|rest| rest.strip_suffix(" pt and fits."))
         .and_then(|size| size.parse().ok())
         .unwrap_or_else(|| panic!("{shrunk}"));

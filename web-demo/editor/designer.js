@@ -19,12 +19,6 @@ const THUMBNAIL_PAUSE_MS = 400;
 const sideLabel = (side) =>
   `${side.type === "details" ? "Back" : "Front"}${side.sideNum > 1 ? ` ${side.sideNum}` : ""}`;
 
-/** A layout's code in words, without the product: `businesscard_full_text_portrait` -> "Full text portrait". */
-const layoutLabel = (code) => {
-  const words = code.replace(/^[a-z]+_/, "").replace(/_/g, " ");
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};
-
 export class Designer {
   constructor(root, design, engine, families, familyAliases = {}) {
     this.root = root;
@@ -218,7 +212,7 @@ export class Designer {
     this.buildLayouts();
     this.render();
     this.refreshThumbnails(true);
-    this.announce(`Layout: ${layoutLabel(code)}`);
+    this.announce(`Layout: ${this.outlineOf(code).label}`);
   }
 
   buildLayouts() {
@@ -236,7 +230,7 @@ export class Designer {
             onclick: () => this.changeTemplate(code),
           },
           h("canvas", { class: "thumb", "aria-hidden": "true" }),
-          h("span", {}, layoutLabel(code)),
+          h("span", {}, this.outlineOf(code).label),
         ),
       ),
     );

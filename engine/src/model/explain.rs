@@ -301,8 +301,8 @@ fn side_name(
     }
 }
 
-/// What a customer calls slot `link_id` of `template`, from the slot's kind and place (a
-/// template says nothing more): a picture slot is "Photo", a box as large as the card
+/// What a customer calls slot `link_id` of `template`: its `<Label>` if the template gives
+/// one, else a name from the slot's kind and place: a picture slot is "Photo", a box as large as the card
 /// "Background", another box "Shape", a fixed picture "Fixed picture", each numbered from the
 /// top left when the layout has several; a text is "Line N", N the number its id ends with,
 /// else its place from the top. The API keeps the ids. Without the template (or the slot in
@@ -311,6 +311,9 @@ pub fn slot_label(template: Option<&Template>, link_id: &str) -> String {
     let Some((template, item)) = template.and_then(|t| Some((t, t.item(link_id)?))) else {
         return id_in_words(link_id);
     };
+    if let Some(label) = &item.label {
+        return label.clone();
+    }
     let word = kind_word(template, item);
     if word == "Line"
         && let Some(number) = link_id
@@ -368,6 +371,20 @@ fn kind_word(template: &Template, item: &TemplateItem) -> &'static str {
 }
 
 /// `back_line_1` -> "Line 1": the id without its side, in words.
+/// What a customer calls a layout: its `<Label>`, else its code in words without the
+/// product (`businesscard_full_text_landscape` -> "Full text landscape").
+pub fn layout_label(template: &Template) -> String {
+    match &template.label {
+        Some(label) => label.clone(),
+        None => id_in_words(
+            template
+                .code
+                .split_once('_')
+                .map_or(template.code.as_str(), |(_, rest)| rest),
+        ),
+    }
+}
+
 fn id_in_words(link_id: &str) -> String {
     let bare = link_id
         .strip_prefix("back_")
@@ -456,14 +473,55 @@ mod tests {
         let label = |id| slot_label(Some(&columns), id);
         assert_eq!(label("back_line_7"), "Line 7");
         assert_eq!(label("variable_image_back"), "Photo");
-        let sticker = template("sticker_image");
+        let mut sticker = template("sticker_image");
+        assert_eq!(
+            slot_label(Some(&sticker), "rounded_corners"),
+            "Rounded corners"
+        );
+        // A template's <Label> names a slot; without one, its kind and place do.
+        sticker.items.iter_mut().for_each(|item| item.label = None);
         assert_eq!(
             slot_label(Some(&sticker), "rounded_corners"),
             "Fixed picture"
         );
+        let text = template("businesscard_full_text_landscape");
+        let label = |id| slot_label(Some(&text), id);
+        assert_eq!(
+            [
+                label("back_line_1"),
+                label("back_line_2"),
+                label("back_line_4")
+            ],
+            ["Your name", "Job title", "Line 4"]
+        );
         // Without the template, or a slot it lacks: the id in words.
         assert_eq!(slot_label(None, "back_line_3"), "Line 3");
         assert_eq!(slot_label(Some(&card), "back_line_3"), "Line 3");
+    }
+
+    #[test]
+    fn layouts_are_named_by_their_label_else_by_their_code() {
+        let mut columns = template("businesscard_top_image_dual_column_text_landscape");
+        assert_eq!(layout_label(&columns), "Photo above, text in two columns");
+        columns.label = None;
+        assert_eq!(
+            layout_label(&columns),
+            "Top image dual column text landscape"
+        );
+        // A label that is not one short line is refused, naming where it is.
+        let xml = std::fs::read_to_string(format!(
+            "{}/../assets/templates/businesscard_full_text_landscape.xml",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let long = xml.replace(
+            "<Label>Your name</Label>",
+            &format!("<Label>{}</Label>", "n".repeat(61)),
+        );
+        let refused = crate::model::Template::parse(&long)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("Items/Text[1]/Label"), "{refused}");
     }
 
     #[test]

@@ -21,7 +21,9 @@ pub use catalogue::{BoxSize, Catalogue, PhysicalSpecOptions, Product, ProductBox
 pub use colour::Colour;
 pub use echo::with_text_styles;
 pub use error::ModelError;
-pub use explain::{Explained, Fix, SideRef, explain, missing_characters_message, slot_label};
+pub use explain::{
+    Explained, Fix, SideRef, explain, layout_label, missing_characters_message, slot_label,
+};
 pub use json::{FromJson, parse};
 pub use pack::{
     Alignment, BoundingBox, BoxDatum, Card, CardSide, Datum, Extra, FixedImageDatum, Font,

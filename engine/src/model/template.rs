@@ -27,6 +27,9 @@ pub const ROUNDED_CORNER_MASK_URI: &str = "mask:rounded-corners";
 pub struct Template {
     pub code: String,
     pub version: u32,
+    /// The layout's name for people (`<Label>`, a Presspack addition to the format: MOO's
+    /// templates have none, and [`super::layout_label`] names them from their code).
+    pub label: Option<String>,
     /// Width and height of the print area in millimetres (the bleed box's extent).
     pub print_area: Size,
     pub bleed_box: BoundingBox,
@@ -57,6 +60,8 @@ pub enum FontSubstitution {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TemplateItem {
     pub link_id: String,
+    /// The slot's name for people (`<Label>`, as the template's), such as "Your name".
+    pub label: Option<String>,
     pub clipping_box: BoundingBox,
     pub z_index: i32,
     pub kind: ItemKind,
@@ -234,6 +239,8 @@ mod raw {
         pub xmlns: Option<String>,
         pub code: String,
         pub version: u32,
+        #[serde(default)]
+        pub label: Option<String>,
         pub settings: Settings,
         pub items: Items,
     }
@@ -321,6 +328,8 @@ mod raw {
     #[serde(rename_all = "PascalCase", deny_unknown_fields)]
     pub struct BoxItem {
         pub link_id: String,
+        #[serde(default)]
+        pub label: Option<String>,
         pub clipping_box: BoundingBox,
         pub layout: Layout,
         pub colour: Colour,
@@ -331,6 +340,8 @@ mod raw {
     #[serde(rename_all = "PascalCase", deny_unknown_fields)]
     pub struct ImageItem {
         pub link_id: String,
+        #[serde(default)]
+        pub label: Option<String>,
         pub clipping_box: BoundingBox,
         pub layout: Layout,
         #[serde(default)]
@@ -341,6 +352,8 @@ mod raw {
     #[serde(rename_all = "PascalCase", deny_unknown_fields)]
     pub struct FixedImageItem {
         pub link_id: String,
+        #[serde(default)]
+        pub label: Option<String>,
         pub clipping_box: BoundingBox,
         pub layout: Layout,
         #[serde(default)]
@@ -376,6 +389,8 @@ mod raw {
     #[serde(rename_all = "PascalCase", deny_unknown_fields)]
     pub struct TextItem {
         pub link_id: String,
+        #[serde(default)]
+        pub label: Option<String>,
         pub clipping_box: BoundingBox,
         pub layout: Layout,
         pub font: Font,
@@ -500,6 +515,7 @@ impl raw::Template {
         // A stable sort keeps document order among items with the same zIndex.
         items.sort_by_key(|item| item.z_index);
         Ok(Template {
+            label: checked_label(self.label.as_deref(), "Label")?,
             code: self.code,
             version: self.version,
             print_area,
@@ -513,16 +529,47 @@ impl raw::Template {
     }
 }
 
+/// Longest `<Label>`, in characters.
+pub const MAX_LABEL: usize = 60;
+
+/// A `<Label>`: one line of 1 to [`MAX_LABEL`] characters, trimmed.
+fn checked_label(label: Option<&str>, path: &str) -> Result<Option<String>, TemplateError> {
+    let Some(label) = label.map(str::trim) else {
+        return Ok(None);
+    };
+    if label.is_empty() || label.chars().count() > MAX_LABEL || label.chars().any(char::is_control)
+    {
+        return Err(error(
+            path,
+            format!("must be one line of 1 to {MAX_LABEL} characters"),
+        ));
+    }
+    Ok(Some(label.to_owned()))
+}
+
 impl raw::Item {
     fn into_item(self, index: usize) -> Result<TemplateItem, TemplateError> {
-        let (name, link_id, clipping_box, layout) = match &self {
-            raw::Item::Box(i) => ("Box", &i.link_id, i.clipping_box, &i.layout),
-            raw::Item::Image(i) => ("Image", &i.link_id, i.clipping_box, &i.layout),
-            raw::Item::Text(i) => ("Text", &i.link_id, i.clipping_box, &i.layout),
-            raw::Item::MultiLineText(i) => ("MultiLineText", &i.link_id, i.clipping_box, &i.layout),
-            raw::Item::FixedImage(i) => ("FixedImage", &i.link_id, i.clipping_box, &i.layout),
+        let (name, link_id, label, clipping_box, layout) = match &self {
+            raw::Item::Box(i) => ("Box", &i.link_id, &i.label, i.clipping_box, &i.layout),
+            raw::Item::Image(i) => ("Image", &i.link_id, &i.label, i.clipping_box, &i.layout),
+            raw::Item::Text(i) => ("Text", &i.link_id, &i.label, i.clipping_box, &i.layout),
+            raw::Item::MultiLineText(i) => (
+                "MultiLineText",
+                &i.link_id,
+                &i.label,
+                i.clipping_box,
+                &i.layout,
+            ),
+            raw::Item::FixedImage(i) => (
+                "FixedImage",
+                &i.link_id,
+                &i.label,
+                i.clipping_box,
+                &i.layout,
+            ),
         };
         let path = format!("Items/{name}[{index}]");
+        let label = checked_label(label.as_deref(), &format!("{path}/Label"))?;
         if link_id.is_empty() || link_id.len() > 128 {
             return Err(error(
                 format!("{path}/LinkId"),
@@ -550,6 +597,7 @@ impl raw::Item {
         };
         Ok(TemplateItem {
             link_id,
+            label,
             clipping_box,
             z_index,
             kind,

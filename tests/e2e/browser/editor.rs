@@ -318,7 +318,7 @@ async fn editor_journey(device: Device) {
         notes
             .as_str()
             .unwrap()
-            .contains("The text in “Line 2” on the back does not fit its space."),
+            .contains("The text in “Job title” on the back does not fit its space."),
         "{notes}"
     );
     screenshot(&browser, &format!("editor-{size}-4-overflow")).await;

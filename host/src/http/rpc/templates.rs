@@ -1,4 +1,6 @@
-//! `svc.template.getTemplate`: a template's XML as stored.
+//! `svc.template.getTemplate`: a template's XML as stored, in MOO's format: Presspack's
+//! `<Label>` elements (names for people, which the editor shows) left out, so that a MOO
+//! client's reader meets only the elements it knows.
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::services::Services;
@@ -18,6 +20,34 @@ pub async fn get_template(services: &Services, call: &Call<'_>) -> Result<Reply,
     })?;
     Ok(Reply::document(
         "application/xml",
-        entry.xml.clone().into_bytes(),
+        without_labels(&entry.xml).into_bytes(),
     ))
+}
+
+/// `xml` without its `<Label>` elements (each with the white space before it).
+fn without_labels(xml: &str) -> String {
+    let mut rest = xml;
+    let mut kept = String::with_capacity(xml.len());
+    while let Some(start) = rest.find("<Label>") {
+        let Some(end) = rest[start..].find("</Label>") else {
+            break;
+        };
+        kept.push_str(rest[..start].trim_end_matches([' ', '\t', '\n', '\r']));
+        rest = &rest[start + end + "</Label>".len()..];
+    }
+    kept.push_str(rest);
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn labels_are_left_out_and_nothing_else() {
+        let xml = "<Template>\n  <Code>c</Code>\n  <Label>Text only</Label>\n  <Items>\n    <Text>\n      <LinkId>a</LinkId>\n      <Label>Your name</Label>\n    </Text>\n  </Items>\n</Template>";
+        assert_eq!(
+            super::without_labels(xml),
+            "<Template>\n  <Code>c</Code>\n  <Items>\n    <Text>\n      <LinkId>a</LinkId>\n    </Text>\n  </Items>\n</Template>"
+        );
+        assert_eq!(super::without_labels("<A><Label>open"), "<A><Label>open");
+    }
 }
