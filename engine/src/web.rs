@@ -463,7 +463,10 @@ impl WebEngine {
         let answer = js_sys::Object::new();
         for (name, value) in [
             ("size", JsValue::from(matrix.size)),
-            ("modules", js_sys::Uint8Array::from(&matrix.modules[..]).into()),
+            (
+                "modules",
+                js_sys::Uint8Array::from(&matrix.modules[..]).into(),
+            ),
             ("payload", JsValue::from(matrix.payload)),
         ] {
             // Setting a property of a fresh object cannot fail.

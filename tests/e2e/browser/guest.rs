@@ -52,6 +52,7 @@ async fn guest_journey(kind: StoreKind, (browser, _driver): (Client, Driver), si
     let started = Instant::now();
     browser.goto(edit).await.unwrap();
     let state = wait_for_renders(&browser, 1).await;
+    let first_preview = started.elapsed().as_millis();
     assert!(
         !text(&browser)
             .await
@@ -68,7 +69,7 @@ async fn guest_journey(kind: StoreKind, (browser, _driver): (Client, Driver), si
     // The figure: from opening the link to the name on the card (printed, not
     // asserted: tests never depend on timing).
     println!(
-        "guest {name}: opened, designed and named in {} ms",
+        "guest {name}: first preview in {first_preview} ms; opened, designed and named in {} ms",
         started.elapsed().as_millis()
     );
     screenshot(&browser, &format!("guest-{name}-1-designed")).await;
