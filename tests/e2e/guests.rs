@@ -16,6 +16,7 @@ use crate::shop::{Page, Shopper};
 every_store!(
     a_guest_designs_at_once_and_signing_up_keeps_the_design,
     a_guest_s_pack_cannot_move_to_another_guest,
+    a_guest_cannot_reach_a_customer_s_pack,
     a_planted_guest_cookie_stops_working_at_the_first_save,
     a_guest_s_hold_ends_when_it_runs_out,
     new_guests_are_limited_per_network,
@@ -121,6 +122,22 @@ async fn a_guest_designs_at_once_and_signing_up_keeps_the_design(kind: StoreKind
     assert!(held.starts_with("guest:"), "{held}");
     assert!(guest.cookie("pp_guest").is_some());
     app.get_pack(&pack).await.error("pack_owned_by_customer");
+    // A later save keeps it, with the hold extended and the cookie issued afresh.
+    let cookie = guest.cookie("pp_guest").unwrap();
+    let until = |record: Value| record["expiresAt"].as_u64().unwrap();
+    let hold = async || {
+        let stored = app.store.get(GUESTS, &held).await.unwrap().unwrap();
+        until(serde_json::from_slice(&stored.value).unwrap())
+    };
+    let first_until = hold().await;
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(
+        save(&guest, &page, save_url, &named("Grace B. Hopper")).await,
+        200
+    );
+    assert!(hold().await > first_until, "the hold is extended");
+    assert_ne!(guest.cookie("pp_guest").unwrap(), cookie);
+    assert_eq!(owner(&app, &pack).await.as_deref(), Some(held.as_str()));
     // Their thumbnail of it, as a customer's.
     let thumbnail = guest.get(&format!("/packs/{pack}/sides/0?max=100")).await;
     assert_eq!(thumbnail.status, 200);
@@ -155,7 +172,7 @@ async fn a_guest_designs_at_once_and_signing_up_keeps_the_design(kind: StoreKind
     assert_eq!(status, 200);
     assert_eq!(design["saveUrl"], format!("/packs/{pack}/design"));
     assert!(design.get("guest").is_none(), "{design}");
-    assert!(design["pack"].to_string().contains("Grace Hopper"));
+    assert!(design["pack"].to_string().contains("Grace B. Hopper"));
 }
 
 async fn a_guest_s_pack_cannot_move_to_another_guest(kind: StoreKind) {
@@ -191,6 +208,39 @@ async fn a_guest_s_pack_cannot_move_to_another_guest(kind: StoreKind) {
     assert_eq!(owner(&app, &pack).await, held);
     let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
     assert!(stored.record.pack.get().contains("Ada Lovelace"));
+}
+
+async fn a_guest_cannot_reach_a_customer_s_pack(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let design = named("Customer's card").to_string();
+    let (pack, drop_ins) = new_pack(&app, &[("pack", &design)]).await;
+    let edit = local(&drop_ins["edit"]);
+    let customer = Shopper::new(&app);
+    customer
+        .sign_up(&format!("owner.{:x}@example.com", rand::random::<u64>()))
+        .await;
+    customer.open_drop_in(&edit).await;
+    let held = owner(&app, &pack).await.unwrap();
+    assert!(!held.starts_with("guest:"), "{held}");
+    // The link asks a guest to sign in; the design and saving are refused.
+    let guest = Shopper::new(&app);
+    let page = guest.get(&edit).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(!page.body.contains("id=\"designer\""), "{}", page.body);
+    assert!(page.body.contains("action=\"/account/signin\""));
+    let token = edit.split("token=").nth(1).unwrap();
+    let address = format!("/packs/{pack}/design?token={token}");
+    assert_eq!(guest.get(&address).await.status, 403);
+    let their_page = guest.get("/web-demo/").await;
+    assert_eq!(
+        save(&guest, &their_page, &address, &named("Mallory")).await,
+        403
+    );
+    // Nor does a guest have a cart to order from.
+    assert_eq!(guest.get("/cart").await.status, 401);
+    assert_eq!(owner(&app, &pack).await.as_deref(), Some(held.as_str()));
+    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    assert!(stored.record.pack.get().contains("Customer's card"));
 }
 
 async fn a_planted_guest_cookie_stops_working_at_the_first_save(kind: StoreKind) {

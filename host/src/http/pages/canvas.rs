@@ -428,7 +428,9 @@ pub async fn save(
     }
 }
 
-/// Who a save is for: the pack's owner (this customer or guest), or a guest taking it now.
+/// Who a save is for: the customer who owns the pack, or a guest. Every save of a guest's
+/// takes (or keeps) the pack for them: it extends their hold, and issues their session
+/// cookie afresh.
 async fn saving_owner(
     state: &AppState,
     visitor: &mut Visitor,
@@ -436,11 +438,10 @@ async fn saving_owner(
     query: &Fields,
 ) -> Result<String, PageError> {
     let token = query.get("token").map(String::as_str);
-    let stored = editable_pack(state, visitor, pack_id, token).await?;
-    if let Some(owner) = visitor.owner_id()
-        && stored.record.is_owned_by(owner)
-    {
-        return Ok(owner.to_owned());
+    editable_pack(state, visitor, pack_id, token).await?;
+    // (A customer may edit only their own pack: `editable_pack` said so.)
+    if let Some(customer) = &visitor.customer {
+        return Ok(customer.id.clone());
     }
     let guest = visitor.keep_as_guest(state).await?;
     ownership::take(state.store.as_ref(), pack_id, &guest).await?;

@@ -41,13 +41,15 @@ fn without_labels(xml: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn labels_are_left_out_and_nothing_else() {
         let xml = "<Template>\n  <Code>c</Code>\n  <Label>Text only</Label>\n  <Items>\n    <Text>\n      <LinkId>a</LinkId>\n      <Label>Your name</Label>\n    </Text>\n  </Items>\n</Template>";
         assert_eq!(
-            super::without_labels(xml),
+            without_labels(xml),
             "<Template>\n  <Code>c</Code>\n  <Items>\n    <Text>\n      <LinkId>a</LinkId>\n    </Text>\n  </Items>\n</Template>"
         );
-        assert_eq!(super::without_labels("<A><Label>open"), "<A><Label>open");
+        assert_eq!(without_labels("<A><Label>open"), "<A><Label>open");
     }
 }
