@@ -14,7 +14,8 @@ use presspack::http::auth::oauth::parse_authorization;
 use presspack::http::rpc::{BodyEncoding, Params};
 use presspack_engine::ingest::{IngestRequest, ingest};
 use presspack_engine::model::{Catalogue, Pack, Side, Template};
-use presspack_engine::raster::decode_image;
+use presspack_engine::qr::{QrContent, QrRequest};
+use presspack_engine::raster::{decode_image, encode_png};
 use presspack_engine::render::{Engine, MeasureRequest};
 use presspack_engine::text::{FontBook, FontCatalogue, builtin_face_bytes};
 
@@ -81,6 +82,19 @@ pub const TARGETS: &[Target] = &[
             "fonts/texgyre-adventor/texgyreadventor-regular.otf",
             "fonts/noto/NotoSansArabic-Regular.ttf",
         ],
+    },
+    Target {
+        name: "png_rows",
+        run: png_rows,
+        seeds: &[
+            "fuzz/seeds/png-rows-flat.bin",
+            "fuzz/seeds/png-rows-photo.bin",
+        ],
+    },
+    Target {
+        name: "qr_code",
+        run: qr_code,
+        seeds: &["fuzz/seeds/qr-contact.txt"],
     },
 ];
 
@@ -198,6 +212,64 @@ pub fn font_face(data: &[u8]) {
             wrapping_width: Some(20.0),
             leading: None,
         });
+    }
+}
+
+/// The engine's PNG encoder, whose own deflate coder (`FlatDeflate`) takes flat artwork and
+/// fdeflate the rest: any rows (the first byte picks the width, the second the colour type)
+/// encode to a PNG that the `png` crate, an independent decoder, reads back as the same rows.
+pub fn png_rows(data: &[u8]) {
+    let [width, colour, rows @ ..] = data else {
+        return;
+    };
+    let width = u32::from(*width) + 1;
+    let colour = match colour % 3 {
+        0 => png::ColorType::Grayscale,
+        1 => png::ColorType::Rgba,
+        _ => png::ColorType::Rgb,
+    };
+    let row_bytes = width as usize * colour.samples();
+    let height = (rows.len() / row_bytes).min(512);
+    if height == 0 {
+        return;
+    }
+    let rows = &rows[..height * row_bytes];
+    let encoded = encode_png(width, height as u32, colour, rows).expect("whole rows encode");
+    let mut reader = png::Decoder::new(std::io::Cursor::new(encoded))
+        .read_info()
+        .expect("the PNG reads");
+    let mut decoded = vec![0; reader.output_buffer_size().expect("a size")];
+    let frame = reader.next_frame(&mut decoded).expect("its rows decode");
+    assert_eq!(&decoded[..frame.buffer_size()], rows, "the rows come back");
+}
+
+/// QR code requests (the editor's), the bytes split at NUL into the link and the contact
+/// fields, as a link when the first byte is even: a refusal is an error value, and a code's
+/// modules fill its square and carry no control character but the vCard's line ends.
+pub fn qr_code(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut fields = text.split('\0').map(str::to_owned);
+    let mut next = || fields.next().unwrap_or_default();
+    let kind = match data.first() {
+        Some(byte) if byte % 2 == 0 => "link",
+        _ => "contact",
+    };
+    let request = QrRequest {
+        kind: kind.to_owned(),
+        url: next(),
+        name: next(),
+        job_title: next(),
+        organisation: next(),
+        phone: next(),
+        email: next(),
+        website: next(),
+    };
+    if let Ok(content) = QrContent::try_from(request)
+        && let Ok(matrix) = content.encode()
+    {
+        assert_eq!(matrix.modules.len(), (matrix.size * matrix.size) as usize);
+        let controls = matrix.payload.chars().filter(|c| c.is_control());
+        assert!(controls.into_iter().all(|c| c == '\r' || c == '\n'));
     }
 }
 
