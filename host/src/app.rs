@@ -345,6 +345,7 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/favicon.svg", get(home::favicon))
         .route("/favicon.ico", get(home::favicon_ico))
         .route("/docs/api.md", get(home::api_reference))
+        .route("/docs/api", get(home::api_reference_page))
         .route(
             "/account/signin",
             get(account::sign_in_page).post(account::sign_in),

@@ -21,6 +21,7 @@ async fn the_root_links_the_canvas_the_reference_and_the_probes() {
     let home = home.text().await.unwrap();
     for link in [
         "href=\"/web-demo/\"",
+        "href=\"/docs/api\"",
         "href=\"/docs/api.md\"",
         "href=\"/healthz\"",
         "href=\"/readyz\"",
@@ -55,6 +56,32 @@ async fn the_root_links_the_canvas_the_reference_and_the_probes() {
             .unwrap()
             .contains("svc.pack.createPack")
     );
+    // ...and as a page of the site, whose links within it each land on a heading.
+    let page = get("/docs/api").await.unwrap();
+    assert_eq!(page.status(), 200);
+    let kind = page.headers()["content-type"].to_str().unwrap().to_owned();
+    assert!(kind.starts_with("text/html"), "{kind}");
+    let page = page.text().await.unwrap();
+    assert!(page.contains("<h3 id=\"svcpackaddtocart\">"), "{page}");
+    assert!(page.contains("<table>"));
+    let quoted = |marker: &str| -> Vec<String> {
+        page.match_indices(marker)
+            .map(|(at, _)| {
+                let rest = &page[at + marker.len()..];
+                rest[..rest.find('"').unwrap()].to_owned()
+            })
+            .collect()
+    };
+    assert!(
+        quoted("href=\"#").len() > 20,
+        "the reference links within itself"
+    );
+    let ids: std::collections::HashSet<String> = quoted(" id=\"").into_iter().collect();
+    let broken: Vec<String> = quoted("href=\"#")
+        .into_iter()
+        .filter(|target| !ids.contains(target))
+        .collect();
+    assert!(broken.is_empty(), "links to no heading: {broken:?}");
 }
 
 async fn probes_answer_and_metrics_count_requests(kind: StoreKind) {
