@@ -291,7 +291,7 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let sweeper = tokio::spawn(crate::domain::images::retention::run_sweeper(
+        let sweeper = tokio::spawn(run_sweeps(
             Arc::clone(&self.state.store),
             Arc::clone(&self.state.blobs),
             stopped.clone(),
@@ -453,4 +453,32 @@ fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
         templates,
         fonts: Arc::new(fonts),
     })
+}
+
+/// The server's sweeps, every [`SWEEP_EVERY`] until `stop` says so: unused images, and the
+/// records of guests whose hold has run out.
+async fn run_sweeps(
+    store: crate::infra::store::SharedStore,
+    blobs: crate::infra::store::SharedBlobs,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    use crate::domain::images::retention::{SWEEP_EVERY, sweep};
+    loop {
+        match sweep(store.as_ref(), &blobs, 10_000).await {
+            Ok(swept) if swept.images > 0 => {
+                tracing::info!(images = swept.images, bytes = swept.bytes, "sweep done");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "sweeping unused images failed; trying later"),
+        }
+        match crate::domain::ownership::sweep_lapsed(store.as_ref(), 10_000).await {
+            Ok(0) => {}
+            Ok(guests) => tracing::info!(guests, "lapsed guests' records deleted"),
+            Err(error) => tracing::warn!(%error, "sweeping lapsed guests failed; trying later"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(SWEEP_EVERY) => {}
+            _ = stop.wait_for(|stop| *stop) => return,
+        }
+    }
 }

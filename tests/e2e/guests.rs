@@ -3,7 +3,7 @@
 //! signing up hands it to the account. The attacks: a second guest, a planted guest cookie,
 //! many guests from one network, a hold that has run out.
 
-use presspack::domain::ownership::GUESTS;
+use presspack::domain::ownership::{self, GUESTS};
 use presspack::domain::packs;
 use serde_json::{Value, json};
 
@@ -293,6 +293,25 @@ async fn a_guest_s_hold_ends_when_it_runs_out(kind: StoreKind) {
             .await
             .unwrap()
     );
+    // The sweep deletes the record once it is due (here: made due now); a record still held
+    // is left.
+    let (_, other) = new_pack(&app, &[]).await;
+    guest_saves(
+        &app,
+        &Shopper::new(&app),
+        &local(&other["edit"]),
+        "Still held",
+    )
+    .await;
+    let store = app.store.as_ref();
+    assert_eq!(
+        ownership::sweep_lapsed(store, 100).await.unwrap(),
+        0,
+        "none due yet"
+    );
+    store.schedule(GUESTS, &guest, 0).await.unwrap();
+    assert_eq!(ownership::sweep_lapsed(store, 100).await.unwrap(), 1);
+    assert!(store.get(GUESTS, &guest).await.unwrap().is_none());
     // Whoever has the link may design it again, with what the guest saved.
     let next = Shopper::new(&app);
     let page = next.get(&edit).await;

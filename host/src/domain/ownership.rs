@@ -7,6 +7,7 @@
 //! guest session (see the pages' `Visitor`). Signing up or in hands every pack the guest holds
 //! to the account ([`hand_over`]). Once a guest's hold has run out, the pack is as before any
 //! visitor took it: its drop-in links open it for whoever has them, with what the guest saved.
+//! The records of guests whose hold has run out are swept ([`sweep_lapsed`]).
 
 use std::time::Duration;
 
@@ -14,8 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{self, PackRecord};
-use crate::infra::clock::unix_seconds;
-use crate::infra::store::{self, Kind, Records, StoreError, random_id};
+use crate::infra::clock::{unix_millis, unix_seconds};
+use crate::infra::store::{self, Kind, Records, Store, StoreError, random_id};
 
 /// Record kind: guests, by guest id (`guest:{hex}`).
 pub const GUESTS: Kind = Kind::new("guest");
@@ -70,7 +71,7 @@ pub fn held_by_another(owner: &str) -> DomainError {
 /// it (a customer, or a guest whose hold has not run out): `pack_owned_by_customer`. The
 /// owner seen is checked again as the pack is written, so of two at once one wins.
 pub async fn take(
-    store: &dyn Records,
+    store: &dyn Store,
     pack_id: &str,
     owner: &str,
 ) -> Result<PackRecord, DomainError> {
@@ -98,15 +99,19 @@ pub async fn take(
     Ok(taken.record)
 }
 
-/// Lists `pack_id` among guest `guest`'s packs and extends their hold by [`GUEST_TTL`].
-async fn extend(store: &dyn Records, guest: &str, pack_id: &str) -> Result<(), DomainError> {
+/// Lists `pack_id` among guest `guest`'s packs and extends their hold by [`GUEST_TTL`]; the
+/// guest's record is due for the sweep when the hold ends.
+async fn extend(store: &dyn Store, guest: &str, pack_id: &str) -> Result<(), DomainError> {
     let fresh = GuestRecord {
         packs: Vec::new(),
         expires_at: 0,
     };
     let value = serde_json::to_vec(&fresh).map_err(|e| StoreError::corrupt(e.to_string()))?;
-    store.insert(GUESTS, guest, &value).await?;
-    store::modify(store, GUESTS, guest, |record: &mut GuestRecord| {
+    // Made if missing, then changed; made again if the sweep took it in between.
+    let mut extended = None;
+    for _ in 0..3 {
+        store.insert(GUESTS, guest, &value).await?;
+        extended = store::modify(store, GUESTS, guest, |record: &mut GuestRecord| {
         if !record.packs.iter().any(|p| p == pack_id) {
             if record.packs.len() >= MAX_GUEST_PACKS {
                 return Err(DomainError::new(
@@ -122,7 +127,42 @@ async fn extend(store: &dyn Records, guest: &str, pack_id: &str) -> Result<(), D
         Ok(())
     })
     .await?;
+        if extended.is_some() {
+            break;
+        }
+    }
+    if extended.is_none() {
+        return Err(StoreError::conflict("a guest's record kept vanishing; try again").into());
+    }
+    let ends = unix_millis().saturating_add(GUEST_TTL.as_millis() as i64);
+    store.schedule(GUESTS, guest, ends).await?;
     Ok(())
+}
+
+/// Deletes up to `limit` guest records whose hold has run out (their packs are free again
+/// already: [`holds`] finds no hold without a record); the number deleted. A record whose
+/// hold was extended since it came due is left.
+pub async fn sweep_lapsed(store: &dyn Store, limit: usize) -> Result<usize, StoreError> {
+    let mut deleted = 0;
+    for guest in store.due(GUESTS, unix_millis(), limit).await? {
+        match store::load::<GuestRecord>(store, GUESTS, &guest).await? {
+            Some((record, revision)) if record.expires_at <= unix_seconds() => {
+                // (A save in between changes the revision: then the record stays, and the
+                // save has put it on the schedule again.)
+                if store.remove(GUESTS, &guest, revision).await? {
+                    deleted += 1;
+                    store.unschedule(GUESTS, &guest).await?;
+                }
+            }
+            Some((record, _)) => {
+                let ends =
+                    i64::try_from(record.expires_at.saturating_mul(1000)).unwrap_or(i64::MAX);
+                store.schedule(GUESTS, &guest, ends).await?;
+            }
+            None => store.unschedule(GUESTS, &guest).await?,
+        }
+    }
+    Ok(deleted)
 }
 
 /// Hands every pack guest `guest` holds to customer `customer_id` (at sign-up or sign-in),

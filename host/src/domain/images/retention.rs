@@ -229,27 +229,6 @@ async fn sweep_one(
     Ok(Some(freed))
 }
 
-/// The server's sweeping task, until `stop` says so.
-pub async fn run_sweeper(
-    store: crate::infra::store::SharedStore,
-    blobs: SharedBlobs,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) {
-    loop {
-        match sweep(store.as_ref(), &blobs, 10_000).await {
-            Ok(swept) if swept.images > 0 => {
-                tracing::info!(images = swept.images, bytes = swept.bytes, "sweep done");
-            }
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "sweeping unused images failed; trying later"),
-        }
-        tokio::select! {
-            () = tokio::time::sleep(SWEEP_EVERY) => {}
-            _ = stop.wait_for(|stop| *stop) => return,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
