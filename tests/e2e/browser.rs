@@ -65,9 +65,6 @@ pub async fn fill(browser: &Client, css: &str, text: &str) {
     input.send_keys(text).await.unwrap();
 }
 
-/// Clicks what `css` finds and waits until the browser has left the page and loaded the next
-/// one (a form post and its redirect may end on the same URL, so the old document going
-/// stale is the sign, not the URL).
 /// Fills in the sign-up form of the page shown (a new address each time) and sends it.
 pub async fn sign_up(browser: &Client) {
     fill(browser, "#signup-name", "Ann Example").await;
@@ -165,8 +162,8 @@ pub async fn check_and_approve_proofs(browser: &Client, sides: usize, name: &str
     assert_eq!(sendable, true);
 }
 
-pub async fn click(browser: &Client, css: &str) {
-    let old_page = browser.find(Locator::Css("html")).await.unwrap();
+/// Clicks what `css` finds, a control within the page (no page load follows).
+pub async fn click_in_page(browser: &Client, css: &str) {
     browser
         .find(Locator::Css(css))
         .await
@@ -174,6 +171,14 @@ pub async fn click(browser: &Client, css: &str) {
         .click()
         .await
         .unwrap();
+}
+
+/// Clicks what `css` finds and waits until the browser has left the page and loaded the next
+/// one (a form post and its redirect may end on the same URL, so the old document going
+/// stale is the sign, not the URL).
+pub async fn click(browser: &Client, css: &str) {
+    let old_page = browser.find(Locator::Css("html")).await.unwrap();
+    click_in_page(browser, css).await;
     for _ in 0..600 {
         if old_page.tag_name().await.is_err() {
             let state = browser

@@ -13,7 +13,7 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::browser::{click, fill, screenshot, sign_up, text};
+use crate::browser::{click, click_in_page, fill, screenshot, sign_up, text};
 use crate::chromium::browser;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -95,6 +95,24 @@ pub async fn preview_pixels(browser: &Client) -> (String, u32, u32) {
 /// The server's renderSide of the side the canvas shows, at the canvas's size: the SHA-256 of
 /// its RGBA pixels and its size.
 async fn server_pixels(app: &TestApp, browser: &Client, max_side: u64) -> (String, u32, u32) {
+    let png = server_render(app, browser, "bleed", max_side).await;
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
+    // An opaque render is RGB: compared as RGBA, as the canvas holds it.
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+    let mut reader = decoder.read_info().unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut rgba).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    (
+        hex::encode(Sha256::digest(&rgba[..info.buffer_size()])),
+        info.width,
+        info.height,
+    )
+}
+
+/// The server's renderSide (PNG) of the side the canvas shows: its `box_type` area at
+/// `max_side` pixels.
+async fn server_render(app: &TestApp, browser: &Client, box_type: &str, max_side: u64) -> Vec<u8> {
     let shown = browser
         .execute(
             "const d = window.presspackDesigner;
@@ -108,23 +126,12 @@ async fn server_pixels(app: &TestApp, browser: &Client, max_side: u64) -> (Strin
             ("method", "svc.pack.renderSide"),
             ("side", shown["side"].as_str().unwrap()),
             ("imageBasket", shown["basket"].as_str().unwrap()),
-            ("boxType", "bleed"),
+            ("boxType", box_type),
             ("maxSide", &max_side.to_string()),
         ])
         .await;
     assert_eq!(response.content_type, "image/png", "{}", response.body);
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(response.bytes));
-    // An opaque render is RGB: compared as RGBA, as the canvas holds it.
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
-    let mut reader = decoder.read_info().unwrap();
-    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut rgba).unwrap();
-    assert_eq!(info.color_type, png::ColorType::Rgba);
-    (
-        hex::encode(Sha256::digest(&rgba[..info.buffer_size()])),
-        info.width,
-        info.height,
-    )
+    response.bytes
 }
 
 /// The side thumbnails once each is drawn: per thumbnail a digest of its pixels and how
@@ -876,7 +883,7 @@ async fn a_palette_swatch_is_saved_and_printed_as_its_inks() {
         "{before}"
     );
     let renders = designer_value(&browser, "Number(d.root.dataset.renders)").await;
-    click_now(
+    click_in_page(
         &browser,
         &format!("{field} .designer-swatch[aria-label='Shop green']"),
     )
@@ -989,9 +996,9 @@ async fn a_qr_code_of_contact_details_reads_back_from_the_print() {
     wait_for_renders(&browser, 1).await;
     open_slot(&browser, "variable_image_back").await;
     let id = |what: &str| format!("#inplace-variable_image_back-qr-{what}");
-    click_now(&browser, ".designer-inplace details.designer-qr summary").await;
+    click_in_page(&browser, ".designer-inplace details.designer-qr summary").await;
     let status = || crate::browser::element_text(&browser, ".designer-inplace .designer-qr-status");
-    let place = || click_now(&browser, ".designer-inplace .designer-qr button");
+    let place = || click_in_page(&browser, ".designer-inplace .designer-qr button");
     let placed = || {
         designer_value(
             &browser,
@@ -1080,26 +1087,9 @@ async fn a_qr_code_of_contact_details_reads_back_from_the_print() {
     screenshot(&browser, "canvas-qr-code").await;
 
     // The server's render at print resolution: 85 mm of card at 300 dpi.
-    let shown = browser
-        .execute(
-            "const d = window.presspackDesigner;
-             return {side: JSON.stringify(d.side), basket: JSON.stringify(d.pack.imageBasket)};",
-            vec![],
-        )
-        .await
-        .unwrap();
-    let render = app
-        .post(&[
-            ("method", "svc.pack.renderSide"),
-            ("side", shown["side"].as_str().unwrap()),
-            ("imageBasket", shown["basket"].as_str().unwrap()),
-            ("boxType", "cut"),
-            ("maxSide", "1004"),
-        ])
-        .await;
-    assert_eq!(render.content_type, "image/png", "{}", render.body);
+    let render = server_render(&app, &browser, "cut", 1004).await;
     let file = tempfile::Builder::new().suffix(".png").tempfile().unwrap();
-    std::fs::write(file.path(), &render.bytes).unwrap();
+    std::fs::write(file.path(), &render).unwrap();
     let read = std::process::Command::new("zbarimg")
         .args(["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable"])
         .arg(file.path())
@@ -1111,17 +1101,6 @@ async fn a_qr_code_of_contact_details_reads_back_from_the_print() {
         "BEGIN:VCARD\r\nVERSION:3.0\r\nN:Ann Example;;;;\r\nFN:Ann Example\r\n\
          TEL:+44 20 7946 0018\r\nEMAIL:ann@example.com\r\nEND:VCARD"
     );
-}
-
-/// Clicks what `css` finds (an in-page control: no page load follows).
-async fn click_now(browser: &Client, css: &str) {
-    browser
-        .find(Locator::Css(css))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
 }
 
 /// Uploads a 1200 x 800 photo from the page into the side's full-bleed image slot and waits
@@ -1155,14 +1134,7 @@ async fn upload_photo(browser: &Client) {
 
 /// Clicks slot `link_id` on the card, as a customer opens its editor.
 pub async fn open_slot(browser: &Client, link_id: &str) {
-    let css = format!(".designer-slot[data-slot='{link_id}']");
-    browser
-        .find(Locator::Css(&css))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_in_page(browser, &format!(".designer-slot[data-slot='{link_id}']")).await;
 }
 
 /// Presses `key` with `modifiers` held, wherever the focus is.

@@ -16,6 +16,7 @@ use crate::shop::{Page, Shopper};
 every_store!(
     a_guest_designs_at_once_and_signing_up_keeps_the_design,
     a_guest_s_pack_cannot_move_to_another_guest,
+    two_guests_saving_at_once_leave_one_holder,
     a_guest_cannot_reach_a_customer_s_pack,
     a_planted_guest_cookie_stops_working_at_the_first_save,
     a_guest_s_hold_ends_when_it_runs_out,
@@ -208,6 +209,39 @@ async fn a_guest_s_pack_cannot_move_to_another_guest(kind: StoreKind) {
     assert_eq!(owner(&app, &pack).await, held);
     let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
     assert!(stored.record.pack.get().contains("Ada Lovelace"));
+}
+
+/// Two browsers with the link saving the pack nobody holds, at once: one holds it, the other
+/// is refused, and the pack holds the winner's design.
+async fn two_guests_saving_at_once_leave_one_holder(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let edit = local(&drop_ins["edit"]);
+    let (first, second) = (Shopper::new(&app), Shopper::new(&app));
+    let (first_page, second_page) = (first.get(&edit).await, second.get(&edit).await);
+    let (_, design) = load_design(&first, &first_page).await;
+    let save_url = design["saveUrl"].as_str().unwrap();
+    let designs = (named("First"), named("Second"));
+    let (a, b) = tokio::join!(
+        save(&first, &first_page, save_url, &designs.0),
+        save(&second, &second_page, save_url, &designs.1),
+    );
+    let mut statuses = [a, b];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 403]);
+    let (winner, loser) = if a == 200 {
+        (&first, "Second")
+    } else {
+        (&second, "First")
+    };
+    assert!(winner.cookie("pp_guest").is_some());
+    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    assert!(
+        !stored.record.pack.get().contains(loser),
+        "{}",
+        stored.record.pack.get()
+    );
+    assert!(owner(&app, &pack).await.unwrap().starts_with("guest:"));
 }
 
 async fn a_guest_cannot_reach_a_customer_s_pack(kind: StoreKind) {

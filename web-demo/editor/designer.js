@@ -115,7 +115,8 @@ export class Designer {
     this.saveButton.disabled = !this.design.saveUrl;
     this.saveState = h("span", { class: "designer-save-state", "aria-live": "polite" });
     // A guest's way into an account: save first, so nothing typed is lost on the way.
-    const account = (label, url) => h("button", { type: "button", class: "secondary", onclick: async () => (await save(this)) && location.assign(url) }, label);
+    const account = (label, url) =>
+      h("button", { type: "button", class: "secondary", "data-goes-to": url, onclick: async () => (await save(this)) && location.assign(url) }, label);
     this.guestButtons = this.design.guest
       ? [account("Save and create an account", this.design.guest.signUp), account("Save and sign in", this.design.guest.signIn)]
       : [];
