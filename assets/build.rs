@@ -1,5 +1,6 @@
 //! Writes `templates.rs`: every `templates/*.xml` as `(file name, contents)`, in file-name
-//! order, so whatever embeds this crate carries its templates wherever it runs; and
+//! order, so whatever embeds this crate carries its templates wherever it runs;
+//! `starter_art.rs`: the starter designs' pictures, the same way; and
 //! `fonts.rs`: every face file `fonts/catalogue.json` names, deflated, as `(name, bytes)`.
 
 use std::env;
@@ -9,6 +10,7 @@ fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     templates(&manifest.join("templates"), &out);
+    starter_art(&manifest.join("designs/art"), &out);
     fonts(&manifest.join("../fonts"), &out);
 }
 
@@ -30,6 +32,30 @@ fn templates(dir: &Path, out: &Path) {
     }
     code.push_str("]\n");
     let out = out.join("templates.rs");
+    std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
+
+/// Writes `starter_art.rs`: every `designs/art/*.png` as `(file name, bytes)`, in file-name
+/// order.
+fn starter_art(dir: &Path, out: &Path) {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "png"))
+        .collect();
+    files.sort();
+    let mut code = String::from("&[\n");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        println!("cargo:rerun-if-changed={}", path.display());
+        code.push_str(&format!(
+            "    ({name:?}, include_bytes!({:?})),\n",
+            path.display().to_string()
+        ));
+    }
+    code.push_str("]\n");
+    let out = out.join("starter_art.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }
 

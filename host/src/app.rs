@@ -120,6 +120,8 @@ pub struct Application {
     /// `/metrics` on its own listener, when the configuration gives one.
     metrics: Option<(TcpListener, Router)>,
     limits: serve::ServerLimits,
+    /// Whether to register the starter designs the store lacks.
+    starter_designs: bool,
     state: Arc<AppState>,
     /// What the webhook worker sends with.
     webhooks: Arc<Webhooks>,
@@ -253,6 +255,7 @@ impl Application {
             router,
             metrics,
             limits: config.server,
+            starter_designs: config.service.starter_designs,
             state,
             webhooks: Arc::new(webhooks),
         })
@@ -291,6 +294,12 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
+        let starters = self.starter_designs.then(|| {
+            tokio::spawn(register_starters(
+                Arc::clone(&self.state.services),
+                stopped.clone(),
+            ))
+        });
         let sweeper = tokio::spawn(run_sweeps(
             Arc::clone(&self.state.store),
             Arc::clone(&self.state.blobs),
@@ -329,6 +338,9 @@ impl Application {
             let _ = worker.await;
         }
         let _ = sweeper.await;
+        if let Some(starters) = starters {
+            let _ = starters.await;
+        }
         if let Some(metrics) = metrics {
             let _ = metrics.await;
         }
@@ -415,6 +427,10 @@ fn canvas_routes() -> Router<Arc<AppState>> {
         .route("/web-demo/engine/{*path}", get(canvas::engine_file))
         .route("/images/{id}/{rendition}", get(canvas::image))
         .route(
+            "/designs/{code}/thumbnail.png",
+            get(canvas::design_thumbnail),
+        )
+        .route(
             "/packs/{pack_id}/design",
             get(canvas::design).post(canvas::save),
         )
@@ -453,6 +469,18 @@ fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
         templates,
         fonts: Arc::new(fonts),
     })
+}
+
+/// Registers the starter designs this store lacks, in the background: a first start serves at
+/// once, and the designs appear as their pictures are stored.
+async fn register_starters(services: Arc<Services>, stop: tokio::sync::watch::Receiver<bool>) {
+    match crate::domain::designs::register_starters(&services, || *stop.borrow()).await {
+        Ok(0) => {}
+        Ok(added) => tracing::info!(added, "starter designs registered"),
+        Err(error) => {
+            tracing::warn!(message = %error.message, "registering the starter designs failed; trying at the next start")
+        }
+    }
 }
 
 /// The server's sweeps, every [`SWEEP_EVERY`] until `stop` says so: unused images, and the

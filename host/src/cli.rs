@@ -319,6 +319,9 @@ enum DesignCommand {
         /// The code partners pass as createPack's designCode.
         #[arg(long)]
         code: String,
+        /// What customers see it called in the editor's designs (the code if not given).
+        #[arg(long)]
+        label: Option<String>,
         /// The product the design is for (businesscard, minicard, postcard, sticker).
         #[arg(long)]
         product: String,
@@ -503,6 +506,7 @@ async fn design_command(store: SharedStore, command: DesignCommand) -> Result<()
     match command {
         DesignCommand::Add {
             code,
+            label,
             product,
             pack,
             physical_spec,
@@ -512,17 +516,12 @@ async fn design_command(store: SharedStore, command: DesignCommand) -> Result<()
             let design = Design::new(
                 Catalogue::builtin(),
                 &code,
+                label.as_deref(),
                 &product,
                 &pack,
                 spec.as_deref(),
             )?;
-            crate::domain::images::retention::pin_images(store, design.pack.get())
-                .await
-                .map_err(|e| e.message)?;
-            if !designs::add(store, &design)
-                .await
-                .map_err(|e| e.to_string())?
-            {
+            if !designs::add(store, &design).await.map_err(|e| e.message)? {
                 return Err(format!(
                     "design code {code:?} exists already; remove it first"
                 ));

@@ -75,6 +75,9 @@ pub struct ServiceSettings {
     /// The price list (JSON); `None`: the built-in one.
     #[serde(deserialize_with = "settings::some_path")]
     pub prices_file: Option<PathBuf>,
+    /// Register the project's starter designs (30 of them, with their pictures) in the store
+    /// on start, each once: the editor offers a product's designs as starting points.
+    pub starter_designs: bool,
 }
 
 impl Default for ServiceSettings {
@@ -89,6 +92,7 @@ impl Default for ServiceSettings {
             templates_dir: None,
             engine_cache_dir: None,
             prices_file: None,
+            starter_designs: true,
         }
     }
 }

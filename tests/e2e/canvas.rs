@@ -1343,6 +1343,28 @@ async fn canvas_page_weight_benchmark() {
     print_weight("then the font picker: what it added", &now[seen..]);
     open_demo(&app, &browser).await;
     print_weight("repeat open", &loaded(&browser).await);
+
+    // A customer's first open of a pack started from no design: the editor opens on the
+    // designs, the thumbnails in view loaded.
+    let app = crate::designs::spawn_app_with_starters(StoreKind::Embedded).await;
+    let (browser, _driver) = crate::chromium::browser().await;
+    let created = app.create_pack("businesscard", &[]).await;
+    browser
+        .goto(created["dropIns"]["edit"].as_str().unwrap())
+        .await
+        .unwrap();
+    wait_for_renders(&browser, 1).await;
+    let shown = "[...d.chooser.querySelectorAll('img')].filter(i => i.getBoundingClientRect().left < innerWidth).every(i => i.complete && i.naturalWidth > 0)";
+    for _ in 0..300 {
+        if designer_value(&browser, shown).await == true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    print_weight(
+        "first open of the edit drop-in, on the designs",
+        &loaded(&browser).await,
+    );
 }
 
 /// What the page has loaded so far, as [`TRANSFERRED`] lists it.

@@ -1,16 +1,38 @@
 //! Design codes: registered with the operator CLI (while the server runs on the same store),
-//! used by createPack's designCode.
+//! used by createPack's designCode; and the starter designs a server registers on its first
+//! start (issue 58).
 
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use presspack::domain::designs;
 use serde_json::json;
 
 use crate::every_store;
-use crate::helpers::{StoreKind, TestApp, spawn_app};
+use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
 
 every_store!(
     create_pack_starts_from_a_registered_design,
     design_code_errors,
     the_cli_manages_design_codes,
+    starter_designs_are_registered_once,
 );
+
+/// How many starter designs the project ships.
+const STARTERS: usize = 30;
+
+/// A server that registers the starter designs, once they are all registered.
+pub async fn spawn_app_with_starters(kind: StoreKind) -> TestApp {
+    let app = spawn_app_with(kind, |config| config.service.starter_designs = true).await;
+    // Their pictures are stored in the background after the start: well under a minute.
+    for _ in 0..1200 {
+        if designs::list(app.store.as_ref()).await.unwrap().len() >= STARTERS {
+            return app;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the starter designs were not registered within two minutes");
+}
 
 fn register(
     app: &TestApp,
@@ -159,4 +181,133 @@ async fn the_cli_manages_design_codes(kind: StoreKind) {
     app.create_pack_response("minicard", &[("designCode", "b")])
         .await
         .error("unknown_design_code");
+}
+
+async fn starter_designs_are_registered_once(kind: StoreKind) {
+    let mut app = spawn_app_with_starters(kind).await;
+    let store = app.store.as_ref();
+    let mut per_product = BTreeMap::<String, usize>::new();
+    for code in designs::list(store).await.unwrap() {
+        let design = designs::find(store, &code).await.unwrap().unwrap();
+        assert!(design.label.is_some(), "{code} has no label");
+        *per_product.entry(design.product).or_default() += 1;
+    }
+    let count = |product: &str| per_product.get(product).copied().unwrap_or(0);
+    assert!(count("businesscard") >= 12, "{per_product:?}");
+    for product in ["minicard", "postcard", "sticker"] {
+        assert!(count(product) >= 6, "{per_product:?}");
+    }
+    // A starter the operator removes stays removed: a restart registers only what was never
+    // registered (stopping waits for the server's registration to finish).
+    assert!(
+        app.cli(&["designs", "remove", "sunrise-card"])
+            .status
+            .success()
+    );
+    app.restart().await;
+    app.restart().await;
+    let codes = designs::list(app.store.as_ref()).await.unwrap();
+    assert_eq!(codes.len(), STARTERS - 1, "{codes:?}");
+    assert!(!codes.iter().any(|code| code == "sunrise-card"));
+}
+
+/// Every starter design, as a partner's createPack starts from it, has nothing to check
+/// (no overflowing text, no picture short of 300 dpi, no empty slot, no missing face) and
+/// draws in colour. Each side is written to `target/starter-designs/` to look at.
+#[tokio::test]
+async fn the_starter_designs_print_clean() {
+    let app = spawn_app_with_starters(StoreKind::Embedded).await;
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/starter-designs");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut to_check = Vec::new();
+    for code in designs::list(app.store.as_ref()).await.unwrap() {
+        let design = designs::find(app.store.as_ref(), &code)
+            .await
+            .unwrap()
+            .unwrap();
+        let body = app
+            .create_pack(&design.product, &[("designCode", &code)])
+            .await;
+        if body["warnings"] != json!([]) {
+            to_check.push(format!("{code}: {}", body["warnings"]));
+        }
+        // The editor's chooser shows the server's drawing of its front.
+        let thumbnail = app
+            .client
+            .get(format!("{}/designs/{code}/thumbnail.png", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(thumbnail.status(), 200, "{code}");
+        let thumbnail = thumbnail.bytes().await.unwrap();
+        let (width, height) = png_size(&thumbnail);
+        assert_eq!(width.max(height), 256, "{code}");
+        assert!(
+            colours(&thumbnail) > 8,
+            "{code}: the thumbnail has hardly any colours"
+        );
+        let pack = &body["pack"];
+        for (index, side) in pack["sides"].as_array().unwrap().iter().enumerate() {
+            let response = app
+                .post(&[
+                    ("method", "svc.pack.renderSide"),
+                    ("side", &side.to_string()),
+                    ("imageBasket", &pack["imageBasket"].to_string()),
+                    ("boxType", "cut"),
+                    ("maxSide", "600"),
+                ])
+                .await;
+            assert_eq!(
+                response.content_type, "image/png",
+                "{code}: {}",
+                response.body
+            );
+            std::fs::write(
+                out.join(format!("{code}-{}.png", index + 1)),
+                &response.bytes,
+            )
+            .unwrap();
+            assert!(
+                colours(&response.bytes) > 8,
+                "{code} side {}: hardly any colours",
+                index + 1
+            );
+        }
+    }
+    assert!(to_check.is_empty(), "{}", to_check.join("\n"));
+    let missing = app
+        .client
+        .get(format!(
+            "{}/designs/no-such-design/thumbnail.png",
+            app.address
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}
+
+fn png_size(png_bytes: &[u8]) -> (u32, u32) {
+    png::Decoder::new(std::io::Cursor::new(png_bytes))
+        .read_info()
+        .unwrap()
+        .info()
+        .size()
+}
+
+/// How many distinct colours a PNG has (up to 1,000).
+fn colours(png_bytes: &[u8]) -> usize {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+    let mut reader = decoder.read_info().unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut rgba).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for pixel in rgba[..info.buffer_size()].chunks_exact(4) {
+        seen.insert([pixel[0], pixel[1], pixel[2]]);
+        if seen.len() >= 1000 {
+            break;
+        }
+    }
+    seen.len()
 }

@@ -145,6 +145,9 @@ pub fn test_config(kind: StoreKind, data_dir: &std::path::Path) -> Config {
     config.service.engine_cache_dir =
         Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-engine-cache"));
     config.engine.instances = 1;
+    // Storing the starters' 39 pictures would slow every test server; the tests of the
+    // starter designs turn it on.
+    config.service.starter_designs = false;
     match kind {
         StoreKind::Embedded => {}
         StoreKind::Redis => config.store.redis_url = Some(redis_url()),

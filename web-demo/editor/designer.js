@@ -1,8 +1,8 @@
 // The editor: a side on the stage (drawn by the engine in the page, the server's pixels),
 // its slots clickable on the card, the fields beside it, the layouts and sides as
-// thumbnails, the warnings with their fixes, undo and saving. The pieces it uses are in
-// this directory: dom (elements), history, geometry, fixes, images (pictures, fonts,
-// uploads) and stage (the card and its slots).
+// thumbnails, the designs to start from, the warnings with their fixes, undo and saving. The
+// pieces it uses are in this directory: dom (elements), history, geometry, fixes, images
+// (pictures, fonts, uploads), designs (the chooser) and stage (the card and its slots).
 
 import { h } from "./dom.js";
 import { History } from "./history.js";
@@ -12,6 +12,7 @@ import { Stage } from "./stage.js";
 import { boxControls, field, imageControls, textControls } from "./fields.js";
 import { showWarnings } from "./warnings.js";
 import { save } from "./save.js";
+import { designChooser, withCustomerText } from "./designs.js";
 
 const THUMBNAIL_SIDE = 120;
 const THUMBNAIL_PAUSE_MS = 400;
@@ -122,6 +123,7 @@ export class Designer {
       : [];
     this.stage = new Stage(this);
     this.layouts = h("div", { class: "designer-layouts", role: "group", "aria-label": "Layouts" });
+    this.chooser = this.design.designs?.length ? designChooser(this) : null;
     this.column = h(
       "div",
       { class: "designer-canvas" },
@@ -146,6 +148,7 @@ export class Designer {
         this.saveState,
         ...this.guestButtons,
       ),
+      ...(this.chooser ? [this.chooser] : []),
       this.checks,
       h("div", { class: "designer-body" }, this.column, h("div", { class: "designer-panel" }, this.fields)),
       this.status,
@@ -214,6 +217,23 @@ export class Designer {
     this.render();
     this.refreshThumbnails(true);
     this.announce(`Layout: ${this.outlineOf(code).label}`);
+  }
+
+  /** Starts the pack from `choice` (a design), the customer's text kept; a save records it. */
+  chooseDesign(choice) {
+    this.remember();
+    const { pack, left } = withCustomerText(this.pack, choice.pack, (code) => this.outlineOf(code));
+    this.pack = pack;
+    this.designCode = choice.code;
+    for (const button of this.chooser.querySelectorAll("button[data-design]")) {
+      button.setAttribute("aria-pressed", String(button.dataset.design === choice.code));
+    }
+    this.chooser.open = false;
+    this.stage.closeEditor(false);
+    this.buildSideTabs();
+    this.showSide(0);
+    const kept = left ? ` ${left} of your lines did not fit: add them in the fields or pick another design.` : " Your text is kept.";
+    this.announce(`Design: ${choice.label}.${kept}`);
   }
 
   buildLayouts() {

@@ -1,5 +1,6 @@
 // Saving: the pack's JSON posted to the design's saveUrl with the page's CSRF token; the
-// server checks it as updatePack does and answers its warnings. Whether it was saved.
+// server checks it as updatePack does and answers its warnings. Whether it was saved. Once
+// the customer chose a design to start from, the save names it (`?design=`).
 
 export async function save(d) {
   if (!d.design.saveUrl) return false;
@@ -8,7 +9,9 @@ export async function save(d) {
   d.showSaveState("Saving…");
   const body = JSON.stringify(d.pack);
   try {
-    const response = await fetch(d.design.saveUrl, {
+    const url = new URL(d.design.saveUrl, location.href);
+    if (d.designCode) url.searchParams.set("design", d.designCode);
+    const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", "x-csrf-token": d.csrf },
       body,

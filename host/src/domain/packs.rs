@@ -536,6 +536,15 @@ pub fn as_returned(
     }))
 }
 
+/// What a pack's write records besides the pack; each `Some` replaces the record's value.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct AlsoRecord<'a> {
+    /// updatePack's `friendlyName`.
+    pub friendly_name: Option<&'a str>,
+    /// The design the customer started from in the editor (a registered design code).
+    pub design_code: Option<&'a str>,
+}
+
 /// Replaces a pack's sides and basket with `text` (pack JSON) and works out its warnings
 /// again, if `may_update` allows it: updatePack for an API key, and the design canvas for the
 /// owning customer.
@@ -543,7 +552,7 @@ pub async fn replace_pack(
     state: &Services,
     id: &str,
     text: &str,
-    friendly_name: Option<&str>,
+    also: AlsoRecord<'_>,
     may_update: impl Fn(&PackRecord) -> Result<(), DomainError>,
 ) -> Result<StoredPack, DomainError> {
     // The text warnings need the engine (async), so they are worked out before the
@@ -560,8 +569,11 @@ pub async fn replace_pack(
         may_update(record)?;
         record.set_pack(&pack, product, &judge)?;
         record.warnings.extend(text_warnings.iter().cloned());
-        if let Some(name) = friendly_name {
+        if let Some(name) = also.friendly_name {
             record.friendly_name = Some(name.to_owned());
+        }
+        if let Some(code) = also.design_code {
+            record.design_code = Some(code.to_owned());
         }
         Ok(())
     })

@@ -50,6 +50,43 @@ pub struct ImageRecord {
 }
 
 impl ImageRecord {
+    /// The image's basket item (wire-formats section 3): `kind` is its `type`.
+    pub fn basket_item(
+        &self,
+        id: &str,
+        kind: &str,
+        should_enhance: bool,
+        name: &str,
+        source: &str,
+    ) -> serde_json::Value {
+        let image_items: Vec<serde_json::Value> = self
+            .report
+            .renditions
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "type": r.kind.name(),
+                    "resourceUri": format!("{STORE_SCHEME}{id}/{}", r.kind.name()),
+                    "width": r.width,
+                    "height": r.height,
+                    "rotation": 0,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "resourceUri": format!("{STORE_SCHEME}{id}"),
+            "cacheId": id,
+            "type": kind,
+            "removable": true,
+            "croppable": true,
+            "shouldEnhance": should_enhance,
+            "copyrightOwner": "",
+            "name": name,
+            "source": source,
+            "imageItems": image_items,
+        })
+    }
+
     /// Every blob of the image, each once.
     fn blobs(&self) -> Vec<&str> {
         let mut blobs: Vec<&str> = std::iter::once(self.original.as_str())

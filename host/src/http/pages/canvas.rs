@@ -4,6 +4,7 @@
 //! stored image renditions it draws, and the owner's design: read as JSON, saved back with
 //! the same checks and warnings as updatePack.
 
+use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use axum::Json;
@@ -14,25 +15,29 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{PreflightLimits, Product, Warning};
 use presspack_engine::package::{WASM_FILE, assets_module, face_file};
+use presspack_engine::render::BoxType;
 use presspack_engine::text::FontCatalogue;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
 
 use crate::domain::brand::Swatch;
+use crate::domain::designs::{self, Design as RegisteredDesign};
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::packs::{self, PackRecord, StoredPack};
+use crate::domain::packs::{self, AlsoRecord, PackRecord, StoredPack};
 use crate::domain::{dropins, ownership};
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::Fields;
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
 use crate::http::pages::static_files::Source;
+use crate::http::rpc::render;
 use crate::http::state::AppState;
 use crate::infra::compress::gunzip;
 use crate::infra::store::Delivery;
 
 /// The editor's scripts and style, by their path under `/web-demo/`.
-const EDITOR_FILES: [(&str, &str); 12] = [
+const EDITOR_FILES: [(&str, &str); 13] = [
     ("canvas.js", include_str!("../../../../web-demo/canvas.js")),
     (
         "canvas.css",
@@ -41,6 +46,10 @@ const EDITOR_FILES: [(&str, &str); 12] = [
     (
         "editor/designer.js",
         include_str!("../../../../web-demo/editor/designer.js"),
+    ),
+    (
+        "editor/designs.js",
+        include_str!("../../../../web-demo/editor/designs.js"),
     ),
     (
         "editor/dom.js",
@@ -112,10 +121,38 @@ struct Design<'a> {
     preflight_limits: PreflightLimits,
     /// The shop's colours, offered beside the free picker.
     palette: &'a [Swatch],
+    /// The product's designs, offered as starting points.
+    designs: Vec<DesignChoice>,
+    /// Open on the designs: the pack was not started from one.
+    choose_design: bool,
     /// For a guest (a visitor without an account): where to create an account or sign in
     /// after saving, to keep the design and order it.
     #[serde(skip_serializing_if = "Option::is_none")]
     guest: Option<GuestLinks>,
+}
+
+/// A design the editor offers: choosing it starts the pack from the design, the customer's
+/// text kept, and a save records its code (`?design=`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DesignChoice {
+    code: String,
+    label: String,
+    pack: Box<RawValue>,
+}
+
+impl DesignChoice {
+    async fn offered(state: &AppState, product: &str) -> Result<Vec<DesignChoice>, PageError> {
+        Ok(designs::for_product(state.store.as_ref(), product)
+            .await?
+            .into_iter()
+            .map(|design| DesignChoice {
+                label: design.label().to_owned(),
+                code: design.code,
+                pack: design.pack,
+            })
+            .collect())
+    }
 }
 
 /// The account pages a guest's editor offers, each returning to the `edit` drop-in.
@@ -285,6 +322,10 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         .expect("the catalogue sells business cards");
     let pack: &RawValue =
         serde_json::from_str(SAMPLE_PACK).expect("assets/samples/sample-pack.json is JSON");
+    let designs = match DesignChoice::offered(&state, SAMPLE_PRODUCT).await {
+        Ok(designs) => designs,
+        Err(error) => return json_error(error.status, &error.message),
+    };
     json_response(&Design {
         product: SAMPLE_PRODUCT,
         num_cards: product.num_cards,
@@ -295,6 +336,8 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         warnings: &[],
         preflight_limits: state.images.settings().preflight_limits(),
         palette: &state.brand.palette,
+        designs,
+        choose_design: false,
         guest: None,
     })
 }
@@ -353,6 +396,10 @@ pub async fn design(
     let Some(product) = state.catalogue.product(&record.product) else {
         return json_error(StatusCode::NOT_FOUND, "This product is no longer sold.");
     };
+    let designs = match DesignChoice::offered(&state, &record.product).await {
+        Ok(designs) => designs,
+        Err(error) => return json_error(error.status, &error.message),
+    };
     json_response(&Design {
         product: &record.product,
         num_cards: product.num_cards,
@@ -363,6 +410,8 @@ pub async fn design(
         warnings: &record.warnings,
         preflight_limits: state.images.settings().preflight_limits(),
         palette: &state.brand.palette,
+        choose_design: record.design_code.is_none() && !designs.is_empty(),
+        designs,
         guest: visitor
             .customer
             .is_none()
@@ -370,8 +419,8 @@ pub async fn design(
     })
 }
 
-/// `POST /packs/{packId}/design` (JSON pack, `X-CSRF-Token` header): saves the owner's design;
-/// answers `{warnings}`. A visitor who is not signed in saves as a guest (`?token=`, the
+/// `POST /packs/{packId}/design` (JSON pack, `X-CSRF-Token` header, `?design=CODE` once the
+/// customer chose a design to start from): saves the owner's design; answers `{warnings}`. A visitor who is not signed in saves as a guest (`?token=`, the
 /// drop-in's): the first save takes the pack and starts their guest session.
 pub async fn save(
     State(state): State<Arc<AppState>>,
@@ -392,17 +441,30 @@ pub async fn save(
         Ok(owner) => owner,
         Err(error) => return json_error(error.status, &error.message),
     };
+    let design = match chosen_design(&state, &query).await {
+        Ok(design) => design,
+        Err(error) => return json_error(error.status, &error.message),
+    };
     let owns = |record: &PackRecord| {
-        if record.is_owned_by(&owner) {
-            Ok(())
-        } else {
-            Err(DomainError::new(
+        if !record.is_owned_by(&owner) {
+            return Err(DomainError::new(
                 ErrorCode::PackNotFound,
                 "There is no such pack.",
-            ))
+            ));
+        }
+        match &design {
+            Some(design) if design.product != record.product => Err(DomainError::invalid(
+                "design",
+                "not a design of this product",
+            )),
+            _ => Ok(()),
         }
     };
-    match crate::domain::packs::replace_pack(&state, &pack_id, text, None, owns).await {
+    let also = AlsoRecord {
+        friendly_name: None,
+        design_code: design.as_ref().map(|design| design.code.as_str()),
+    };
+    match crate::domain::packs::replace_pack(&state, &pack_id, text, also, owns).await {
         Ok(stored) => {
             let mut response =
                 json_response(&serde_json::json!({ "warnings": stored.record.warnings }));
@@ -428,6 +490,27 @@ pub async fn save(
     }
 }
 
+/// The design a save says the customer started from (`?design=`), if it is one; the save
+/// checks it is for the pack's product.
+async fn chosen_design(
+    state: &AppState,
+    query: &Fields,
+) -> Result<Option<RegisteredDesign>, PageError> {
+    let Some(code) = query.get("design") else {
+        return Ok(None);
+    };
+    let found = match code.len() {
+        1..=64 => designs::find(state.store.as_ref(), code).await?,
+        _ => None,
+    };
+    match found {
+        Some(design) => Ok(Some(design)),
+        None => Err(PageError::bad_request(
+            "design: not a design of this product",
+        )),
+    }
+}
+
 /// Who a save is for: the customer who owns the pack, or a guest. Every save of a guest's
 /// takes (or keeps) the pack for them: it extends their hold, and issues their session
 /// cookie afresh.
@@ -446,6 +529,60 @@ async fn saving_owner(
     let guest = visitor.keep_as_guest(state).await?;
     ownership::take(state.store.as_ref(), pack_id, &guest).await?;
     Ok(guest)
+}
+
+/// Width of a design's thumbnail in the chooser, in pixels (twice its CSS size, for sharp
+/// screens).
+const DESIGN_THUMBNAIL_SIDE: u32 = 256;
+
+/// Design thumbnails drawn by this process, by design code and a digest of its pack: each
+/// design is drawn once, so the chooser costs the engine nothing after a first visit, and a
+/// design registered again under its code is drawn afresh. At most
+/// [`MAX_CACHED_THUMBNAILS`]; a full cache is emptied.
+static DESIGN_THUMBNAILS: LazyLock<std::sync::Mutex<HashMap<ThumbnailKey, Bytes>>> =
+    LazyLock::new(Default::default);
+/// A design's code and the SHA-256 of its pack.
+type ThumbnailKey = (String, [u8; 32]);
+const MAX_CACHED_THUMBNAILS: usize = 512;
+
+/// `GET /designs/{code}/thumbnail.png`: the front of a design as its chooser shows it (the
+/// design's sample text; the engine's render at 256 px).
+pub async fn design_thumbnail(
+    State(state): State<Arc<AppState>>,
+    Path(code): Path<String>,
+) -> Result<Response, PageError> {
+    let no_such_design = || PageError::not_found("There is no such design.");
+    if code.len() > 64 {
+        return Err(no_such_design());
+    }
+    let design = designs::find(state.store.as_ref(), &code)
+        .await?
+        .ok_or_else(no_such_design)?;
+    let key = (code, Sha256::digest(design.pack.get()).into());
+    let cached = DESIGN_THUMBNAILS.lock().unwrap().get(&key).cloned();
+    let png = match cached {
+        Some(png) => png,
+        None => {
+            let png = Bytes::from(
+                render::pack_side(
+                    &state,
+                    &design.product,
+                    &design.pack,
+                    0,
+                    DESIGN_THUMBNAIL_SIDE,
+                    BoxType::Cut,
+                )
+                .await?,
+            );
+            let mut cache = DESIGN_THUMBNAILS.lock().unwrap();
+            if cache.len() >= MAX_CACHED_THUMBNAILS {
+                cache.clear();
+            }
+            cache.insert(key, png.clone());
+            png
+        }
+    };
+    Ok(layout::png(png.to_vec(), "public, max-age=3600"))
 }
 
 /// `GET /images/{id}/{rendition}`: a stored rendition's bytes, or a redirect to a signed,

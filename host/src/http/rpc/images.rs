@@ -3,11 +3,11 @@
 //! section 3. Storing the image is [`crate::domain::images`]'s.
 
 use base64::Engine as _;
-use presspack_engine::ingest::{IngestReport, RenditionInfo};
+use presspack_engine::ingest::IngestReport;
 use serde_json::{Value, json};
 
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::images::{ImageRecord, Refusal, STORE_SCHEME, store_image};
+use crate::domain::images::{ImageRecord, Refusal, store_image};
 use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
 use crate::http::rpc::params::truncate;
@@ -180,7 +180,7 @@ fn basket_envelope(item: Value) -> Value {
     envelope
 }
 
-/// The basket item of wire-formats section 3.
+/// The basket item of wire-formats section 3, named and sourced as the call says.
 fn basket_item(
     call: &Call<'_>,
     id: &str,
@@ -189,30 +189,11 @@ fn basket_item(
     default_source: &str,
 ) -> Result<Value, DomainError> {
     let (kind, should_enhance) = image_type.resolve(&record.report);
-    let image_items: Vec<Value> = record
-        .report
-        .renditions
-        .iter()
-        .map(|r: &RenditionInfo| {
-            json!({
-                "type": r.kind.name(),
-                "resourceUri": format!("{STORE_SCHEME}{id}/{}", r.kind.name()),
-                "width": r.width,
-                "height": r.height,
-                "rotation": 0,
-            })
-        })
-        .collect();
-    Ok(json!({
-        "resourceUri": format!("{STORE_SCHEME}{id}"),
-        "cacheId": id,
-        "type": kind,
-        "removable": true,
-        "croppable": true,
-        "shouldEnhance": should_enhance,
-        "copyrightOwner": "",
-        "name": call.params.text("name", 1024)?.unwrap_or_default(),
-        "source": call.params.text("source", 1024)?.unwrap_or(default_source),
-        "imageItems": image_items,
-    }))
+    Ok(record.basket_item(
+        id,
+        kind,
+        should_enhance,
+        call.params.text("name", 1024)?.unwrap_or_default(),
+        call.params.text("source", 1024)?.unwrap_or(default_source),
+    ))
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::domain::dropins;
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{
-    self, PackRecord, PackToCreate, StoredPack, complete_physical_spec, replace_pack,
+    self, AlsoRecord, PackRecord, PackToCreate, StoredPack, complete_physical_spec, replace_pack,
     stored_product,
 };
 use crate::domain::services::Services;
@@ -260,7 +260,11 @@ pub async fn update_pack(services: &Services, call: &Call<'_>) -> Result<Reply, 
     let text = params.required("pack")?;
     let friendly_name = params.text("friendlyName", MAX_FRIENDLY_NAME)?;
     let include_spec = params.bool("includePhysicalSpec")?.unwrap_or(false);
-    let stored = replace_pack(services, id, text, friendly_name, |record| {
+    let also = AlsoRecord {
+        friendly_name,
+        design_code: None,
+    };
+    let stored = replace_pack(services, id, text, also, |record| {
         record.check_access(call.key.as_ref())
     })
     .await?;
