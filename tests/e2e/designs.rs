@@ -8,14 +8,18 @@ use std::time::Duration;
 use presspack::domain::designs;
 use serde_json::json;
 
+use crate::customers::{local, new_pack};
 use crate::every_store;
+use crate::guests::{load_design, named, save};
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::shop::Shopper;
 
 every_store!(
     create_pack_starts_from_a_registered_design,
     design_code_errors,
     the_cli_manages_design_codes,
     starter_designs_are_registered_once,
+    a_save_records_only_a_design_of_the_pack_s_product,
 );
 
 /// How many starter designs the project ships.
@@ -170,6 +174,38 @@ async fn the_cli_manages_design_codes(kind: StoreKind) {
     );
     let bad = register(&app, "bad code!", "postcard", &json!({}), None);
     assert!(!bad.status.success());
+    // A label is what customers see: bounded, no control characters.
+    let pack_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(pack_file.path(), "{}").unwrap();
+    let pack_arg = pack_file.path().to_str().unwrap();
+    let labelled = |label: &str| {
+        let args = [
+            "designs",
+            "add",
+            "--code",
+            "l",
+            "--product",
+            "minicard",
+            "--pack",
+            pack_arg,
+            "--label",
+            label,
+        ];
+        app.cli(&args)
+    };
+    for bad_label in ["Line\nbreak", &"x".repeat(61), " "] {
+        let refused = labelled(bad_label);
+        assert!(!refused.status.success(), "{bad_label:?}");
+        assert!(
+            String::from_utf8_lossy(&refused.stderr).contains("label"),
+            "{refused:?}"
+        );
+    }
+    assert!(labelled("Spring flowers").status.success());
+    let show = app.cli(&["designs", "show", "l"]);
+    let shown: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert_eq!(shown["label"], "Spring flowers");
+    assert!(app.cli(&["designs", "remove", "l"]).status.success());
     let list = app.cli(&["designs", "list"]);
     assert_eq!(String::from_utf8_lossy(&list.stdout), "a\nb\n");
     let show = app.cli(&["designs", "show", "b"]);
@@ -181,6 +217,52 @@ async fn the_cli_manages_design_codes(kind: StoreKind) {
     app.create_pack_response("minicard", &[("designCode", "b")])
         .await
         .error("unknown_design_code");
+}
+
+/// The editor offers the pack's product's designs and opens on them until the pack is saved
+/// from one; a save names its design in `?design=`, which must be a design of the pack's
+/// product: another product's, an unknown or an over-long code is refused and recorded nowhere.
+async fn a_save_records_only_a_design_of_the_pack_s_product(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    for (code, product) in [("cards", "businesscard"), ("posts", "postcard")] {
+        let output = register(&app, code, product, &design_pack(), None);
+        assert!(output.status.success(), "{output:?}");
+    }
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let guest = Shopper::new(&app);
+    let page = guest.get(&local(&drop_ins["edit"])).await;
+    let (status, design) = load_design(&guest, &page).await;
+    assert_eq!(status, 200, "{design}");
+    assert_eq!(design["chooseDesign"], true);
+    let offered: Vec<&str> = design["designs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(offered, ["cards"]);
+    let save_url = design["saveUrl"].as_str().unwrap();
+    let recorded = async || {
+        presspack::domain::packs::load(app.store.as_ref(), &pack)
+            .await
+            .unwrap()
+            .record
+            .design_code
+    };
+    for refused in ["posts", "nope", &"x".repeat(65), ""] {
+        let url = format!("{save_url}&design={refused}");
+        assert_eq!(
+            save(&guest, &page, &url, &named("Ada")).await,
+            400,
+            "{refused}"
+        );
+    }
+    assert_eq!(recorded().await, None);
+    let url = format!("{save_url}&design=cards");
+    assert_eq!(save(&guest, &page, &url, &named("Ada")).await, 200);
+    assert_eq!(recorded().await.as_deref(), Some("cards"));
+    let (_, design) = load_design(&guest, &page).await;
+    assert_eq!(design["chooseDesign"], false);
 }
 
 async fn starter_designs_are_registered_once(kind: StoreKind) {

@@ -21,7 +21,24 @@ every_store!(
     a_planted_guest_cookie_stops_working_at_the_first_save,
     a_guest_s_hold_ends_when_it_runs_out,
     new_guests_are_limited_per_network,
+    a_refused_first_save_leaves_the_guest_their_pack,
 );
+
+/// A guest's first save that the server refuses (an invalid pack) has already taken the pack
+/// for their new session: the refusal carries the session's cookie, so their next save works.
+async fn a_refused_first_save_leaves_the_guest_their_pack(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let (pack, drop_ins) = new_pack(&app, &[]).await;
+    let guest = Shopper::new(&app);
+    let page = guest.get(&local(&drop_ins["edit"])).await;
+    let (_, design) = load_design(&guest, &page).await;
+    let save_url = design["saveUrl"].as_str().unwrap();
+    let invalid = json!({"sides": "not sides"});
+    assert_eq!(save(&guest, &page, save_url, &invalid).await, 400);
+    assert_eq!(save(&guest, &page, save_url, &named("Ada")).await, 200);
+    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    assert!(stored.record.pack.get().contains("Ada"));
+}
 
 /// The value of attribute `name` of the editor's element on `page`.
 fn designer_attribute(page: &Page, name: &str) -> String {
@@ -32,7 +49,7 @@ fn designer_attribute(page: &Page, name: &str) -> String {
 }
 
 /// The editor's design as the page's script loads it: status and JSON.
-async fn load_design(shopper: &Shopper, page: &Page) -> (u16, Value) {
+pub async fn load_design(shopper: &Shopper, page: &Page) -> (u16, Value) {
     let source = designer_attribute(page, "data-source");
     let response = shopper
         .client
@@ -45,7 +62,7 @@ async fn load_design(shopper: &Shopper, page: &Page) -> (u16, Value) {
 }
 
 /// Saves `pack` as the editor on `page` does (its save URL and CSRF token); the status.
-async fn save(shopper: &Shopper, page: &Page, save_url: &str, pack: &Value) -> u16 {
+pub async fn save(shopper: &Shopper, page: &Page, save_url: &str, pack: &Value) -> u16 {
     shopper
         .client
         .post(format!("{}{save_url}", shopper.address))
@@ -60,7 +77,7 @@ async fn save(shopper: &Shopper, page: &Page, save_url: &str, pack: &Value) -> u
 }
 
 /// A pack with the name line filled in with `name`.
-fn named(name: &str) -> Value {
+pub fn named(name: &str) -> Value {
     json!({"sides": [{"type": "details", "sideNum": 1,
         "templateCode": "businesscard_full_text_landscape",
         "data": [{"type": "textData", "linkId": "back_line_1", "text": name}]}],

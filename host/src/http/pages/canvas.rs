@@ -437,22 +437,41 @@ pub async fn save(
     let Ok(text) = std::str::from_utf8(&body) else {
         return json_error(StatusCode::BAD_REQUEST, "pack: the body is not UTF-8 JSON");
     };
-    let owner = match saving_owner(&state, &mut visitor, &pack_id, &query).await {
-        Ok(owner) => owner,
-        Err(error) => return json_error(error.status, &error.message),
-    };
     let design = match chosen_design(&state, &query).await {
         Ok(design) => design,
         Err(error) => return json_error(error.status, &error.message),
     };
+    let mut response = match saving_owner(&state, &mut visitor, &pack_id, &query).await {
+        Ok(owner) => store_design(&state, &pack_id, text, &owner, design.as_ref()).await,
+        Err(error) => json_error(error.status, &error.message),
+    };
+    // Whatever came of the save, a guest keeps the session it started: their first save may
+    // have taken the pack for it before the pack was refused.
+    for cookie in &visitor.set_cookies {
+        response
+            .headers_mut()
+            .append(header::SET_COOKIE, cookie.clone());
+    }
+    response
+}
+
+/// Replaces `owner`'s pack with the design `text` started from `design`: `{warnings}`, or the
+/// error for the editor.
+async fn store_design(
+    state: &AppState,
+    pack_id: &str,
+    text: &str,
+    owner: &str,
+    design: Option<&RegisteredDesign>,
+) -> Response {
     let owns = |record: &PackRecord| {
-        if !record.is_owned_by(&owner) {
+        if !record.is_owned_by(owner) {
             return Err(DomainError::new(
                 ErrorCode::PackNotFound,
                 "There is no such pack.",
             ));
         }
-        match &design {
+        match design {
             Some(design) if design.product != record.product => Err(DomainError::invalid(
                 "design",
                 "not a design of this product",
@@ -462,19 +481,10 @@ pub async fn save(
     };
     let also = AlsoRecord {
         friendly_name: None,
-        design_code: design.as_ref().map(|design| design.code.as_str()),
+        design_code: design.map(|design| design.code.as_str()),
     };
-    match crate::domain::packs::replace_pack(&state, &pack_id, text, also, owns).await {
-        Ok(stored) => {
-            let mut response =
-                json_response(&serde_json::json!({ "warnings": stored.record.warnings }));
-            for cookie in &visitor.set_cookies {
-                response
-                    .headers_mut()
-                    .append(header::SET_COOKIE, cookie.clone());
-            }
-            response
-        }
+    match crate::domain::packs::replace_pack(state, pack_id, text, also, owns).await {
+        Ok(stored) => json_response(&serde_json::json!({ "warnings": stored.record.warnings })),
         Err(error) => {
             let status = match error.code {
                 ErrorCode::PackNotFound => StatusCode::NOT_FOUND,
