@@ -294,6 +294,7 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(false);
+        tokio::task::spawn_blocking(crate::http::pages::canvas::prepare_engine_wasm);
         let starters = self.starter_designs.then(|| {
             tokio::spawn(register_starters(
                 Arc::clone(&self.state.services),

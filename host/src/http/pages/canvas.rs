@@ -30,7 +30,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::forms::Fields;
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
-use crate::http::pages::static_files::Source;
+use crate::http::pages::static_files::{BROTLI_QUALITY, Source};
 use crate::http::rpc::render;
 use crate::http::state::AppState;
 use crate::infra::compress::gunzip;
@@ -98,6 +98,16 @@ const ENGINE_GLUE: &str = presspack_engine_wasm::WEB_GLUE;
 /// but not brotli, inflated once for the rest.
 const ENGINE_WASM_GZIP: &[u8] = presspack_engine_wasm::WEB_WASM_GZIP;
 static ENGINE_WASM: LazyLock<Bytes> = LazyLock::new(|| gunzip(ENGINE_WASM_GZIP).into());
+/// Brotli-compressed once per process, for all its servers: about a second of work, which
+/// [`prepare_engine_wasm`] does at start rather than in a first visitor's request.
+static ENGINE_WASM_BROTLI: LazyLock<Bytes> =
+    LazyLock::new(|| crate::infra::compress::brotli(&ENGINE_WASM, BROTLI_QUALITY).into());
+
+/// Compresses the browser's wasm (blocking): a server calls it off its async threads as it
+/// starts.
+pub fn prepare_engine_wasm() {
+    LazyLock::force(&ENGINE_WASM_BROTLI);
+}
 
 /// Largest design a customer saves (the pack JSON); packs are a few kilobytes.
 pub const MAX_DESIGN_BYTES: usize = 512 * 1024;
@@ -717,6 +727,7 @@ fn engine_source(state: &Arc<AppState>, path: &str) -> Option<Box<dyn FnOnce() -
             content_type: "application/wasm",
             bytes: ENGINE_WASM.clone(),
             gzipped: Some(Bytes::from_static(ENGINE_WASM_GZIP)),
+            brotli: Some(ENGINE_WASM_BROTLI.clone()),
         }),
         "assets.js" => Box::new(move || {
             let faces = state.fonts.faces.iter().map(|(name, _)| name.as_str());

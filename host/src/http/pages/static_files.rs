@@ -26,7 +26,7 @@ use crate::infra::compress;
 /// Files smaller than this are sent as they are: compressing saves too little.
 const MIN_COMPRESSED_BYTES: usize = 1024;
 /// brotli's quality for static files: near its best size at a fraction of level 11's time.
-const BROTLI_QUALITY: i32 = 9;
+pub const BROTLI_QUALITY: i32 = 9;
 
 /// A file as it may be sent.
 struct Prepared {
@@ -38,12 +38,13 @@ struct Prepared {
     brotli: Option<Bytes>,
 }
 
-/// A file's content, as its handler has it: the bytes, and gzipped if it already is (the
-/// engine's wasm is embedded so).
+/// A file's content, as its handler has it: the bytes, and compressed if it already is (the
+/// engine's wasm is embedded gzipped, and brotli-compressed once per process).
 pub struct Source {
     pub content_type: &'static str,
     pub bytes: Bytes,
     pub gzipped: Option<Bytes>,
+    pub brotli: Option<Bytes>,
 }
 
 impl Source {
@@ -52,6 +53,7 @@ impl Source {
             content_type,
             bytes: bytes.into(),
             gzipped: None,
+            brotli: None,
         }
     }
 }
@@ -117,10 +119,10 @@ fn prepare(source: Source) -> Prepared {
         None if small => None,
         None => worth(compress::gzip(&source.bytes)),
     };
-    let brotli = if small {
-        None
-    } else {
-        worth(compress::brotli(&source.bytes, BROTLI_QUALITY))
+    let brotli = match source.brotli {
+        Some(compressed) => Some(compressed),
+        None if small => None,
+        None => worth(compress::brotli(&source.bytes, BROTLI_QUALITY)),
     };
     Prepared {
         content_type: source.content_type,
