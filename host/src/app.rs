@@ -423,6 +423,7 @@ fn canvas_routes() -> Router<Arc<AppState>> {
         )
         .route("/web-demo/", get(canvas::demo_page))
         .route("/web-demo/sample.json", get(canvas::sample))
+        .route("/web-demo/packs", post(canvas::start_pack))
         .route("/web-demo/{file}", get(canvas::asset))
         .route("/web-demo/editor/{file}", get(canvas::editor_module))
         .route("/web-demo/engine/{*path}", get(canvas::engine_file))

@@ -504,11 +504,6 @@ async fn the_standalone_demo_previews_a_sample_pack() {
     let max_side = open_demo(&app, &browser).await;
     let before = preview_pixels(&browser).await;
     assert_eq!(before, server_pixels(&app, &browser, max_side).await);
-    assert_eq!(
-        designer_value(&browser, "d.saveButton.disabled").await,
-        true,
-        "the demo saves nothing"
-    );
 
     // The empty picture space is listed as preflight lists it, with a placeholder over the
     // card (not in the preview, whose pixels are the server's), and its fix opens the slot.
@@ -672,6 +667,43 @@ async fn the_standalone_demo_previews_a_sample_pack() {
     let code = designer_value(&browser, "d.side.templateCode").await;
     assert_eq!(code, "businesscard_full_text_portrait");
     screenshot(&browser, "canvas-demo").await;
+
+    // Save keeps the demo's design as the visitor's own pack (a guest's: no account here),
+    // and the editor goes on at the pack's edit drop-in with everything designed.
+    assert_eq!(
+        designer_value(&browser, "d.saveButton.disabled").await,
+        false
+    );
+    click_button(&browser, "Save").await;
+    let mut path = String::new();
+    for _ in 0..300 {
+        path = crate::browser::path(&browser).await;
+        if path.ends_with("/edit") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        path.starts_with("/dropins/") && path.ends_with("/edit"),
+        "{path}"
+    );
+    wait_for_renders(&browser, 1).await;
+    let pack = designer_value(&browser, "JSON.stringify(d.pack)").await;
+    let pack = pack.as_str().unwrap();
+    assert!(
+        pack.contains("Ada Lovelace") && pack.contains("businesscard_full_text_portrait"),
+        "{pack}"
+    );
+    let pack_id = path.split('/').nth(2).unwrap();
+    let stored = presspack::domain::packs::load(app.store.as_ref(), pack_id)
+        .await
+        .unwrap();
+    assert!(stored.record.owner.unwrap().starts_with("guest:"));
+    assert_eq!(
+        stored.record.created_by,
+        presspack::domain::packs::SHOP_CREATOR
+    );
+    screenshot(&browser, "canvas-demo-kept").await;
 }
 
 /// "Shrink to fit" on the card's own editor: offered only while the text overflows, it makes

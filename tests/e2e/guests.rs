@@ -22,7 +22,88 @@ every_store!(
     a_guest_s_hold_ends_when_it_runs_out,
     new_guests_are_limited_per_network,
     a_refused_first_save_leaves_the_guest_their_pack,
+    the_demo_keeps_a_design_only_as_asked,
 );
+
+/// The demo canvas's Save (`POST /web-demo/packs`) makes a pack only with the page's CSRF
+/// token, from a valid business card pack and a business card design, and at most 60 an hour
+/// from one network; a customer's is theirs at once.
+async fn the_demo_keeps_a_design_only_as_asked(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let output = app.cli_input(
+        &[
+            "designs",
+            "add",
+            "--code",
+            "posts",
+            "--product",
+            "postcard",
+            "--pack",
+            "/dev/stdin",
+        ],
+        "{}",
+    );
+    assert!(output.status.success(), "{output:?}");
+    let customer = Shopper::new(&app);
+    customer.sign_up("demo@example.org").await;
+    let page = customer.get("/web-demo/").await;
+    let start = |query: &'static str, csrf: Option<String>, body: String| {
+        let customer = &customer;
+        async move {
+            let mut request = customer
+                .client
+                .post(format!("{}/web-demo/packs{query}", customer.address))
+                .header("content-type", "application/json")
+                .body(body);
+            if let Some(csrf) = csrf {
+                request = request.header("x-csrf-token", csrf);
+            }
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (
+                status,
+                response.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    let csrf = Some(designer_attribute(&page, "data-csrf"));
+    let ada = named("Ada").to_string();
+    assert_eq!(start("", None, ada.clone()).await.0, 403);
+    let (status, refused) = start("", csrf.clone(), "{\"sides\": 3}".into()).await;
+    assert_eq!(status, 400);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("pack"),
+        "{refused}"
+    );
+    let (status, refused) = start("?design=posts", csrf.clone(), ada.clone()).await;
+    assert_eq!(status, 400);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("design:"),
+        "{refused}"
+    );
+    let (status, kept) = start("", csrf.clone(), ada.clone()).await;
+    assert_eq!(status, 200, "{kept}");
+    let edit = kept["edit"].as_str().unwrap();
+    let pack = edit.split('/').nth(2).unwrap();
+    let stored = packs::load(app.store.as_ref(), pack).await.unwrap();
+    assert!(stored.record.pack.get().contains("Ada"));
+    let owner = stored.record.owner.unwrap();
+    assert!(
+        !owner.starts_with("guest:"),
+        "a customer's own pack: {owner}"
+    );
+    assert_eq!(customer.get(edit).await.status, 200);
+    for _ in 1..60 {
+        assert_eq!(start("", csrf.clone(), ada.clone()).await.0, 200);
+    }
+    assert_eq!(start("", csrf.clone(), ada.clone()).await.0, 429);
+}
 
 /// A guest's first save that the server refuses (an invalid pack) has already taken the pack
 /// for their new session: the refusal carries the session's cookie, so their next save works.

@@ -112,8 +112,9 @@ export class Designer {
     this.guidesToggle = h("input", { type: "checkbox", id: "designer-guides", checked: true, onchange: () => this.stage.drawGuides() });
     this.undoButton = h("button", { type: "button", class: "secondary", onclick: () => this.undo(), title: "Ctrl+Z", "aria-keyshortcuts": "Control+Z" }, "Undo");
     this.redoButton = h("button", { type: "button", class: "secondary", onclick: () => this.redo(), title: "Ctrl+Y", "aria-keyshortcuts": "Control+Y" }, "Redo");
-    this.saveButton = h("button", { type: "button", onclick: () => save(this) }, this.design.saveUrl ? "Save" : "Saving is off in the demo");
-    this.saveButton.disabled = !this.design.saveUrl;
+    const saves = Boolean(this.design.saveUrl ?? this.design.startUrl);
+    this.saveButton = h("button", { type: "button", onclick: () => save(this) }, saves ? "Save" : "Saving is off in the demo");
+    this.saveButton.disabled = !saves;
     this.saveState = h("span", { class: "designer-save-state", "aria-live": "polite" });
     // A guest's way into an account: save first, so nothing typed is lost on the way.
     const account = (label, url) =>

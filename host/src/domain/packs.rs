@@ -241,6 +241,9 @@ pub struct PackToCreate<'a> {
     /// The `pack` given; else the design's, else an empty pack.
     pub pack: Option<Pack>,
     pub design_code: Option<&'a str>,
+    /// A design the customer started `pack` from in the editor: recorded as the pack's design
+    /// code, the pack kept as given (the caller checked the code).
+    pub started_from: Option<&'a str>,
     /// `physicalSpec` as given; what it leaves out comes from the design's specification,
     /// else the product's default.
     pub physical_spec: Option<PhysicalSpecInput>,
@@ -249,9 +252,14 @@ pub struct PackToCreate<'a> {
     pub start_again_url: Option<String>,
     /// A trial partner's pack (createTrialPartnerPack, its rules already checked).
     pub trial: bool,
-    /// The consumer key of the API key that signed the call.
+    /// The consumer key of the API key that signed the call ([`SHOP_CREATOR`] for a pack the
+    /// shop's design canvas started).
     pub created_by: &'a str,
 }
+
+/// The creator of packs a visitor starts on the shop's own design canvas, not a partner's API
+/// key (no key has it: their consumer keys are random hex).
+pub const SHOP_CREATOR: &str = "shop-design-canvas";
 
 /// createPack's use case: the pack (given, from a design, or empty) with its physical
 /// specification, all its warnings and its images pinned, stored under a new id.
@@ -309,7 +317,9 @@ pub async fn create(
     record.tracking_id = new.tracking_id.map(str::to_owned);
     record.friendly_name = new.friendly_name.map(str::to_owned);
     record.start_again_url = new.start_again_url;
-    record.design_code = design.map(|d| d.code);
+    record.design_code = design
+        .map(|d| d.code)
+        .or_else(|| new.started_from.map(str::to_owned));
     record.trial = new.trial;
     let id = insert(services.store.as_ref(), &record).await?;
     Ok((id, record))

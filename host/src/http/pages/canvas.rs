@@ -24,12 +24,12 @@ use sha2::{Digest, Sha256};
 use crate::domain::brand::Swatch;
 use crate::domain::designs::{self, Design as RegisteredDesign};
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::packs::{self, AlsoRecord, PackRecord, StoredPack};
+use crate::domain::packs::{self, AlsoRecord, PackRecord, PackToCreate, SHOP_CREATOR, StoredPack};
 use crate::domain::{dropins, ownership};
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::Fields;
 use crate::http::pages::layout;
-use crate::http::pages::sessions::Visitor;
+use crate::http::pages::sessions::{Visitor, over_hourly_limit};
 use crate::http::pages::static_files::{BROTLI_QUALITY, Source};
 use crate::http::rpc::render;
 use crate::http::state::AppState;
@@ -125,6 +125,9 @@ struct Design<'a> {
     templates: Vec<&'a str>,
     /// Where to POST the design back; none for the demo.
     save_url: Option<String>,
+    /// The demo's: where to POST the design to keep it as a new pack of the visitor's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    start_url: Option<&'static str>,
     warnings: &'a [Warning],
     /// The resolutions the press warns and blocks pictures at: the editor's warnings judge
     /// by them, so it refuses what the server would.
@@ -272,7 +275,7 @@ fn versioned(state: &Arc<AppState>, path: &str) -> String {
 /// `GET /web-demo/`: the canvas with a sample pack (nothing is saved).
 pub async fn demo_page(State(state): State<Arc<AppState>>, visitor: Visitor) -> Response {
     let before = html! {
-        p.lead { "Try the design canvas on a sample business card. Changes stay in this page." }
+        p.lead { "Try the design canvas on a sample business card. Save keeps it as your own design: in your account when you are signed in, otherwise on this browser for seven days." }
     };
     EditorHead::of(&state).page(
         &visitor,
@@ -343,6 +346,7 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         pack,
         templates: templates_of(&state, product),
         save_url: None,
+        start_url: Some(START_URL),
         warnings: &[],
         preflight_limits: state.images.settings().preflight_limits(),
         palette: &state.brand.palette,
@@ -417,6 +421,7 @@ pub async fn design(
         pack: &record.pack,
         templates: templates_of(&state, product),
         save_url: Some(design_url(&pack_id, &visitor, record)),
+        start_url: None,
         warnings: &record.warnings,
         preflight_limits: state.images.settings().preflight_limits(),
         palette: &state.brand.palette,
@@ -508,6 +513,96 @@ async fn store_design(
             json_error(status, &error.message)
         }
     }
+}
+
+/// Where the demo's design is kept as a new pack.
+const START_URL: &str = "/web-demo/packs";
+
+/// Most packs one network starts on the demo canvas in an hour (a guest also keeps at most
+/// [`ownership::MAX_GUEST_PACKS`]).
+const STARTED_PACKS_PER_CLIENT: u64 = 60;
+
+/// `POST /web-demo/packs` (the canvas's pack JSON, `X-CSRF-Token` header, `?design=CODE` once
+/// the visitor chose a design): keeps the demo's design as a new business card pack of the
+/// visitor's, a customer's or, for a visitor without an account, a guest's (as the `edit`
+/// drop-in's first save makes it); answers `{edit}`, the pack's `edit` drop-in, where the
+/// editor goes on with it.
+pub async fn start_pack(
+    State(state): State<Arc<AppState>>,
+    mut visitor: Visitor,
+    Query(query): Query<Fields>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let csrf = headers.get("x-csrf-token").and_then(|v| v.to_str().ok());
+    let mut response = match started_pack(&state, &mut visitor, &query, csrf, &body).await {
+        Ok(edit) => json_response(&serde_json::json!({ "edit": edit })),
+        Err(error) => json_error(error.status, &error.message),
+    };
+    for cookie in &visitor.set_cookies {
+        response
+            .headers_mut()
+            .append(header::SET_COOKIE, cookie.clone());
+    }
+    response
+}
+
+/// The new pack's `edit` drop-in (see [`start_pack`]).
+async fn started_pack(
+    state: &AppState,
+    visitor: &mut Visitor,
+    query: &Fields,
+    csrf: Option<&str>,
+    body: &[u8],
+) -> Result<String, PageError> {
+    visitor.check_csrf(csrf)?;
+    let text = std::str::from_utf8(body)
+        .map_err(|_| PageError::bad_request("pack: the body is not UTF-8 JSON"))?;
+    let design = chosen_design(state, query).await?;
+    if design.as_ref().is_some_and(|d| d.product != SAMPLE_PRODUCT) {
+        return Err(PageError::bad_request(
+            "design: not a design of this product",
+        ));
+    }
+    let product = state
+        .catalogue
+        .product(SAMPLE_PRODUCT)
+        .expect("the catalogue sells business cards");
+    let pack = presspack_engine::model::Pack::parse(text, "pack", product)
+        .map_err(|e| PageError::bad_request(e.to_string()))?;
+    let counts = [(
+        format!("started-packs:{}", visitor.client_key()),
+        STARTED_PACKS_PER_CLIENT,
+    )];
+    if over_hourly_limit(state.store.as_ref(), &counts).await? {
+        return Err(PageError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Please wait",
+            "Many designs were kept from your network in the last hour. Try again later.",
+        ));
+    }
+    let owner = match &visitor.customer {
+        Some(customer) => customer.id.clone(),
+        None => visitor.keep_as_guest(state).await?,
+    };
+    let (id, record) = packs::create(
+        state,
+        PackToCreate {
+            product,
+            pack: Some(pack),
+            design_code: None,
+            started_from: design.as_ref().map(|d| d.code.as_str()),
+            physical_spec: None,
+            tracking_id: None,
+            friendly_name: None,
+            start_again_url: None,
+            trial: false,
+            created_by: SHOP_CREATOR,
+        },
+    )
+    .await?;
+    ownership::take(state.store.as_ref(), &id, &owner).await?;
+    Ok(dropins::path(&id, "edit", &record.drop_in_token))
 }
 
 /// The design a save says the customer started from (`?design=`), if it is one; the save

@@ -222,6 +222,7 @@ async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Rep
             product,
             pack,
             design_code,
+            started_from: None,
             physical_spec,
             tracking_id,
             friendly_name,
