@@ -1,0 +1,243 @@
+//! `presspack orders`: customers' orders, moving them through production, their press files.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use crate::cli::io::pretty;
+use crate::config::Config;
+use crate::domain::orders::press_files::{self, PressFileState};
+use crate::domain::orders::status::{self, Mailing, Move};
+use crate::domain::orders::{self, Order};
+use crate::infra::store::SharedStore;
+
+#[derive(Subcommand)]
+pub(super) enum OrderCommand {
+    /// List every order, oldest first.
+    List {
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one order as JSON: each pack's data as ordered, and its press file with its
+    /// preflight report (`pressFiles`).
+    Show {
+        /// The order number (PP-...).
+        number: String,
+    },
+    /// Put a placed order in production (tells the partners: order.in_production).
+    Start {
+        /// The order number (PP-...).
+        number: String,
+    },
+    /// Mark an order in production as shipped (tells the partners: order.shipped).
+    Ship {
+        /// The order number (PP-...).
+        number: String,
+        /// The carrier (at most 60 characters).
+        #[arg(long)]
+        carrier: String,
+        /// The carrier's tracking number (at most 100 characters).
+        #[arg(long)]
+        tracking: String,
+    },
+    /// Cancel a placed order, before production (tells the partners: order.cancelled).
+    Cancel {
+        /// The order number (PP-...).
+        number: String,
+    },
+    /// Write an order's press files (one PDF per pack) and print their preflight verdicts;
+    /// queues an order placed before press files were made.
+    Artwork {
+        /// The order number (PP-...).
+        number: String,
+        /// The directory to write them to (made if missing).
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+    },
+}
+
+pub(super) async fn order_command(
+    config: &Config,
+    store: SharedStore,
+    command: OrderCommand,
+) -> Result<(), String> {
+    let store = store.as_ref();
+    match command {
+        OrderCommand::List { json } => {
+            let all = orders::list(store).await.map_err(|e| e.to_string())?;
+            if json {
+                println!("{}", pretty(&all)?);
+                return Ok(());
+            }
+            for order in all {
+                let names: Vec<String> = order
+                    .lines
+                    .iter()
+                    .map(|l| format!("{} x{}", l.name, l.quantity))
+                    .collect();
+                println!(
+                    "{}  {}  {}  {}  {}  {}",
+                    order.number,
+                    order.status.describe(),
+                    order.customer_email,
+                    names.join(", "),
+                    crate::domain::prices::money(&order.currency, order.total),
+                    order.payment.state.describe()
+                );
+            }
+            Ok(())
+        }
+        OrderCommand::Show { number } => {
+            let order = find_order(store, &number).await?;
+            let states = press_files::states(store, &order)
+                .await
+                .map_err(|e| e.to_string())?;
+            let files: Vec<serde_json::Value> = states
+                .iter()
+                .enumerate()
+                .map(|(line, state)| {
+                    serde_json::json!({
+                        "line": line,
+                        "file": press_files::file_name(&order.number, line),
+                        "pressFile": state,
+                    })
+                })
+                .collect();
+            let mut shown = serde_json::to_value(&order).map_err(|e| e.to_string())?;
+            shown["pressFiles"] = files.into();
+            println!("{}", pretty(&shown)?);
+            Ok(())
+        }
+        OrderCommand::Start { number } => {
+            move_order(config, store, &number, Move::StartProduction).await
+        }
+        OrderCommand::Ship {
+            number,
+            carrier,
+            tracking,
+        } => {
+            let ship = Move::Ship {
+                carrier,
+                tracking_number: tracking,
+            };
+            move_order(config, store, &number, ship).await
+        }
+        OrderCommand::Cancel { number } => move_order(config, store, &number, Move::Cancel).await,
+        OrderCommand::Artwork { number, out } => {
+            let order = find_order(store, &number).await?;
+            let blobs = crate::app::open_blobs(config)
+                .await
+                .map_err(|e| e.to_string())?;
+            write_press_files(store, blobs.as_ref(), &order, &out).await
+        }
+    }
+}
+
+/// Moves an order on as the operator running the command (`cli:$USER`).
+async fn move_order(
+    config: &Config,
+    store: &dyn crate::infra::store::Store,
+    number: &str,
+    requested: Move,
+) -> Result<(), String> {
+    let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
+    let mailing = Mailing::when(config.mail.smtp_host.is_some());
+    let order = status::change(store, number, requested, &format!("cli:{user}"), mailing)
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("{}  {}", order.number, order.status.describe());
+    Ok(())
+}
+
+async fn find_order(store: &dyn crate::infra::store::Store, number: &str) -> Result<Order, String> {
+    orders::load(store, number)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no order {number:?}"))
+}
+
+/// `orders artwork`: every press file of `order` that is made, written to `out`; an error
+/// naming the packs whose file is not (yet) there.
+async fn write_press_files(
+    store: &dyn crate::infra::store::Store,
+    blobs: &dyn crate::infra::store::BlobStore,
+    order: &Order,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let states = press_files::states(store, order)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut missing = Vec::new();
+    for (line, state) in states.iter().enumerate() {
+        let pack = format!("pack {} ({})", line + 1, order.lines[line].name);
+        let (blob, report) = match state {
+            PressFileState::Produced { blob, report, .. } => (blob, report),
+            PressFileState::Failed { reason } => {
+                missing.push(format!("{pack} cannot be printed: {reason}"));
+                continue;
+            }
+            PressFileState::InProduction { last_error } => {
+                missing.push(format!(
+                    "{pack} is being made{}",
+                    last_error
+                        .as_ref()
+                        .map(|e| format!(" (the last attempt failed: {e})"))
+                        .unwrap_or_default()
+                ));
+                continue;
+            }
+            PressFileState::GaveUp { last_error } => {
+                missing.push(format!(
+                    "{pack} could not be made: {}",
+                    last_error.as_deref().unwrap_or("no reason recorded")
+                ));
+                continue;
+            }
+            PressFileState::NotQueued => {
+                press_files::enqueue(store, &order.number)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                missing.push(format!(
+                    "{pack} had no press file; it is queued now and a running server makes it"
+                ));
+                continue;
+            }
+        };
+        let pdf = blobs
+            .get(blob)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("the press file of {pack} is missing from the blob store"))?;
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        let path = out.join(press_files::file_name(&order.number, line));
+        std::fs::write(&path, &pdf).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!(
+            "{}  {} bytes  preflight: {}",
+            path.display(),
+            pdf.len(),
+            report.verdict.name()
+        );
+        for page in &report.pages {
+            for finding in &page.findings {
+                // As the report's JSON spells them.
+                let name = |value: serde_json::Result<serde_json::Value>| {
+                    value.ok().and_then(|v| v.as_str().map(str::to_owned))
+                };
+                println!(
+                    "  {} {} {} {}: {}",
+                    page.side,
+                    name(serde_json::to_value(finding.severity)).unwrap_or_default(),
+                    name(serde_json::to_value(finding.code)).unwrap_or_default(),
+                    finding.link_id,
+                    finding.message
+                );
+            }
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing.join("; "))
+    }
+}
