@@ -1,5 +1,6 @@
 //! `presspack blobs`: moving the blob stores' contents (image files, renditions, press files).
 
+use anyhow::{Context, anyhow, bail};
 use clap::Subcommand;
 
 use crate::config::Config;
@@ -24,7 +25,7 @@ pub(super) enum BlobCommand {
 async fn named_blobs(
     config: &Config,
     name: &str,
-) -> Result<Box<dyn crate::infra::store::BlobStore>, String> {
+) -> anyhow::Result<Box<dyn crate::infra::store::BlobStore>> {
     use crate::infra::store::{DirectoryBlobs, RedisStore, S3Blobs, S3Location};
     let opened: Result<Box<dyn crate::infra::store::BlobStore>, _> =
         if let Some(path) = name.strip_prefix("dir:") {
@@ -34,7 +35,7 @@ async fn named_blobs(
             let url = store
                 .redis_url
                 .as_deref()
-                .ok_or("redis: redis_url (PRESSPACK_REDIS_URL) is not set")?;
+                .ok_or_else(|| anyhow!("redis: redis_url (PRESSPACK_REDIS_URL) is not set"))?;
             RedisStore::connect(url, &store.redis_key_prefix, store.redis_cluster)
                 .await
                 .map(|b| Box::new(b) as _)
@@ -43,16 +44,14 @@ async fn named_blobs(
                 .await
                 .map(|b| Box::new(b) as _)
         } else {
-            return Err(format!(
-                "{name:?}: expected dir:PATH, redis or s3://bucket/prefix"
-            ));
+            bail!("{name:?}: expected dir:PATH, redis or s3://bucket/prefix");
         };
-    opened.map_err(|e| format!("{name}: {e}"))
+    opened.with_context(|| name.to_owned())
 }
 
 /// `blobs migrate`: every blob of `from` copied into `to`, with the progress on standard
 /// error.
-pub(super) async fn migrate_blobs(config: &Config, from: &str, to: &str) -> Result<(), String> {
+pub(super) async fn migrate_blobs(config: &Config, from: &str, to: &str) -> anyhow::Result<()> {
     let source = named_blobs(config, from).await?;
     let destination = named_blobs(config, to).await?;
     let mut shown = std::time::Instant::now();
@@ -66,7 +65,7 @@ pub(super) async fn migrate_blobs(config: &Config, from: &str, to: &str) -> Resu
         }
     })
     .await
-    .map_err(|e| format!("{e} (run the command again to resume)"))?;
+    .map_err(|e| anyhow!("{e} (run the command again to resume)"))?;
     eprintln!();
     println!(
         "copied {} blobs ({} bytes), {} already there; every copy verified by SHA-256",

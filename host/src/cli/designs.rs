@@ -1,6 +1,7 @@
 //! `presspack designs`: design codes, the starting packs of createPack's designCode and the
 //! editor's designs.
 
+use anyhow::{anyhow, bail};
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -47,7 +48,7 @@ pub(super) enum DesignCommand {
 pub(super) async fn design_command(
     store: SharedStore,
     command: DesignCommand,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let store = store.as_ref();
     match command {
         DesignCommand::Add {
@@ -66,32 +67,30 @@ pub(super) async fn design_command(
                 &product,
                 &pack,
                 spec.as_deref(),
-            )?;
-            if !designs::add(store, &design).await.map_err(|e| e.message)? {
-                return Err(format!(
-                    "design code {code:?} exists already; remove it first"
-                ));
+            )
+            .map_err(anyhow::Error::msg)?;
+            if !designs::add(store, &design)
+                .await
+                .map_err(|e| anyhow!(e.message))?
+            {
+                bail!("design code {code:?} exists already; remove it first");
             }
             println!("added design code {code} for {product}");
         }
         DesignCommand::List => {
-            for code in designs::list(store).await.map_err(|e| e.to_string())? {
+            for code in designs::list(store).await? {
                 println!("{code}");
             }
         }
         DesignCommand::Show { code } => {
             let design = designs::find(store, &code)
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("no design code {code:?}"))?;
+                .await?
+                .ok_or_else(|| anyhow!("no design code {code:?}"))?;
             println!("{}", pretty(&design)?);
         }
         DesignCommand::Remove { code } => {
-            if !designs::remove(store, &code)
-                .await
-                .map_err(|e| e.to_string())?
-            {
-                return Err(format!("no design code {code:?}"));
+            if !designs::remove(store, &code).await? {
+                bail!("no design code {code:?}");
             }
             println!("removed design code {code}");
         }

@@ -32,10 +32,8 @@ pub(super) async fn list_jobs<Q: Queue>(
     store: SharedStore,
     json: bool,
     to: impl Fn(&Q::Payload) -> String,
-) -> Result<(), String> {
-    let all = queue::list::<Q>(store.as_ref())
-        .await
-        .map_err(|e| e.to_string())?;
+) -> anyhow::Result<()> {
+    let all = queue::list::<Q>(store.as_ref()).await?;
     if json {
         println!("{}", pretty(&all)?);
         return Ok(());

@@ -1,5 +1,6 @@
 //! `presspack keys`: API keys (OAuth consumer keys and secrets, permissions, callbacks).
 
+use anyhow::anyhow;
 use clap::Subcommand;
 
 use crate::cli::io::pretty;
@@ -94,9 +95,8 @@ pub(super) enum KeyCommand {
     },
 }
 
-pub(super) async fn key_command(store: SharedStore, command: KeyCommand) -> Result<(), String> {
+pub(super) async fn key_command(store: SharedStore, command: KeyCommand) -> anyhow::Result<()> {
     let store = store.as_ref();
-    let text = |e: keys::KeyError| e.to_string();
     match command {
         KeyCommand::Create {
             name,
@@ -111,10 +111,10 @@ pub(super) async fn key_command(store: SharedStore, command: KeyCommand) -> Resu
                 trial_partner,
                 order_callback_url,
             };
-            print_credentials(&keys::create(store, new).await.map_err(text)?, json)
+            print_credentials(&keys::create(store, new).await?, json)
         }
         KeyCommand::List { json } => {
-            let all = keys::list(store).await.map_err(|e| e.to_string())?;
+            let all = keys::list(store).await?;
             if json {
                 let summaries: Vec<_> = all.iter().map(ApiKey::summary).collect();
                 println!("{}", pretty(&summaries)?);
@@ -125,31 +125,24 @@ pub(super) async fn key_command(store: SharedStore, command: KeyCommand) -> Resu
         }
         KeyCommand::Show { key, json } => {
             let found = keys::find(store, &key)
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("no API key {key:?}"))?;
+                .await?
+                .ok_or_else(|| anyhow!("no API key {key:?}"))?;
             print_key(&found, json)
         }
-        KeyCommand::Grant { key, permissions } => print_key(
-            &keys::grant(store, &key, &permissions).await.map_err(text)?,
-            false,
-        ),
-        KeyCommand::Revoke { key, permissions } => print_key(
-            &keys::revoke(store, &key, &permissions)
-                .await
-                .map_err(text)?,
-            false,
-        ),
-        KeyCommand::Disable { key } => print_key(
-            &keys::set_disabled(store, &key, true).await.map_err(text)?,
-            false,
-        ),
-        KeyCommand::Enable { key } => print_key(
-            &keys::set_disabled(store, &key, false).await.map_err(text)?,
-            false,
-        ),
+        KeyCommand::Grant { key, permissions } => {
+            print_key(&keys::grant(store, &key, &permissions).await?, false)
+        }
+        KeyCommand::Revoke { key, permissions } => {
+            print_key(&keys::revoke(store, &key, &permissions).await?, false)
+        }
+        KeyCommand::Disable { key } => {
+            print_key(&keys::set_disabled(store, &key, true).await?, false)
+        }
+        KeyCommand::Enable { key } => {
+            print_key(&keys::set_disabled(store, &key, false).await?, false)
+        }
         KeyCommand::RotateSecret { key, json } => {
-            print_credentials(&keys::rotate_secret(store, &key).await.map_err(text)?, json)
+            print_credentials(&keys::rotate_secret(store, &key).await?, json)
         }
         KeyCommand::SetCallback {
             key,
@@ -158,10 +151,9 @@ pub(super) async fn key_command(store: SharedStore, command: KeyCommand) -> Resu
             json,
         } => {
             let url = if clear { None } else { url };
-            let changed = keys::set_callback(store, &key, url).await.map_err(text)?;
+            let changed = keys::set_callback(store, &key, url).await?;
             if json {
-                let mut value =
-                    serde_json::to_value(changed.summary()).map_err(|e| e.to_string())?;
+                let mut value = serde_json::to_value(changed.summary())?;
                 if let Some(secret) = &changed.webhook_secret {
                     value["webhookSecret"] = secret.clone().into();
                 }
@@ -177,7 +169,7 @@ pub(super) async fn key_command(store: SharedStore, command: KeyCommand) -> Resu
     }
 }
 
-fn print_key(key: &ApiKey, json: bool) -> Result<(), String> {
+fn print_key(key: &ApiKey, json: bool) -> anyhow::Result<()> {
     if json {
         println!("{}", pretty(&key.summary())?);
     } else {
@@ -232,9 +224,9 @@ fn print_key_table(keys: &[ApiKey]) {
 }
 
 /// Prints a key with its secret, which is shown only when created or rotated.
-fn print_credentials(key: &ApiKey, json: bool) -> Result<(), String> {
+fn print_credentials(key: &ApiKey, json: bool) -> anyhow::Result<()> {
     if json {
-        let mut value = serde_json::to_value(key.summary()).map_err(|e| e.to_string())?;
+        let mut value = serde_json::to_value(key.summary())?;
         value["secret"] = key.secret.clone().into();
         if let Some(secret) = &key.webhook_secret {
             value["webhookSecret"] = secret.clone().into();

@@ -10,6 +10,7 @@ mod keys;
 mod operators;
 mod orders;
 
+use anyhow::{Context, bail};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -116,7 +117,7 @@ enum ImageCommand {
 
 pub async fn run(cli: Cli) -> ExitCode {
     let result = async {
-        let config = Config::from_env(cli.config.as_deref()).map_err(|e| e.to_string())?;
+        let config = Config::from_env(cli.config.as_deref())?;
         let command = match cli.command {
             Command::Serve => return serve(&config).await,
             Command::Operator(command) => command,
@@ -137,7 +138,7 @@ pub async fn run(cli: Cli) -> ExitCode {
                     queue::rebuild_indexes::<press_files::PressFileJobs>(store).await?;
                     queue::rebuild_indexes::<Mails>(store).await
                 };
-                rebuilt.await.map_err(|e| e.to_string())?;
+                rebuilt.await?;
                 println!(
                     "rebuilt the indexes of placed orders and of finished webhooks, press-file jobs and e-mail"
                 );
@@ -157,11 +158,9 @@ pub async fn run(cli: Cli) -> ExitCode {
             }
             OperatorCommand::Images(ImageCommand::Sweep { limit }) => {
                 let blobs = crate::app::open_blobs(&config)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 let swept = crate::domain::images::retention::sweep(store.as_ref(), &blobs, limit)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    .await?;
                 println!(
                     "deleted {} unused images ({} bytes)",
                     swept.images, swept.bytes
@@ -174,7 +173,7 @@ pub async fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("presspack: {message}");
+            eprintln!("presspack: {message:#}");
             ExitCode::FAILURE
         }
     }
@@ -182,21 +181,21 @@ pub async fn run(cli: Cli) -> ExitCode {
 
 /// The store an operator command works on, named on standard error (standard output stays
 /// the command's answer). An embedded store must exist unless `init` says to create it.
-async fn operator_store(config: &Config, init: bool) -> Result<SharedStore, String> {
+async fn operator_store(config: &Config, init: bool) -> anyhow::Result<SharedStore> {
     if config.store.redis_url.is_none()
         && !init
         && !SqliteStore::exists_in(&config.service.data_dir)
     {
         let dir = std::path::absolute(&config.service.data_dir)
             .unwrap_or_else(|_| config.service.data_dir.clone());
-        return Err(format!(
+        bail!(
             "no store in {} (PRESSPACK_DATA_DIR, default ./presspack-data): run this command \
              with the server's configuration (--config, PRESSPACK_DATA_DIR or \
              PRESSPACK_REDIS_URL), or pass --init to create a new store there",
             dir.display()
-        ));
+        );
     }
-    let store = open_store(config).await.map_err(|e| e.to_string())?;
+    let store = open_store(config).await?;
     eprintln!("store: {}", store.describe());
     Ok(store)
 }
@@ -216,15 +215,13 @@ pub fn init_logs(format: LogFormat) {
     }
 }
 
-async fn serve(config: &Config) -> Result<(), String> {
+async fn serve(config: &Config) -> anyhow::Result<()> {
     init_logs(config.service.log_format);
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "presspack starting");
     let shutdown = shutdown_signal()?;
     let creates_store =
         config.store.redis_url.is_none() && !SqliteStore::exists_in(&config.service.data_dir);
-    let app = Application::build(config)
-        .await
-        .map_err(|e| e.to_string())?;
+    let app = Application::build(config).await?;
     let listening = format!(
         "presspack listening on http://{} (public base URL {}), store: {}{}",
         app.local_addr(),
@@ -241,19 +238,16 @@ async fn serve(config: &Config) -> Result<(), String> {
         LogFormat::Text => println!("{listening}"),
         LogFormat::Json => tracing::info!("{listening}"),
     }
-    let served = app
-        .run_until(shutdown)
-        .await
-        .map_err(|e| format!("server failed: {e}"));
+    let served = app.run_until(shutdown).await.context("server failed");
     tracing::info!("presspack stopped");
     served
 }
 
 /// A future that completes on Ctrl-C or SIGTERM. The handlers are installed now, before the
 /// server starts: a signal during start-up stops it gracefully too, rather than killing it.
-fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+fn shutdown_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
-    let handler = |kind| signal(kind).map_err(|e| format!("cannot handle signals: {e}"));
+    let handler = |kind| signal(kind).context("cannot handle signals");
     let mut terminate = handler(SignalKind::terminate())?;
     let mut interrupt = handler(SignalKind::interrupt())?;
     Ok(async move {

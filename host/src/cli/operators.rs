@@ -1,5 +1,6 @@
 //! `presspack operators`: the accounts that sign in to the console at /admin/.
 
+use anyhow::Context;
 use clap::Subcommand;
 
 use crate::config::Config;
@@ -47,7 +48,7 @@ pub(super) async fn operator_account_command(
     config: &Config,
     store: SharedStore,
     command: OperatorAccountCommand,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let store = store.as_ref();
     let hashing = crate::domain::customers::PasswordHashing::new(1);
     let print_totp = |name: &str, secret: &str| {
@@ -58,44 +59,32 @@ pub(super) async fn operator_account_command(
     match command {
         OperatorAccountCommand::Add { name, totp } => {
             let password = read_password()?;
-            let operator = operators::add(store, &hashing, &name, &password)
-                .await
-                .map_err(|e| e.to_string())?;
+            let operator = operators::add(store, &hashing, &name, &password).await?;
             println!("operator {} added", operator.name);
             if totp {
-                let secret = operators::enable_totp(store, &operator.name)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let secret = operators::enable_totp(store, &operator.name).await?;
                 print_totp(&operator.name, &secret);
             }
         }
         OperatorAccountCommand::Password { name } => {
             let password = read_password()?;
-            operators::set_password(store, &hashing, &name, &password)
-                .await
-                .map_err(|e| e.to_string())?;
+            operators::set_password(store, &hashing, &name, &password).await?;
             println!("password of {name} changed");
         }
         OperatorAccountCommand::Totp { name } => {
-            let secret = operators::enable_totp(store, &name)
-                .await
-                .map_err(|e| e.to_string())?;
+            let secret = operators::enable_totp(store, &name).await?;
             print_totp(&name, &secret);
         }
         OperatorAccountCommand::NoTotp { name } => {
-            operators::disable_totp(store, &name)
-                .await
-                .map_err(|e| e.to_string())?;
+            operators::disable_totp(store, &name).await?;
             println!("{name} signs in without an authenticator code");
         }
         OperatorAccountCommand::Remove { name } => {
-            operators::remove(store, &name)
-                .await
-                .map_err(|e| e.to_string())?;
+            operators::remove(store, &name).await?;
             println!("operator {name} removed");
         }
         OperatorAccountCommand::List => {
-            for operator in operators::list(store).await.map_err(|e| e.to_string())? {
+            for operator in operators::list(store).await? {
                 let totp = match operator.totp_secret {
                     Some(_) => "password and authenticator code",
                     None => "password",
@@ -108,10 +97,10 @@ pub(super) async fn operator_account_command(
 }
 
 /// A password from standard input: its first line, without the line break.
-fn read_password() -> Result<String, String> {
+fn read_password() -> anyhow::Result<String> {
     let mut line = String::new();
     std::io::stdin()
         .read_line(&mut line)
-        .map_err(|e| format!("reading the password from standard input: {e}"))?;
+        .context("reading the password from standard input")?;
     Ok(line.trim_end_matches(['\r', '\n']).to_owned())
 }

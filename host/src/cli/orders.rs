@@ -1,5 +1,6 @@
 //! `presspack orders`: customers' orders, moving them through production, their press files.
 
+use anyhow::{Context, anyhow};
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -61,11 +62,11 @@ pub(super) async fn order_command(
     config: &Config,
     store: SharedStore,
     command: OrderCommand,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let store = store.as_ref();
     match command {
         OrderCommand::List { json } => {
-            let all = orders::list(store).await.map_err(|e| e.to_string())?;
+            let all = orders::list(store).await?;
             if json {
                 println!("{}", pretty(&all)?);
                 return Ok(());
@@ -90,9 +91,7 @@ pub(super) async fn order_command(
         }
         OrderCommand::Show { number } => {
             let order = find_order(store, &number).await?;
-            let states = press_files::states(store, &order)
-                .await
-                .map_err(|e| e.to_string())?;
+            let states = press_files::states(store, &order).await?;
             let files: Vec<serde_json::Value> = states
                 .iter()
                 .enumerate()
@@ -104,7 +103,7 @@ pub(super) async fn order_command(
                     })
                 })
                 .collect();
-            let mut shown = serde_json::to_value(&order).map_err(|e| e.to_string())?;
+            let mut shown = serde_json::to_value(&order)?;
             shown["pressFiles"] = files.into();
             println!("{}", pretty(&shown)?);
             Ok(())
@@ -126,9 +125,7 @@ pub(super) async fn order_command(
         OrderCommand::Cancel { number } => move_order(config, store, &number, Move::Cancel).await,
         OrderCommand::Artwork { number, out } => {
             let order = find_order(store, &number).await?;
-            let blobs = crate::app::open_blobs(config)
-                .await
-                .map_err(|e| e.to_string())?;
+            let blobs = crate::app::open_blobs(config).await?;
             write_press_files(store, blobs.as_ref(), &order, &out).await
         }
     }
@@ -140,21 +137,18 @@ async fn move_order(
     store: &dyn crate::infra::store::Store,
     number: &str,
     requested: Move,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
     let mailing = Mailing::when(config.mail.smtp_host.is_some());
-    let order = status::change(store, number, requested, &format!("cli:{user}"), mailing)
-        .await
-        .map_err(|e| e.to_string())?;
+    let order = status::change(store, number, requested, &format!("cli:{user}"), mailing).await?;
     println!("{}  {}", order.number, order.status.describe());
     Ok(())
 }
 
-async fn find_order(store: &dyn crate::infra::store::Store, number: &str) -> Result<Order, String> {
+async fn find_order(store: &dyn crate::infra::store::Store, number: &str) -> anyhow::Result<Order> {
     orders::load(store, number)
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no order {number:?}"))
+        .await?
+        .ok_or_else(|| anyhow!("no order {number:?}"))
 }
 
 /// `orders artwork`: every press file of `order` that is made, written to `out`; an error
@@ -164,10 +158,8 @@ async fn write_press_files(
     blobs: &dyn crate::infra::store::BlobStore,
     order: &Order,
     out: &std::path::Path,
-) -> Result<(), String> {
-    let states = press_files::states(store, order)
-        .await
-        .map_err(|e| e.to_string())?;
+) -> anyhow::Result<()> {
+    let states = press_files::states(store, order).await?;
     let mut missing = Vec::new();
     for (line, state) in states.iter().enumerate() {
         let pack = format!("pack {} ({})", line + 1, order.lines[line].name);
@@ -195,9 +187,7 @@ async fn write_press_files(
                 continue;
             }
             PressFileState::NotQueued => {
-                press_files::enqueue(store, &order.number)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                press_files::enqueue(store, &order.number).await?;
                 missing.push(format!(
                     "{pack} had no press file; it is queued now and a running server makes it"
                 ));
@@ -206,12 +196,11 @@ async fn write_press_files(
         };
         let pdf = blobs
             .get(blob)
-            .await
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| format!("the press file of {pack} is missing from the blob store"))?;
-        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+            .await?
+            .ok_or_else(|| anyhow!("the press file of {pack} is missing from the blob store"))?;
+        std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
         let path = out.join(press_files::file_name(&order.number, line));
-        std::fs::write(&path, &pdf).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, &pdf).with_context(|| path.display().to_string())?;
         println!(
             "{}  {} bytes  preflight: {}",
             path.display(),
@@ -238,6 +227,6 @@ async fn write_press_files(
     if missing.is_empty() {
         Ok(())
     } else {
-        Err(missing.join("; "))
+        Err(anyhow!(missing.join("; ")))
     }
 }
