@@ -30,7 +30,7 @@ async function start() {
         face: family.regular,
       }))
       .sort((a, b) => a.label.localeCompare(b.label));
-    window.presspackDesigner = new Designer(root, design, engine, families, catalogue.aliases ?? {});
+    /** @type {any} */ (window).presspackDesigner = new Designer(root, design, engine, families, catalogue.aliases ?? {});
     root.dataset.ready = "true";
   } catch (error) {
     root.replaceChildren(h("p", { class: "notice", role: "alert" }, `The design editor could not start: ${error.message}`));

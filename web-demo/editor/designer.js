@@ -308,7 +308,7 @@ export class Designer {
     if (zoomBy !== 1) setZoom(item.area, size, datum.imageBox, zoomOf(item.area, size, datum.imageBox) * zoomBy);
     if (dx || dy) moveBy(item.area, datum.imageBox, dx, dy);
     for (const prefix of ["f", "inplace"]) {
-      const zoom = document.getElementById(`${prefix}-${item.linkId}-zoom`);
+      const zoom = /** @type {HTMLInputElement | null} */ (document.getElementById(`${prefix}-${item.linkId}-zoom`));
       if (zoom) zoom.value = String(zoomOf(item.area, size, datum.imageBox));
     }
     this.render(started);
@@ -365,7 +365,7 @@ export class Designer {
     if (!this.side) return;
     let drawn;
     try {
-      drawn = this.stage.render(started);
+      drawn = this.stage.render();
     } catch (error) {
       this.announce(`The preview failed: ${error.message ?? error}`);
       return;

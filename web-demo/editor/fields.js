@@ -34,7 +34,7 @@ export function edit(d, item, what, apply) {
  * (`inplace-...`) or in the panel (`f-...`). */
 function syncTwin(source) {
   const [, prefix, rest] = /^(f|inplace)-(.*)$/.exec(source.id) ?? [];
-  const twin = prefix && document.getElementById(`${prefix === "f" ? "inplace" : "f"}-${rest}`);
+  const twin = prefix && /** @type {HTMLInputElement | null} */ (document.getElementById(`${prefix === "f" ? "inplace" : "f"}-${rest}`));
   if (!twin) return;
   if (twin.type === "checkbox") twin.checked = source.checked;
   else twin.value = source.value;
@@ -202,7 +202,7 @@ function colourControls(d, item, id, current, fixed = false) {
 
 /** Shows `colour` in every colour control of `item` (the panel's and the card's). */
 function showColour(d, item, colour) {
-  for (const control of document.querySelectorAll(`[data-colour-slot="${CSS.escape(item.linkId)}"]`)) {
+  for (const control of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll(`[data-colour-slot="${CSS.escape(item.linkId)}"]`))) {
     if (control.type === "color") control.value = d.engine.displayColour(colour);
     else control.setAttribute("aria-pressed", String(sameColour(colour, d.design.palette[Number(control.dataset.swatch)].colour)));
   }
@@ -294,7 +294,7 @@ function qrControls(d, item, id, progress) {
   const status = h("p", { class: "designer-qr-status", role: "status" });
   const place = async () => {
     const content = { kind: kind.value };
-    for (const [name] of QR_FIELDS[kind.value]) content[name] = document.getElementById(id(`qr-${name}`)).value;
+    for (const [name] of QR_FIELDS[kind.value]) content[name] = /** @type {HTMLInputElement} */ (document.getElementById(id(`qr-${name}`))).value;
     try {
       const picture = qrPicture(d.engine.qrCode(content), item.area, within(item.area, d.outline.safe));
       if (picture.moduleMm < MIN_QR_MODULE_MM) {

@@ -12,6 +12,8 @@ export class Resources {
     this.images = new Map(); // rendition URI -> Uint8Array | Promise
     this.faces = new Map(); // face name -> Promise of the face added to the engine
     this.faceBytes = new Map(); // face name -> Promise of {name, bytes}, shared with the picker
+    /** @type {Promise<unknown> | undefined} the picker's faces, once asked for */
+    this.pickerFaces = undefined;
   }
 
   /** The bytes of every image `request` draws, or null while some are still loading. */

@@ -52,7 +52,7 @@ export class Stage {
   }
 
   /** Draws the side as large as the column allows with the whole card on the screen. */
-  render(started) {
+  render() {
     const d = this.designer;
     const outline = this.outline;
     const aspect = outline.bleed.width / outline.bleed.height;

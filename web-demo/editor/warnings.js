@@ -141,7 +141,7 @@ export function shrinkToFit(d, item) {
   d.attach(datum);
   datum.pointSize = points(low);
   for (const prefix of ["f", "inplace"]) {
-    const size = document.getElementById(`${prefix}-${item.linkId}-size`);
+    const size = /** @type {HTMLInputElement | null} */ (document.getElementById(`${prefix}-${item.linkId}-size`));
     if (size) size.value = String(low / 2);
   }
   d.render();
