@@ -4,6 +4,7 @@
 //! state changes and reprints. Pages are rendered on the server like the customer pages, in
 //! the same layout, with their own session ([`session`]).
 
+pub mod mail;
 pub mod orders;
 pub mod page;
 pub mod session;
@@ -48,7 +49,7 @@ pub fn routes() -> Router<Arc<AppState>> {
             "/admin/orders/{number}/lines/{line}/sides/{side}",
             get(orders::side_image),
         )
-        .route("/admin/mail", get(orders::mail))
+        .route("/admin/mail", get(mail::mail))
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
 }
 

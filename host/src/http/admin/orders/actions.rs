@@ -1,0 +1,99 @@
+//! What an operator does to an order from its page: move it on (start, ship, cancel) and
+//! reprint it.
+
+use std::sync::Arc;
+
+use axum::extract::{Form, Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use crate::domain::orders::reprint::{self, ReprintError};
+use crate::domain::orders::status::{self, Mailing, Move, MoveError};
+use crate::http::admin::orders::page::{no_order, order_page, placed_order};
+use crate::http::admin::session::{ConsoleError, Staff};
+use crate::http::pages::error::PageError;
+use crate::http::pages::forms::{Fields, field};
+use crate::http::pages::layout::redirect_setting;
+use crate::http::pages::orders::capitalised;
+use crate::http::state::AppState;
+
+/// `POST /admin/orders/{number}/move` (`move` = start, ship with `carrier` and `tracking`,
+/// or cancel): back to the order's page, or the page with the problem.
+pub async fn move_order(
+    State(state): State<Arc<AppState>>,
+    staff: Staff,
+    Path(number): Path<String>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, ConsoleError> {
+    let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
+    let order = placed_order(&state, &number).await?;
+    let requested = match field(&fields, "move") {
+        "start" => Move::StartProduction,
+        "ship" => Move::Ship {
+            carrier: field(&fields, "carrier").to_owned(),
+            tracking_number: field(&fields, "tracking").to_owned(),
+        },
+        "cancel" => Move::Cancel,
+        _ => {
+            let problem = "move: one of start, ship or cancel".to_owned();
+            return order_page(
+                &state,
+                &staff,
+                &order,
+                Some((StatusCode::BAD_REQUEST, problem)),
+            )
+            .await;
+        }
+    };
+    let mailing = Mailing::when(state.mailer.is_configured());
+    let store = state.store.as_ref();
+    match status::change(store, &number, requested, &operator.signature(), mailing).await {
+        Ok(_) => {
+            state.wake.webhooks.notify_one();
+            state.wake.mail.notify_one();
+            Ok(redirect_setting(&format!("/admin/orders/{number}"), &[]))
+        }
+        Err(MoveError::Store(error)) => Err(error.into()),
+        Err(MoveError::NoSuchOrder(_)) => Err(no_order(&number)),
+        Err(error) => {
+            let status = match error {
+                MoveError::Illegal { .. } => StatusCode::CONFLICT,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            // The page as it is now: another operator's move may be why.
+            let order = placed_order(&state, &number).await?;
+            order_page(
+                &state,
+                &staff,
+                &order,
+                Some((status, capitalised(&error.to_string()))),
+            )
+            .await
+        }
+    }
+}
+
+/// `POST /admin/orders/{number}/reprint` (`key` from the form): to the new order's page.
+pub async fn reprint(
+    State(state): State<Arc<AppState>>,
+    staff: Staff,
+    Path(number): Path<String>,
+    Form(fields): Form<Fields>,
+) -> Result<Response, ConsoleError> {
+    let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
+    let key = field(&fields, "key");
+    match reprint::reprint(&state, &number, key, &operator.signature()).await {
+        Ok(reprinted) => Ok(redirect_setting(
+            &format!("/admin/orders/{}", reprinted.number),
+            &[],
+        )),
+        Err(ReprintError::Store(error)) => Err(error.into()),
+        Err(ReprintError::NoSuchOrder(_)) => Err(no_order(&number)),
+        Err(error @ ReprintError::InvalidKey) => {
+            Err(PageError::bad_request(error.to_string()).into())
+        }
+        Err(error @ ReprintError::Cancelled(_)) => {
+            Err(PageError::new(StatusCode::CONFLICT, "Not reprinted", error.to_string()).into())
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! An order's page in the console: customer, address, packs with their sides, press files
+//! with preflight, history and mail.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use maud::{Markup, html};
+
+use crate::domain::cart::describe_spec;
+use crate::domain::customers;
+use crate::domain::orders::press_files::{self, PressFileLinks, PressFileState};
+use crate::domain::orders::record::OrderStatus;
+use crate::domain::orders::reprint::{self};
+use crate::domain::orders::{self, Order};
+use crate::domain::prices::money;
+use crate::domain::services::Services;
+use crate::http::admin::page::page;
+use crate::http::admin::session::{ConsoleError, Staff};
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{alert, when};
+use crate::http::pages::orders::{capitalised, ordered_side_png};
+use crate::http::pages::proofs::approval_note;
+use crate::http::state::AppState;
+use crate::infra::clock::unix_seconds;
+use crate::infra::queue::{self, JobState};
+
+/// Sides shown per pack, and their size in pixels.
+const SHOWN_SIDES: usize = 4;
+
+const THUMBNAIL_SIDE: u32 = 240;
+
+/// How long the press-file links of an order page work.
+const PRESS_LINK_SECONDS: u64 = 60 * 60;
+
+/// An order the console may show: placed (committed), else "not found".
+pub(crate) async fn placed_order(services: &Services, number: &str) -> Result<Order, ConsoleError> {
+    let store = services.store.as_ref();
+    match orders::load(store, number).await? {
+        Some(order) if orders::is_committed(store, &order).await? => Ok(order),
+        _ => Err(no_order(number)),
+    }
+}
+
+pub(crate) fn no_order(number: &str) -> ConsoleError {
+    PageError::not_found(format!("There is no order {number}.")).into()
+}
+
+/// The number of sides of a pack as ordered (its JSON's `sides`).
+fn side_count(line: &orders::OrderLine) -> usize {
+    #[derive(serde::Deserialize)]
+    struct Sides {
+        #[serde(default)]
+        sides: Vec<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Sides>(line.pack.get()).map_or(0, |p| p.sides.len())
+}
+
+/// `GET /admin/orders/{number}`
+pub async fn show(
+    State(state): State<Arc<AppState>>,
+    staff: Staff,
+    Path(number): Path<String>,
+) -> Result<Response, ConsoleError> {
+    staff.operator()?;
+    let order = placed_order(&state, &number).await?;
+    order_page(&state, &staff, &order, None).await
+}
+
+/// An order's page, with `problem` (and its status) above it if an action failed.
+pub(crate) async fn order_page(
+    services: &Services,
+    staff: &Staff,
+    order: &Order,
+    problem: Option<(StatusCode, String)>,
+) -> Result<Response, ConsoleError> {
+    let store = services.store.as_ref();
+    let customer = customers::load(store, &order.customer_id).await?;
+    let press = press_files::states(store, order).await?;
+    let links = PressFileLinks {
+        base_url: "",
+        key: &services.secret_key,
+        expires: unix_seconds() + PRESS_LINK_SECONDS,
+    };
+    let mail = crate::domain::mail::of_order(store, order).await?;
+    let address = &order.delivery;
+    let n = &order.number;
+    let csrf = html! { input type="hidden" name="csrf" value=(staff.csrf_token); };
+    let content = html! {
+        @if let Some((_, problem)) = &problem { (alert(problem)) }
+        p.lead {
+            "Order " strong.order-number { (n) } " · " span.status { (capitalised(order.status.describe())) }
+            " · placed " (when(order.placed_at)) " · " (money(&order.currency, order.total))
+            " · payment: " (order.payment.state.describe())
+        }
+        @if let Some(original) = &order.reprint_of {
+            p.reprint { "A reprint of " a href=(format!("/admin/orders/{original}")) { (original) } "." }
+        }
+        @if let OrderStatus::Shipped { carrier, tracking_number } = &order.status {
+            p.shipping { "Shipped with " (carrier) ", tracking number " strong.tracking { (tracking_number) } }
+        }
+        section.console-actions aria-labelledby="actions-heading" {
+            h2 #actions-heading { "Actions" }
+            @match &order.status {
+                OrderStatus::Placed => {
+                    form.inline method="post" action=(format!("/admin/orders/{n}/move")) {
+                        (csrf) input type="hidden" name="move" value="start";
+                        button #start-production type="submit" { "Start production" }
+                    }
+                    form.inline method="post" action=(format!("/admin/orders/{n}/move")) {
+                        (csrf) input type="hidden" name="move" value="cancel";
+                        button #cancel-order.secondary type="submit" { "Cancel order" }
+                    }
+                }
+                OrderStatus::InProduction => {
+                    form.card #ship-form method="post" action=(format!("/admin/orders/{n}/move")) {
+                        (csrf) input type="hidden" name="move" value="ship";
+                        label for="ship-carrier" { "Carrier" }
+                        input #ship-carrier type="text" name="carrier" maxlength="60" required;
+                        label for="ship-tracking" { "Tracking number" }
+                        input #ship-tracking type="text" name="tracking" maxlength="100" required;
+                        button #ship-order type="submit" { "Mark shipped" }
+                    }
+                }
+                _ => { p { "This order is " (order.status.describe()) "; it does not move on." } }
+            }
+            @if order.status != OrderStatus::Cancelled {
+                form.inline method="post" action=(format!("/admin/orders/{n}/reprint")) {
+                    (csrf) input type="hidden" name="key" value=(reprint::form_key());
+                    button #reprint.secondary type="submit" { "Reprint as a new order" }
+                }
+            }
+        }
+        h2 { "Customer" }
+        p.customer {
+            @if let Some(customer) = &customer { (customer.name) " · " }
+            a href=(format!("mailto:{}", order.customer_email)) { (order.customer_email) }
+            @if let Some(customer) = &customer {
+                @if customer.email_confirmed { " (address confirmed)" } @else { " (address not confirmed)" }
+            }
+        }
+        address {
+            (address.name) br; (address.line1) br;
+            @if !address.line2.is_empty() { (address.line2) br; }
+            (address.city) " " (address.postcode) br; (address.country)
+        }
+        h2 { "Packs" }
+        ul.lines aria-label="Packs in this order" {
+            @for (index, line) in order.lines.iter().enumerate() {
+                li.line {
+                    div.sides {
+                        @for side in 0..side_count(line).min(SHOWN_SIDES) {
+                            img.thumb src=(format!("/admin/orders/{n}/lines/{index}/sides/{side}"))
+                                alt=(format!("Side {} of {}", side + 1, line.name)) loading="lazy";
+                        }
+                    }
+                    div.summary {
+                        strong.name { (line.name) } " × " (line.quantity)
+                        @if line.trial { " " span.badge { "Trial pack" } }
+                        p.spec { (line.product) " · " (describe_spec(&line.physical_spec)) }
+                        p.partner { "Partner key " code { (line.created_by) }
+                            @if let Some(tracking) = &line.tracking_id { " · tracking id " code { (tracking) } } }
+                        (approval_note(line.proof_approval.as_ref()))
+                        (press_file(n, index, press.get(index), &links))
+                    }
+                }
+            }
+        }
+        h2 { "History" }
+        ol.history {
+            @if order.reprint_of.is_none() { li { (when(order.placed_at)) ": placed by the customer" } }
+            @for change in &order.history {
+                li { (when(change.at)) ": " (change.status.describe()) " by " (change.by) }
+            }
+        }
+        h2 { "E-mail" }
+        @if mail.is_empty() {
+            p { @if services.mailer.is_configured() { "No mail for this order." } @else { "This shop sends no e-mail (no SMTP server is configured)." } }
+        } @else {
+            (mail_table(&mail))
+        }
+    };
+    let title = format!("Order {n}");
+    let page = page(staff, &title, content);
+    Ok(match problem {
+        Some((status, _)) => (status, page).into_response(),
+        None => page,
+    })
+}
+
+/// A pack's press file: its link and preflight, or where it is.
+fn press_file(
+    number: &str,
+    line: usize,
+    state: Option<&PressFileState>,
+    links: &PressFileLinks<'_>,
+) -> Markup {
+    html! {
+        div.press-file {
+            @match state {
+                Some(PressFileState::Produced { bytes, report, .. }) => {
+                    p {
+                        a.press-link href=(links.link(number, line).url) download {
+                            "Press file " (press_files::file_name(number, line))
+                        }
+                        " · " (bytes / 1024) " KB · preflight: " strong.verdict { (report.verdict.name()) }
+                        @if let Some(colour) = &report.colour {
+                            " · " span.colour-facts {
+                                (colour.condition) ", most ink " (colour.max_ink) "%"
+                                @if let Some(limit) = colour.ink_limit { " (limit " (limit) "%)" }
+                            }
+                        }
+                    }
+                    @let findings: Vec<_> = report.pages.iter().flat_map(|p| p.findings.iter().map(move |f| (&p.side, f))).collect();
+                    @if !findings.is_empty() {
+                        ul.findings {
+                            @for (side, finding) in findings {
+                                li { (side) " " (finding.link_id) ": " (finding.message) }
+                            }
+                        }
+                    }
+                }
+                Some(PressFileState::Failed { reason }) => { p.problem { "Cannot be printed as it is: " (reason) } }
+                Some(PressFileState::InProduction { last_error }) => {
+                    p { "Press file being made"
+                        @if let Some(error) = last_error { " (the last attempt failed: " (error) ")" } }
+                }
+                Some(PressFileState::GaveUp { last_error }) => {
+                    p.problem { "The press file could not be made: " (last_error.as_deref().unwrap_or("no reason recorded")) }
+                }
+                Some(PressFileState::NotQueued) | None => { p { "No press file (placed before press files were made; `presspack orders artwork` queues it)." } }
+            }
+        }
+    }
+}
+
+pub(crate) fn mail_table(mail: &[queue::Job<crate::domain::mail::MailMessage>]) -> Markup {
+    html! {
+        table.mail {
+            caption.visually-hidden { "E-mail" }
+            thead { tr { th scope="col" { "Message" } th scope="col" { "To" } th scope="col" { "Queued" } th scope="col" { "State" } th scope="col" { "Attempts" } th scope="col" { "Last error" } } }
+            tbody {
+                @for job in mail {
+                    tr.mail-job {
+                        td {
+                            @if !job.payload.order_number.is_empty() {
+                                a href=(format!("/admin/orders/{}", job.payload.order_number)) { (job.payload.order_number) } " "
+                            }
+                            (job.payload.kind.describe())
+                        }
+                        td { (job.payload.to) }
+                        td { (when(u64::try_from(job.created_at / 1000).unwrap_or(0))) }
+                        td.mail-state { (match job.state { JobState::Pending => "waiting to be sent", JobState::Done => "sent", JobState::GaveUp => "given up" }) }
+                        td { (job.attempts) }
+                        td { (job.last_error.as_deref().unwrap_or("")) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `GET /admin/orders/{number}/lines/{line}/sides/{side}`: a side of a pack as ordered, PNG.
+pub async fn side_image(
+    State(state): State<Arc<AppState>>,
+    staff: Staff,
+    Path((number, line, side)): Path<(String, usize, usize)>,
+) -> Result<Response, ConsoleError> {
+    staff.operator()?;
+    let order = placed_order(&state, &number).await?;
+    Ok(ordered_side_png(&state, &order, line, side, THUMBNAIL_SIDE).await?)
+}
