@@ -352,7 +352,9 @@ impl Application {
 /// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
 /// bodies are small; the API's larger limit does not apply here.
 fn customer_pages() -> Router<Arc<AppState>> {
-    use crate::http::pages::{account, account_links, cart, dropins, forms, home, layout, orders};
+    use crate::http::pages::{
+        account, account_links, cart, dropins, forms, home, orders, shop_files,
+    };
     Router::new()
         .route("/", get(home::home))
         .route("/favicon.svg", get(home::favicon))
@@ -406,10 +408,10 @@ fn customer_pages() -> Router<Arc<AppState>> {
             "/press-files/{number}/{line}",
             get(orders::press_file_download),
         )
-        .route("/static/shop.css", get(layout::stylesheet))
-        .route("/static/brand.css", get(layout::brand_stylesheet))
-        .route("/static/logo", get(layout::logo))
-        .route("/static/{name}", get(layout::script))
+        .route("/static/shop.css", get(shop_files::stylesheet))
+        .route("/static/brand.css", get(shop_files::brand_stylesheet))
+        .route("/static/logo", get(shop_files::logo))
+        .route("/static/{name}", get(shop_files::script))
         .layer(DefaultBodyLimit::max(forms::MAX_FORM_BYTES))
 }
 

@@ -9,8 +9,8 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
@@ -20,7 +20,6 @@ use crate::domain::customers::Customer;
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms;
 use crate::http::pages::sessions::Visitor;
-use crate::http::pages::static_files::Source;
 use crate::http::state::AppState;
 
 tokio::task_local! {
@@ -48,17 +47,6 @@ fn brand() -> Arc<Brand> {
         Arc::new(Brand::load(&BrandSettings::default()).expect("the default brand loads"))
     })
 }
-
-const STYLESHEET: &str = include_str!("../../../static/shop.css");
-/// The pages' scripts, each in its own file (the policy runs no inline script): the order
-/// confirmation's callbacks and the finish page's running price.
-const SCRIPTS: [(&str, &str); 2] = [
-    (
-        "confirmation.js",
-        include_str!("../../../static/confirmation.js"),
-    ),
-    ("finish.js", include_str!("../../../static/finish.js")),
-];
 
 /// Who may show a page in a frame.
 #[derive(Clone, Copy, PartialEq)]
@@ -333,73 +321,6 @@ impl IntoResponse for PageError {
         let response = (self.status, page).into_response();
         with_page_headers(response, &[], Framing::Partners)
     }
-}
-
-const CSS: &str = "text/css; charset=utf-8";
-
-/// `GET /static/shop.css`
-pub async fn stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let source = || Source::new(CSS, STYLESHEET);
-    state
-        .static_files
-        .respond(&headers, "shop.css", None, source)
-        .await
-}
-
-/// `GET /static/brand.css`: the brand's colour over the stylesheet's.
-pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let css = format!(
-        ":root {{ --brand: {}; --brand-dark: {}; }}\n",
-        state.brand.colour,
-        state.brand.dark_colour()
-    );
-    let source = move || Source::new(CSS, css);
-    state
-        .static_files
-        .respond(&headers, "brand.css", None, source)
-        .await
-}
-
-/// `GET /static/logo`: the brand's logo (404 without one). An SVG opened on its own runs no
-/// script: the policy allows none.
-pub async fn logo(State(state): State<Arc<AppState>>) -> Response {
-    let Some(logo) = &state.brand.logo else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(logo.content_type),
-            ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=300"),
-            ),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'"),
-            ),
-        ],
-        logo.bytes.clone(),
-    )
-        .into_response()
-}
-
-/// `GET /static/{name}`: one of [`SCRIPTS`].
-pub async fn script(
-    State(state): State<Arc<AppState>>,
-    Path(name): Path<String>,
-    headers: HeaderMap,
-) -> Response {
-    let Some(&(name, script)) = SCRIPTS.iter().find(|(known, _)| *known == name) else {
-        return StatusCode::NOT_FOUND.into_response();
-    };
-    let source = move || Source::new("text/javascript; charset=utf-8", script);
-    state
-        .static_files
-        .respond(&headers, name, None, source)
-        .await
 }
 
 /// A PNG made for this request (a side's preview), kept by the browser as `cache_control` says.

@@ -13,4 +13,5 @@ pub mod orders;
 pub mod proofs;
 pub mod sessions;
 pub mod settings;
+pub mod shop_files;
 pub mod static_files;
