@@ -5,9 +5,8 @@
 //! from an `otpauth://` address), and then signing in needs the current code too. The last
 //! time step a code was accepted for is kept in the record, so each code works once.
 
-use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
-use sha1::Sha1;
+use totp_rs::{Algorithm, Builder, Secret, Totp};
 
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, PasswordHashing};
 use crate::infra::clock::unix_seconds;
@@ -248,79 +247,47 @@ pub async fn sign_in(
 }
 
 /// The time step around `current` whose code `code` is, if later than `used` (each step's
-/// code works once). Compared in constant time.
+/// code works once). Compared in constant time (totp-rs's tokens compare so).
 fn matching_step(secret: &str, code: &str, current: u64, used: u64) -> Option<u64> {
-    use subtle::ConstantTimeEq;
     let key = from_base32(secret)?;
-    if code.len() != TOTP_DIGITS as usize || !code.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    (current.saturating_sub(1)..=current + 1)
+    totp(&key, 1)
+        .check(code, current * TOTP_STEP_SECONDS)
         .filter(|&step| step > used)
-        .find(|&step| {
-            let expected = format!("{:06}", totp_code(&key, step));
-            bool::from(expected.as_bytes().ct_eq(code.as_bytes()))
-        })
 }
 
-/// The TOTP code of `key` at time step `step` (RFC 6238 over RFC 4226's truncation).
-pub fn totp_code(key: &[u8], step: u64) -> u32 {
-    let mut mac = <Hmac<Sha1> as KeyInit>::new_from_slice(key).expect("any key length");
-    mac.update(&step.to_be_bytes());
-    let digest = mac.finalize().into_bytes();
-    let offset = usize::from(digest[digest.len() - 1] & 0x0f);
-    let word = u32::from_be_bytes([
-        digest[offset],
-        digest[offset + 1],
-        digest[offset + 2],
-        digest[offset + 3],
-    ]);
-    (word & 0x7fff_ffff) % 10u32.pow(TOTP_DIGITS)
+/// RFC 6238 TOTP of `key` as authenticator apps make it (SHA-1, six digits, 30-second steps),
+/// accepting `skew` steps either side.
+fn totp(key: &[u8], skew: u16) -> Totp {
+    Builder::new()
+        .with_algorithm(Algorithm::SHA1)
+        .with_digits(TOTP_DIGITS as u8)
+        .with_step_duration(TOTP_STEP_SECONDS)
+        .with_skew(skew)
+        .with_secret(key.to_vec())
+        .build_noncompliant()
+}
+
+/// The TOTP code of `key` at time step `step`.
+pub fn totp_code(key: &[u8], step: u64) -> String {
+    totp(key, 0).generate(step * TOTP_STEP_SECONDS).to_string()
 }
 
 /// The current TOTP code of a base32 secret (for the CLI and tests that stand in for an app).
 pub fn current_totp_code(secret: &str) -> Option<String> {
     let key = from_base32(secret)?;
-    Some(format!(
-        "{:06}",
-        totp_code(&key, unix_seconds() / TOTP_STEP_SECONDS)
-    ))
+    Some(totp_code(&key, unix_seconds() / TOTP_STEP_SECONDS))
 }
-
-const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
 /// RFC 4648 base32 without padding, as authenticator apps read secrets.
 fn base32(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    for chunk in bytes.chunks(5) {
-        let mut buffer = [0u8; 5];
-        buffer[..chunk.len()].copy_from_slice(chunk);
-        let bits = buffer
-            .iter()
-            .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-        let characters = (chunk.len() * 8).div_ceil(5);
-        for i in 0..characters {
-            out.push(BASE32[((bits >> (35 - i * 5)) & 31) as usize] as char);
-        }
-    }
-    out
+    Secret::from(bytes.to_vec()).to_base32()
 }
 
 fn from_base32(text: &str) -> Option<Vec<u8>> {
-    let mut bits = 0u64;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for c in text.trim_end_matches('=').bytes() {
-        let value = BASE32.iter().position(|&b| b == c.to_ascii_uppercase())?;
-        bits = (bits << 5) | value as u64;
-        count += 5;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    Some(out)
+    let text = text.trim_end_matches('=').to_ascii_uppercase();
+    Secret::try_from_base32(text)
+        .ok()
+        .map(|secret| secret.to_vec())
 }
 
 #[cfg(test)]
@@ -337,7 +304,7 @@ mod tests {
             (1_234_567_890, 5_924),
             (2_000_000_000, 279_037),
         ] {
-            assert_eq!(totp_code(key, time / 30), code, "at {time}");
+            assert_eq!(totp_code(key, time / 30), format!("{code:06}"), "at {time}");
         }
     }
 
@@ -353,7 +320,7 @@ mod tests {
     #[test]
     fn a_code_works_once_and_only_near_its_time() {
         let secret = base32(b"12345678901234567890");
-        let code = format!("{:06}", totp_code(b"12345678901234567890", 100));
+        let code = totp_code(b"12345678901234567890", 100);
         assert_eq!(matching_step(&secret, &code, 100, 0), Some(100));
         assert_eq!(matching_step(&secret, &code, 101, 0), Some(100));
         assert_eq!(matching_step(&secret, &code, 102, 0), None);
