@@ -15,48 +15,36 @@ fn main() {
 }
 
 fn templates(dir: &Path, out: &Path) {
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "xml"))
-        .collect();
-    files.sort();
-    let mut code = String::from("&[\n");
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        code.push_str(&format!(
-            "    ({name:?}, include_str!({:?})),\n",
-            path.display().to_string()
-        ));
-    }
-    code.push_str("]\n");
-    let out = out.join("templates.rs");
-    std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    embed_dir(dir, "xml", "include_str", &out.join("templates.rs"));
 }
 
 /// Writes `starter_art.rs`: every `designs/art/*.png` as `(file name, bytes)`, in file-name
 /// order.
 fn starter_art(dir: &Path, out: &Path) {
+    embed_dir(dir, "png", "include_bytes", &out.join("starter_art.rs"));
+}
+
+/// Writes to `out` a slice of `(file name, contents)`, each file of `dir` ending in
+/// `.extension` taken in by `include` (`include_str` or `include_bytes`), in file-name order.
+fn embed_dir(dir: &Path, extension: &str, include: &str, out: &Path) {
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "png"))
+        .filter(|path| path.extension().is_some_and(|ext| ext == extension))
         .collect();
     files.sort();
     let mut code = String::from("&[\n");
     for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         println!("cargo:rerun-if-changed={}", path.display());
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         code.push_str(&format!(
-            "    ({name:?}, include_bytes!({:?})),\n",
+            "    ({name:?}, {include}!({:?})),\n",
             path.display().to_string()
         ));
     }
     code.push_str("]\n");
-    let out = out.join("starter_art.rs");
-    std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    std::fs::write(out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }
 
 /// The face files the catalogue names (every name but the `dejavu:` ones, which the dejavu

@@ -456,12 +456,17 @@ pub async fn save(
         Ok(design) => design,
         Err(error) => return json_error(error.status, &error.message),
     };
-    let mut response = match saving_owner(&state, &mut visitor, &pack_id, &query).await {
+    let response = match saving_owner(&state, &mut visitor, &pack_id, &query).await {
         Ok(owner) => store_design(&state, &pack_id, text, &owner, design.as_ref()).await,
         Err(error) => json_error(error.status, &error.message),
     };
     // Whatever came of the save, a guest keeps the session it started: their first save may
     // have taken the pack for it before the pack was refused.
+    with_cookies(response, &visitor)
+}
+
+/// `response` with the cookies the handler set for `visitor` (a guest's new session).
+fn with_cookies(mut response: Response, visitor: &Visitor) -> Response {
     for cookie in &visitor.set_cookies {
         response
             .headers_mut()
@@ -535,16 +540,11 @@ pub async fn start_pack(
     body: Bytes,
 ) -> Response {
     let csrf = headers.get("x-csrf-token").and_then(|v| v.to_str().ok());
-    let mut response = match started_pack(&state, &mut visitor, &query, csrf, &body).await {
+    let response = match started_pack(&state, &mut visitor, &query, csrf, &body).await {
         Ok(edit) => json_response(&serde_json::json!({ "edit": edit })),
         Err(error) => json_error(error.status, &error.message),
     };
-    for cookie in &visitor.set_cookies {
-        response
-            .headers_mut()
-            .append(header::SET_COOKIE, cookie.clone());
-    }
-    response
+    with_cookies(response, &visitor)
 }
 
 /// The new pack's `edit` drop-in (see [`start_pack`]).
