@@ -388,7 +388,7 @@ impl Fetcher {
     pub async fn post(
         &self,
         url: &str,
-        headers: reqwest::header::HeaderMap,
+        headers: &[(&'static str, &str)],
         body: Vec<u8>,
     ) -> Result<StatusCode, FetchError> {
         let url = Url::parse(url).map_err(|e| FetchError::InvalidUrl {
@@ -397,10 +397,19 @@ impl Fetcher {
         })?;
         let url = checked_url(url)?;
         self.check_host(&url)?;
+        let mut header_map = header::HeaderMap::new();
+        for &(name, value) in headers {
+            let value =
+                header::HeaderValue::from_str(value).map_err(|e| FetchError::Transport {
+                    url: show(&url),
+                    reason: format!("header {name}: {e}"),
+                })?;
+            header_map.insert(header::HeaderName::from_static(name), value);
+        }
         let request = self
             .client
             .post(url.clone())
-            .headers(headers)
+            .headers(header_map)
             .body(body)
             .send();
         match tokio::time::timeout(self.timeout, request).await {
