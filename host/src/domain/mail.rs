@@ -14,16 +14,14 @@
 //! order or the change it tells (and waiting, like the webhooks, until that is written), made
 //! at sending time from the order as stored, and retried on the `mail_retry_delays_ms`
 //! schedule while the server is down or answers "try later"; a permanent refusal (5xx) is
-//! given up at once. Every address and name goes through lettre's header encoding, and
+//! given up at once. Every address and name goes through lettre's header encoding (in
+//! [`crate::infra::mail`], which makes the MIME message of the domain's [`Letter`]), and
 //! control characters are taken out of names first, so no input can add a header.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use lettre::Message;
-use lettre::message::header::ContentType;
-use lettre::message::{Attachment, Mailbox, MultiPart};
 use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +32,7 @@ use crate::domain::press::ordered_proof;
 use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::infra::clock::unix_millis;
+use crate::infra::mail::Letter;
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::store::{Kind, Store, StoreError};
 
@@ -236,7 +235,7 @@ fn one_line(text: &str) -> String {
 impl Mails {
     /// The message of job `job`, made from the order as stored now; what the attempt answers
     /// when it cannot be made, or must wait for the customer to confirm the address.
-    async fn message(&self, store: &dyn Store, job: &Job<MailMessage>) -> Result<Message, Outcome> {
+    async fn message(&self, store: &dyn Store, job: &Job<MailMessage>) -> Result<Letter, Outcome> {
         let (services, mail, id) = (&self.0, &job.payload, job.id.as_str());
         let order = record::load(store, &mail.order_number)
             .await
@@ -254,7 +253,6 @@ impl Mails {
             });
         }
         let name = one_line(&order.delivery.name);
-        let to = mailbox(&name, &mail.to)?;
         let link = format!("{}/orders/{}", services.base_url, order.number);
         let mut attachments = Vec::new();
         let mut without_proof = Vec::new();
@@ -281,13 +279,9 @@ impl Mails {
             MailKind::Shipped => shipped(&order, &name, &link),
             _ => confirmation(&order, &name, &link, &without_proof),
         };
-        let body = self.branded(text, html);
-        let pdf = ContentType::parse("application/pdf").expect("a media type");
-        let parts = attachments.into_iter().fold(
-            MultiPart::mixed().multipart(body),
-            |parts, (name, bytes)| parts.singlepart(Attachment::new(name).body(bytes, pdf.clone())),
-        );
-        self.build(id, to, subject, parts)
+        let mut letter = self.letter(id, (name, &mail.to), subject, (text, html));
+        letter.attachments = attachments;
+        Ok(letter)
     }
 
     /// The account message `mail`, made now: a link is made for the account that has the
@@ -298,17 +292,12 @@ impl Mails {
         store: &dyn Store,
         id: &str,
         mail: &MailMessage,
-    ) -> Result<Message, Outcome> {
+    ) -> Result<Letter, Outcome> {
         let retry = |e: StoreError| Outcome::retry(e.to_string());
         let base_url = &self.0.base_url;
         if mail.kind == MailKind::SignUpAttempt {
             let (subject, text, html) = sign_up_attempt(base_url);
-            return self.build(
-                id,
-                mailbox("", &mail.to)?,
-                subject,
-                self.branded(text, html),
-            );
+            return Ok(self.letter(id, (String::new(), &mail.to), subject, (text, html)));
         }
         let customer = customers::find_by_email(store, &mail.to)
             .await
@@ -337,17 +326,19 @@ impl Mails {
             LinkPurpose::ResetPassword => password_reset(&name, &url),
             LinkPurpose::ConfirmAddress => address_confirmation(&url),
         };
-        self.build(
-            id,
-            mailbox(&name, &mail.to)?,
-            subject,
-            self.branded(text, html),
-        )
+        Ok(self.letter(id, (name, &mail.to), subject, (text, html)))
     }
 
-    /// A message's text and HTML with the shop's brand: its name at the top of the HTML and
-    /// as the signature of both, with the shop's address.
-    fn branded(&self, text: String, html: Markup) -> MultiPart {
+    /// The queued mail `id` to `to` (a name, one line, and the address): `body`'s text and
+    /// HTML with the shop's brand, its name at the top of the HTML and as the signature of
+    /// both, with the shop's address.
+    fn letter(
+        &self,
+        id: &str,
+        (to_name, to_address): (String, &str),
+        subject: String,
+        (text, html): (String, Markup),
+    ) -> Letter {
         let (brand, site) = (&self.0.brand, &self.0.base_url);
         let shop = &brand.name;
         let text = format!("{text}\n-- \n{shop}\n{site}\n");
@@ -362,39 +353,16 @@ impl Mails {
                 }
             }
         };
-        MultiPart::alternative_plain_html(text, html.into_string())
+        Letter {
+            id: id.to_owned(),
+            to_name,
+            to_address: to_address.to_owned(),
+            subject,
+            text,
+            html: html.into_string(),
+            attachments: Vec::new(),
+        }
     }
-
-    /// The message of the queued mail `id`. Its Message-ID is made from `id`, so every attempt
-    /// sends the same one: a message sent again (its attempt succeeded but the store could
-    /// not record it, or the lease ran out) is a duplicate mail programs can recognise.
-    fn build(
-        &self,
-        id: &str,
-        to: Mailbox,
-        subject: String,
-        body: MultiPart,
-    ) -> Result<Message, Outcome> {
-        let from = self.0.mailer.from();
-        Message::builder()
-            .message_id(Some(format!("<{id}@{}>", from.email.domain())))
-            .from(from.clone())
-            .to(to)
-            .subject(subject)
-            .multipart(body)
-            .map_err(|e| Outcome::give_up(format!("the message: {e}")))
-    }
-}
-
-/// The recipient: `name` (one line already) and the address, which must parse.
-fn mailbox(name: &str, address: &str) -> Result<Mailbox, Outcome> {
-    let parsed = address
-        .parse()
-        .map_err(|e| Outcome::give_up(format!("the address {address:?} cannot be mailed: {e}")))?;
-    Ok(Mailbox::new(
-        Some(name.to_owned()).filter(|n| !n.is_empty()),
-        parsed,
-    ))
 }
 
 /// "Hello NAME," or, without a name, "Hello,".

@@ -1,9 +1,11 @@
 //! Sending e-mail through an SMTP server from the configuration (lettre). Nothing is sent
-//! when no `smtp_host` is set. Messages are built by the domain; this only delivers them.
+//! when no `smtp_host` is set. The domain writes a [`Letter`] (who to, subject, text, HTML,
+//! attachments); this makes it a MIME message, every header encoded by lettre, and delivers it.
 
 use std::time::Duration;
 
-use lettre::message::Mailbox;
+use lettre::message::header::ContentType;
+use lettre::message::{Attachment, Mailbox, MultiPart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 use serde::Deserialize;
@@ -150,9 +152,10 @@ impl Mailer {
         &self.from
     }
 
-    /// Sends `message`. A failure says what happened (never the credentials) and whether
-    /// the server refused for good (a 5xx answer), which no retry changes.
-    pub async fn send(&self, message: Message) -> Result<(), SendFailure> {
+    /// Sends `letter`. A failure says what happened (never the credentials) and whether it
+    /// is for good (a 5xx answer, an address that cannot be mailed), which no retry changes.
+    pub async fn send(&self, letter: Letter) -> Result<(), SendFailure> {
+        let message = self.message(letter)?;
         let Some(transport) = &self.transport else {
             return Err(SendFailure {
                 reason: "no SMTP server is configured (smtp_host)".to_owned(),
@@ -168,6 +171,55 @@ impl Mailer {
                 permanent: e.is_permanent(),
             })
     }
+
+    /// The MIME message of `letter`: plain text and HTML as alternatives, then the
+    /// attachments (PDF). Its Message-ID is made from the letter's id, so every attempt of a
+    /// queued mail sends the same one: a message sent again is a duplicate mail programs can
+    /// recognise.
+    fn message(&self, letter: Letter) -> Result<Message, SendFailure> {
+        let give_up = |reason: String| SendFailure {
+            reason,
+            permanent: true,
+        };
+        let address = letter.to_address.parse().map_err(|e| {
+            give_up(format!(
+                "the address {:?} cannot be mailed: {e}",
+                letter.to_address
+            ))
+        })?;
+        let to = Mailbox::new(Some(letter.to_name).filter(|n| !n.is_empty()), address);
+        let pdf = ContentType::parse("application/pdf").expect("a media type");
+        let body = MultiPart::alternative_plain_html(letter.text, letter.html);
+        let parts = letter.attachments.into_iter().fold(
+            MultiPart::mixed().multipart(body),
+            |parts, (name, bytes)| parts.singlepart(Attachment::new(name).body(bytes, pdf.clone())),
+        );
+        Message::builder()
+            .message_id(Some(format!(
+                "<{}@{}>",
+                letter.id,
+                self.from.email.domain()
+            )))
+            .from(self.from.clone())
+            .to(to)
+            .subject(letter.subject)
+            .multipart(parts)
+            .map_err(|e| give_up(format!("the message: {e}")))
+    }
+}
+
+/// A message as the domain writes it.
+pub struct Letter {
+    /// The queued mail's id (the Message-ID is made from it).
+    pub id: String,
+    /// The recipient's name, one line (empty: none), and address.
+    pub to_name: String,
+    pub to_address: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    /// `(file name, PDF)`.
+    pub attachments: Vec<(String, Vec<u8>)>,
 }
 
 /// Why a message was not sent.
