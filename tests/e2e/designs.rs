@@ -357,16 +357,15 @@ async fn the_starter_designs_print_clean() {
         }
     }
     assert!(to_check.is_empty(), "{}", to_check.join("\n"));
-    let missing = app
-        .client
-        .get(format!(
-            "{}/designs/no-such-design/thumbnail.png",
-            app.address
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(missing.status(), 404);
+    for missing in ["no-such-design", &"x".repeat(65), "not%20a%20code"] {
+        let answer = app
+            .client
+            .get(format!("{}/designs/{missing}/thumbnail.png", app.address))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 404, "{missing}");
+    }
 }
 
 fn png_size(png_bytes: &[u8]) -> (u32, u32) {

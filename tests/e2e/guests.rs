@@ -78,6 +78,9 @@ async fn the_demo_keeps_a_design_only_as_asked(kind: StoreKind) {
             .starts_with("pack"),
         "{refused}"
     );
+    // A body past the editor's bound (512 KiB) is refused before it is read as a pack.
+    let huge = format!("{{\"sides\": [], \"x\": \"{}\"}}", "x".repeat(600 * 1024));
+    assert_eq!(start("", csrf.clone(), huge).await.0, 413);
     let (status, refused) = start("?design=posts", csrf.clone(), ada.clone()).await;
     assert_eq!(status, 400);
     assert!(

@@ -50,12 +50,7 @@ impl Design {
         pack_json: &str,
         physical_spec_json: Option<&str>,
     ) -> Result<Design, String> {
-        if code.is_empty()
-            || code.len() > 64
-            || !code
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
+        if !is_code(code) {
             return Err(format!(
                 "design code {code:?}: use 1 to 64 letters, digits, '-' or '_'"
             ));
@@ -106,7 +101,19 @@ impl Design {
     }
 }
 
+/// Whether `code` can be a design code: 1 to 64 letters, digits, '-' or '_'.
+fn is_code(code: &str) -> bool {
+    (1..=64).contains(&code.len())
+        && code
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The design `code`; none for what cannot be a code (the store is not asked).
 pub async fn find(store: &dyn Records, code: &str) -> Result<Option<Design>, StoreError> {
+    if !is_code(code) {
+        return Ok(None);
+    }
     Ok(crate::infra::store::load(store, DESIGNS, code)
         .await?
         .map(|(design, _)| design))
@@ -178,9 +185,10 @@ pub async fn register_starters(
     let starters: Starters = serde_json::from_str(presspack_assets::STARTER_DESIGNS)
         .map_err(|e| DomainError::new(ErrorCode::Internal, format!("starters.json: {e}")))?;
     let store = services.store.as_ref();
+    let registered = store.list(STARTERS).await?;
     let mut added = 0;
     for starter in starters.designs {
-        if store.get(STARTERS, &starter.code).await?.is_some() {
+        if registered.contains(&starter.code) {
             continue;
         }
         if stopping() {

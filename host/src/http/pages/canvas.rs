@@ -614,11 +614,7 @@ async fn chosen_design(
     let Some(code) = query.get("design") else {
         return Ok(None);
     };
-    let found = match code.len() {
-        1..=64 => designs::find(state.store.as_ref(), code).await?,
-        _ => None,
-    };
-    match found {
+    match designs::find(state.store.as_ref(), code).await? {
         Some(design) => Ok(Some(design)),
         None => Err(PageError::bad_request(
             "design: not a design of this product",
@@ -667,9 +663,6 @@ pub async fn design_thumbnail(
     Path(code): Path<String>,
 ) -> Result<Response, PageError> {
     let no_such_design = || PageError::not_found("There is no such design.");
-    if code.len() > 64 {
-        return Err(no_such_design());
-    }
     let design = designs::find(state.store.as_ref(), &code)
         .await?
         .ok_or_else(no_such_design)?;
@@ -697,7 +690,7 @@ pub async fn design_thumbnail(
             png
         }
     };
-    Ok(layout::png(png.to_vec(), "public, max-age=3600"))
+    Ok(layout::png(png, "public, max-age=3600"))
 }
 
 /// `GET /images/{id}/{rendition}`: a stored rendition's bytes, or a redirect to a signed,

@@ -324,7 +324,8 @@ impl IntoResponse for PageError {
 }
 
 /// A PNG made for this request (a side's preview), kept by the browser as `cache_control` says.
-pub fn png(png: Vec<u8>, cache_control: &'static str) -> Response {
+pub fn png(png: impl Into<bytes::Bytes>, cache_control: &'static str) -> Response {
+    let png: bytes::Bytes = png.into();
     (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),
