@@ -1,10 +1,13 @@
-//! Decoding the images a scene draws (PNG, JPEG, GIF) into premultiplied pixmaps, within a
-//! pixel bound, and halving them for heavy downscaling.
+//! Decoding the images a scene draws (PNG and JPEG renditions) into premultiplied pixmaps,
+//! within a pixel bound, and halving them for heavy downscaling.
 
 use std::fmt;
 use std::io::Cursor;
 use std::sync::{Arc, Mutex};
 
+use image::codecs::jpeg::JpegDecoder;
+use image::codecs::png::PngDecoder;
+use image::{DynamicImage, ImageDecoder};
 use tiny_skia::{Pixmap, PremultipliedColorU8};
 
 /// Largest decoded image, in pixels (e.g. 6000 x 4000 is 24 M).
@@ -21,7 +24,7 @@ pub enum ImageError {
 impl fmt::Display for ImageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ImageError::Undecodable(why) => write!(f, "not a readable PNG, JPEG or GIF: {why}"),
+            ImageError::Undecodable(why) => write!(f, "not a readable PNG or JPEG: {why}"),
             ImageError::TooLarge { width, height } => write!(
                 f,
                 "{width}x{height} pixels is more than {MAX_IMAGE_PIXELS} pixels"
@@ -226,33 +229,54 @@ fn unsharp(source: &Pixmap) -> Pixmap {
     out
 }
 
-/// Decodes PNG, JPEG or GIF bytes (the first frame of a GIF).
+/// Decodes the PNG or JPEG bytes of a rendition. Stored renditions are never anything else
+/// (an upload of another kind is stored as a PNG or JPEG), so a render calls these two
+/// decoders directly and carries no other: the browser's engine stays small.
 pub fn decode_image(bytes: &[u8]) -> Result<DecodedImage, ImageError> {
-    let undecodable = |e: image::ImageError| ImageError::Undecodable(e.to_string());
-    let mut reader = image::ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| ImageError::Undecodable(e.to_string()))?;
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_IMAGE_SIDE);
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
     // The decoded image plus the RGBA copy made below.
     limits.max_alloc = Some(MAX_IMAGE_PIXELS * 8);
-    reader.limits(limits);
-    let (width, height) = reader.into_dimensions().map_err(undecodable)?;
-    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
-        return Err(ImageError::TooLarge { width, height });
-    }
-    let mut reader = image::ImageReader::new(Cursor::new(bytes))
-        .with_guessed_format()
-        .map_err(|e| ImageError::Undecodable(e.to_string()))?;
-    reader.limits(limits_for(width, height));
-    let rgba = reader.decode().map_err(undecodable)?.into_rgba8();
+    let reader = Cursor::new(bytes);
+    let rgba = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        decode_with(PngDecoder::with_limits(reader, limits))?
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        decode_with(JpegDecoder::new(reader).and_then(|mut decoder| {
+            decoder.set_limits(limits)?;
+            Ok(decoder)
+        }))?
+    } else {
+        return Err(ImageError::Undecodable(
+            "the bytes are neither a PNG nor a JPEG".into(),
+        ));
+    };
+    let (width, height) = rgba.dimensions();
     let mut pixmap = Pixmap::new(width, height).ok_or(ImageError::TooLarge { width, height })?;
     for (pixel, rgba) in pixmap.pixels_mut().iter_mut().zip(rgba.pixels()) {
         let [r, g, b, a] = rgba.0;
         *pixel = tiny_skia::ColorU8::from_rgba(r, g, b, a).premultiply();
     }
     Ok(DecodedImage::new(pixmap))
+}
+
+/// The pixels of `decoder`'s image as 8-bit RGBA, once its size is known to be within the
+/// pixel bound.
+fn decode_with(
+    decoder: image::ImageResult<impl ImageDecoder>,
+) -> Result<image::RgbaImage, ImageError> {
+    let undecodable = |e: image::ImageError| ImageError::Undecodable(e.to_string());
+    let mut decoder = decoder.map_err(undecodable)?;
+    let (width, height) = decoder.dimensions();
+    if u64::from(width) * u64::from(height) > MAX_IMAGE_PIXELS {
+        return Err(ImageError::TooLarge { width, height });
+    }
+    decoder
+        .set_limits(limits_for(width, height))
+        .map_err(undecodable)?;
+    Ok(DynamicImage::from_decoder(decoder)
+        .map_err(undecodable)?
+        .into_rgba8())
 }
 
 fn limits_for(width: u32, height: u32) -> image::Limits {
@@ -417,6 +441,12 @@ mod tests {
             decode_image(b"not an image"),
             Err(ImageError::Undecodable(_))
         ));
+        // Renditions are PNGs or JPEGs: a GIF (which uploads turn into one) is not drawn.
+        let gif = decode_image(b"GIF89a\x01\x00\x01\x00\x00\x00\x00;").unwrap_err();
+        assert!(
+            gif.to_string().contains("neither a PNG nor a JPEG"),
+            "{gif}"
+        );
         // A PNG header claiming 20000 x 20000 pixels is refused before decoding.
         let mut huge = png(1, 1, [0; 4]);
         huge[16..20].copy_from_slice(&20000u32.to_be_bytes());
