@@ -1,7 +1,8 @@
 //! Writes `templates.rs`: every `templates/*.xml` as `(file name, contents)`, in file-name
 //! order, so whatever embeds this crate carries its templates wherever it runs;
 //! `starter_art.rs`: the starter designs' pictures, the same way; and
-//! `fonts.rs`: every face file `fonts/catalogue.json` names, deflated, as `(name, bytes)`.
+//! `fonts.rs`: every face and word-list file `fonts/catalogue.json` names, deflated, as
+//! `(name, bytes)`.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -67,6 +68,12 @@ fn fonts(dir: &Path, out: &Path) {
                 .into_iter()
                 .filter_map(|style| faces.get(style)?.as_str())
         })
+        .chain(
+            json.get("wordBreak")
+                .and_then(|lists| lists.as_object())
+                .into_iter()
+                .flat_map(|lists| lists.values().filter_map(|name| name.as_str())),
+        )
         .filter(|name| !name.starts_with("dejavu:"))
         .map(str::to_owned)
         .collect();

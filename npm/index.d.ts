@@ -19,7 +19,7 @@ export interface RenderRequest {
   partial?: boolean;
 }
 
-/** An image a side draws: its resourceUri and the bytes of a rendition (PNG, JPEG or GIF). */
+/** An image a side draws: its resourceUri and the bytes of a rendition (PNG or JPEG). */
 export interface ImageInput {
   resourceUri: string;
   bytes: Uint8Array;
@@ -151,7 +151,10 @@ export interface ExplainedWarning {
 }
 
 export interface Engine {
-  /** Gives the bytes of a face the catalogue names (see `createEngine`'s `fonts: "on-demand"`). */
+  /**
+   * Gives the bytes of a face or word list (`words/….dict`, for wrapping Thai, Lao, Khmer and
+   * Myanmar) the catalogue names (see `createEngine`'s `fonts: "on-demand"`).
+   */
   addFace(name: string, bytes: Uint8Array): void;
   /** Adds a template (XML); returns its code. */
   addTemplate(xml: string): string;
@@ -233,7 +236,7 @@ export interface PresspackError extends Error {
     | "image_too_large_to_decode"
     | "unreadable_pdf"
     | "engine_error";
-  /** For `font_not_loaded`: the catalogue name of the face to add. */
+  /** For `font_not_loaded`: the catalogue name of the face or word list to add. */
   face?: string;
 }
 
@@ -247,7 +250,7 @@ export function loadFonts(): Promise<Fonts>;
 export function loadTemplates(codes?: string[]): Promise<Record<string, string>>;
 export const templateCodes: string[];
 export function loadFace(name: string): Promise<{ name: string; bytes: Uint8Array }>;
-/** Runs `call`, loading and adding each face it needs; for engines made with `fonts: "on-demand"`. */
+/** Runs `call`, loading and adding each face and word list it needs; for engines made with `fonts: "on-demand"`. */
 export function withFaces<T>(engine: Engine, call: () => T): Promise<T>;
 export function createEngine(options?: { fonts?: Fonts | "on-demand"; templates?: string[] }): Promise<Engine>;
 export { WebEngine } from "./presspack_engine.js";

@@ -35,7 +35,7 @@ export async function loadFonts() {
   return { catalogue, faces };
 }
 
-/** The bytes of one built-in face, by its catalogue name: `{name, bytes}`. */
+/** The bytes of one built-in face or word list, by its catalogue name: `{name, bytes}`. */
 export async function loadFace(name) {
   const url = faceUrls[name];
   if (!url) throw new Error(`font face ${name}: not a built-in face`);
@@ -43,8 +43,9 @@ export async function loadFace(name) {
 }
 
 /**
- * Runs `call` (a render or measurement of `engine`), loading and adding each face it turns
- * out to need: an engine made with `fonts: "on-demand"` holds no faces until a text needs one.
+ * Runs `call` (a render or measurement of `engine`), loading and adding each face (or word
+ * list) it turns out to need: an engine made with `fonts: "on-demand"` holds no faces until a
+ * text needs one, and no word list until it wraps a line of Thai, Lao, Khmer or Myanmar.
  */
 export async function withFaces(engine, call) {
   for (;;) {

@@ -81,6 +81,21 @@ fn engine_benches(c: &mut Criterion) {
             cases::devanagari_measure_input(),
         ),
         (
+            "measure 40 characters of Latin wrapped at 20 mm",
+            Op::Measure,
+            cases::latin_wrapped_measure_input(),
+        ),
+        (
+            "measure 40 characters of Thai wrapped at 20 mm",
+            Op::Measure,
+            cases::thai_wrapped_measure_input(),
+        ),
+        (
+            "measure 40 characters of Thai on one line",
+            Op::Measure,
+            cases::thai_measure_input(),
+        ),
+        (
             "text side, layout report (createPack's check)",
             Op::Report,
             cases::report_input(),

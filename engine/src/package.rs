@@ -2,10 +2,14 @@
 //! naming them. `tools/npm` writes it into the package and the host serves the same layout
 //! for its own pages, so one module loader works with both.
 
-/// The file a face is kept under (`dejavu:sans-bold` -> `dejavu-sans-bold.ttf`).
+/// The file a face or word list is kept under: its catalogue name, a built-in face's with
+/// `.ttf` added (`dejavu:sans-bold` -> `dejavu-sans-bold.ttf`).
 pub fn face_file(name: &str) -> String {
     let stem = name.replace(':', "-");
-    if stem.ends_with(".ttf") || stem.ends_with(".otf") {
+    if [".ttf", ".otf", ".dict"]
+        .iter()
+        .any(|ext| stem.ends_with(ext))
+    {
         stem
     } else {
         format!("{stem}.ttf")

@@ -248,9 +248,10 @@ pub struct WebEngine {
 #[wasm_bindgen]
 impl WebEngine {
     /// An engine with a font catalogue (the format of `fonts/catalogue.json`) and the bytes
-    /// of some or all of the faces it names (`[{name, bytes}]`). A render or measurement
-    /// that needs a face not given throws an error with code `font_not_loaded` and the
-    /// face's name in `face`: give it with `addFace` and call again.
+    /// of some or all of the faces and word lists it names (`[{name, bytes}]`). A render or
+    /// measurement that needs a file not given throws an error with code `font_not_loaded`
+    /// and the file's name in `face`: give it with `addFace` and call again. (A word list,
+    /// `words/….dict`, is needed only to wrap a line of Thai, Lao, Khmer or Myanmar.)
     #[wasm_bindgen(constructor)]
     pub fn new(catalogue: JsValue, faces: JsValue) -> Result<WebEngine, JsValue> {
         let catalogue: FontCatalogue =
@@ -277,7 +278,8 @@ impl WebEngine {
         Ok(())
     }
 
-    /// Supplies the bytes of a face the catalogue names (a face already there is kept).
+    /// Supplies the bytes of a face or word list the catalogue names (one already there is
+    /// kept).
     #[wasm_bindgen(js_name = addFace)]
     pub fn add_face(&mut self, name: &str, bytes: Vec<u8>) -> Result<(), JsValue> {
         self.engine

@@ -206,3 +206,26 @@ test("an on-demand engine asks for the faces a side needs and then draws the sam
   assert.ok(asked.length < 12, `${asked.length} faces for one side`);
   assert.deepEqual(drawn.pixels, engine.renderPixels(request, []).pixels);
 });
+
+// Thai, Lao, Khmer and Myanmar lines break between words found in word lists, which an
+// on-demand engine loads as it loads faces: only when a wrapped line of the script needs one.
+test("an on-demand engine loads a script's word list only to wrap a line of it", async () => {
+  const lazy = await createEngine({ fonts: "on-demand" });
+  const thai = { text: "นามบัตรของคุณพร้อมพิมพ์แล้วกรุณาตรวจสอบชื่อและเบอร์โทรศัพท์",
+    fontFamily: "sans", bold: false, italic: false, size: 3.5278, leading: null };
+  const asked = [];
+  const measure = (request) => withFaces(lazy, () => {
+    try {
+      return lazy.measure(request);
+    } catch (error) {
+      if (error.face) asked.push(error.face);
+      throw error;
+    }
+  });
+  await measure({ ...thai, wrappingWidth: null });
+  assert.ok(!asked.some((name) => name.startsWith("words/")), asked.join());
+  const wrapped = await measure({ ...thai, wrappingWidth: 15 });
+  assert.deepEqual(asked.filter((name) => name.startsWith("words/")), ["words/thai.dict"]);
+  assert.ok(wrapped.numberOfLines > 1);
+  assert.deepEqual(wrapped, engine.measure({ ...thai, wrappingWidth: 15 }));
+});

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use presspack_engine::model::Template;
 use presspack_engine::render::{Engine, MeasureRequest};
-use presspack_engine::text::FontBook;
+use presspack_engine::text::{FontBook, FontCatalogue, builtin_face_bytes};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -549,6 +550,60 @@ async fn text_measure_answers_as_the_engine_measures(kind: StoreKind) {
     ])
     .await;
     assert_eq!(skull["fontSubstituted"], true);
+}
+
+/// The server's engine (the wasm module under wasmtime) breaks a wrapped Thai line between
+/// words, as the native engine with the word lists does, and not as it would without them.
+#[tokio::test]
+async fn the_server_wraps_thai_between_words() {
+    let app = spawn_app(StoreKind::Embedded).await;
+    let text = "นามบัตรของคุณพร้อมพิมพ์แล้วกรุณาตรวจสอบชื่อและเบอร์โทรศัพท์";
+    let request = MeasureRequest {
+        text: text.into(),
+        font_family: "sans".into(),
+        bold: false,
+        italic: false,
+        size: 3.5278,
+        wrapping_width: Some(15.0),
+        leading: Some(1.2),
+    };
+    let served = app
+        .send(
+            reqwest::Method::GET,
+            &[
+                ("method", "svc.text.measure"),
+                (
+                    "font",
+                    r#"{"fontFamily": "sans", "bold": false, "italic": false}"#,
+                ),
+                ("text", text),
+                ("fontSize", "3.5278"),
+                ("fontSizeUnits", "mm"),
+                ("wrappingWidth", "15"),
+                ("leading", "1.2"),
+            ],
+            &[],
+            None,
+        )
+        .await
+        .ok();
+    let native = Engine::new(FontBook::builtin()).measure(&request).unwrap();
+    let mut catalogue = FontCatalogue::builtin();
+    catalogue.word_break.clear();
+    let faces = builtin_face_bytes()
+        .iter()
+        .map(|(name, bytes)| ((*name).to_owned(), Arc::clone(bytes)));
+    let without_words = Engine::new(FontBook::new(&catalogue, faces).unwrap())
+        .measure(&request)
+        .unwrap();
+    assert!(served["numberOfLines"].as_u64().unwrap() > 1, "{served}");
+    assert_eq!(served["numberOfLines"], native.number_of_lines);
+    assert!((served["textWidth"].as_f64().unwrap() - native.text_width).abs() < 1e-9);
+    // Lines cut between any two letters hold more: words end short of the line.
+    assert!(
+        without_words.number_of_lines < native.number_of_lines,
+        "{without_words:?}"
+    );
 }
 
 async fn text_measure_parameters_are_checked(kind: StoreKind) {

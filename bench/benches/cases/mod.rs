@@ -191,14 +191,35 @@ pub fn devanagari_measure_input() -> Vec<u8> {
     measure_input_of("नमस्ते दुनिया यह लंदन का एक व्यापार कार्")
 }
 
+/// 40 characters of Latin and of Thai wrapped at 20 mm: Thai words carry no spaces, so its
+/// break opportunities come from the Thai word list (`text/words.rs`), and an unwrapped Thai
+/// line for the cost of the words against the shaping.
+pub fn latin_wrapped_measure_input() -> Vec<u8> {
+    measure_input_wrapped("Sphinx of black quartz, judge my vow! 40", Some(20.0))
+}
+
+pub fn thai_wrapped_measure_input() -> Vec<u8> {
+    measure_input_wrapped(THAI_40, Some(20.0))
+}
+
+pub fn thai_measure_input() -> Vec<u8> {
+    measure_input_of(THAI_40)
+}
+
+const THAI_40: &str = "ภาษาไทยเป็นภาษาที่มีระดับเสียงของคำแน่นอ";
+
 fn measure_input_of(text: &str) -> Vec<u8> {
+    measure_input_wrapped(text, None)
+}
+
+fn measure_input_wrapped(text: &str, wrapping_width: Option<f64>) -> Vec<u8> {
     let request = MeasureRequest {
         text: text.into(),
         font_family: "helvetica".into(),
         bold: false,
         italic: false,
         size: 3.5278,
-        wrapping_width: None,
+        wrapping_width,
         leading: None,
     };
     assert_eq!(request.text.chars().count(), 40, "{text}");

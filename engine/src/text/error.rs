@@ -12,8 +12,8 @@ pub enum TextError {
         chars: usize,
     },
     BadSize(String),
-    /// The text needs a face whose bytes a partial [`FontBook`](super::FontBook) has not been
-    /// given yet.
+    /// The text needs a face (or, to wrap, a word list) whose bytes a partial
+    /// [`FontBook`](super::FontBook) has not been given yet.
     FaceNotLoaded(String),
 }
 
@@ -25,7 +25,7 @@ impl fmt::Display for TextError {
             }
             TextError::BadSize(why) => f.write_str(why),
             TextError::FaceNotLoaded(name) => {
-                write!(f, "font face {name:?} is needed and not loaded yet")
+                write!(f, "font file {name:?} is needed and not loaded yet")
             }
         }
     }

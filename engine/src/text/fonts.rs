@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use super::words::{Dictionary, WordScript};
 use crate::keyhash::KeyMap;
 
 /// The catalogue shipped in `fonts/catalogue.json`.
@@ -58,6 +59,14 @@ pub struct FontCatalogue {
     pub aliases: BTreeMap<String, String>,
     #[serde(default)]
     pub fallback: Vec<String>,
+    /// The word lists that lines of Thai, Lao, Khmer and Myanmar break with, by script
+    /// ([`WordScript::named`]): files named as faces are ([`super::words`]).
+    #[serde(
+        default,
+        rename = "wordBreak",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub word_break: BTreeMap<String, String>,
 }
 
 /// The face (by name) of each style of a family; a missing style uses the regular face,
@@ -130,11 +139,12 @@ impl FontCatalogue {
         FontCatalogue::parse(BUILTIN_CATALOGUE).expect("fonts/catalogue.json is valid")
     }
 
-    /// Adds an operator's families and aliases; theirs win on a name clash. Their fallback
-    /// families are tried after the built-in ones.
+    /// Adds an operator's families, aliases and word lists; theirs win on a name clash. Their
+    /// fallback families are tried after the built-in ones.
     pub fn extend(&mut self, other: FontCatalogue) {
         self.families.extend(other.families);
         self.aliases.extend(other.aliases);
+        self.word_break.extend(other.word_break);
         for family in other.fallback {
             if !self.fallback.contains(&family) {
                 self.fallback.push(family);
@@ -149,6 +159,15 @@ impl FontCatalogue {
             .values()
             .flat_map(|f| f.names().into_iter().flatten().cloned())
             .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Every file the catalogue refers to, each once: its faces and its word lists.
+    pub fn file_names(&self) -> Vec<String> {
+        let mut names = self.face_names();
+        names.extend(self.word_break.values().cloned());
         names.sort();
         names.dedup();
         names
@@ -171,9 +190,9 @@ impl std::error::Error for FontError {}
 #[cfg(feature = "builtin-fonts")]
 pub type NamedFace = (&'static str, Arc<[u8]>);
 
-/// The bytes of every built-in face, by the names `fonts/catalogue.json` uses: the DejaVu
-/// Sans faces of the `dejavu` crate and the face files of `fonts/` (inflated once, on first
-/// use, from what `presspack-assets` embeds).
+/// The bytes of every built-in face and word list, by the names `fonts/catalogue.json` uses:
+/// the DejaVu Sans faces of the `dejavu` crate and the files of `fonts/` (inflated once, on
+/// first use, from what `presspack-assets` embeds).
 #[cfg(feature = "builtin-fonts")]
 pub fn builtin_face_bytes() -> &'static [NamedFace] {
     use dejavu::sans;
@@ -363,6 +382,14 @@ enum FaceSlot {
     NotLoaded(String),
 }
 
+/// A word list of the catalogue, by its file name; none until added (see [`FaceSlot`]).
+#[derive(Debug)]
+struct WordList {
+    script: WordScript,
+    name: String,
+    dictionary: Option<Dictionary>,
+}
+
 /// The faces and families the engine lays out and draws with.
 #[derive(Debug)]
 pub struct FontBook {
@@ -376,6 +403,8 @@ pub struct FontBook {
     fallback_order: Vec<Vec<FaceId>>,
     /// The line metrics a family sets for its faces, by face name.
     line_metrics: HashMap<String, LineMetrics>,
+    /// The word lists of the catalogue's `wordBreak`.
+    words: Vec<WordList>,
 }
 
 impl FontBook {
@@ -411,7 +440,25 @@ impl FontBook {
             fallback: Vec::new(),
             fallback_order: Vec::new(),
             line_metrics: HashMap::new(),
+            words: Vec::new(),
         };
+        for (script, name) in &catalogue.word_break {
+            let script = WordScript::named(script)?;
+            let dictionary = match by_name.remove(name) {
+                Some(data) => Some(Dictionary::new(name, data)?),
+                None if partial => None,
+                None => {
+                    return Err(FontError(format!(
+                        "word-break dictionary {name:?} is named in the catalogue but not supplied"
+                    )));
+                }
+            };
+            book.words.push(WordList {
+                script,
+                name: name.clone(),
+                dictionary,
+            });
+        }
         for faces in catalogue.families.values() {
             if let Some(metrics) = faces.line_metrics {
                 for name in faces.names().into_iter().flatten() {
@@ -523,9 +570,24 @@ impl FontBook {
         }
     }
 
-    /// Supplies the bytes of a face the catalogue names (see [`FontBook::partial`]); a face
-    /// already loaded is kept as it is.
+    /// The word list lines of `script` break with, if the catalogue has one, or the name of
+    /// the file to add first.
+    pub(crate) fn dictionary(&self, script: WordScript) -> Result<Option<&Dictionary>, String> {
+        match self.words.iter().find(|list| list.script == script) {
+            None => Ok(None),
+            Some(list) => list.dictionary.as_ref().map(Some).ok_or(list.name.clone()),
+        }
+    }
+
+    /// Supplies the bytes of a face or word list the catalogue names (see
+    /// [`FontBook::partial`]); one already loaded is kept as it is.
     pub fn add_face(&mut self, name: &str, data: Arc<[u8]>) -> Result<(), FontError> {
+        if let Some(list) = self.words.iter_mut().find(|list| list.name == name) {
+            if list.dictionary.is_none() {
+                list.dictionary = Some(Dictionary::new(name, data)?);
+            }
+            return Ok(());
+        }
         let index = self
             .faces
             .iter()

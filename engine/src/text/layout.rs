@@ -1,5 +1,6 @@
 //! Text layout: paragraphs shaped ([`super::shape`]), broken into lines at Unicode line break
-//! opportunities (UAX #14) in logical order with greedy filling, never inside a cluster, then
+//! opportunities (UAX #14, with dictionary word breaks for Thai, Lao, Khmer and Myanmar:
+//! [`super::words`]) in logical order with greedy filling, never inside a cluster, then
 //! each line put in display order (UAX #9) and its glyphs placed, all in millimetres.
 //! Measuring and drawing both use [`layout_text`], so a measured text and a drawn text always
 //! agree.
@@ -10,6 +11,7 @@ use unicode_linebreak::{BreakOpportunity, linebreaks};
 use super::error::{MAX_TEXT_CHARS, TextError};
 use super::fonts::{FaceId, FontBook};
 use super::shape::{Paragraph, covering_face, loaded, shape_paragraph};
+use super::words::word_breaks;
 use crate::model::FontSubstitution;
 
 /// What to lay out.
@@ -131,7 +133,10 @@ pub fn layout_text(book: &FontBook, request: &TextRequest) -> Result<TextLayout,
         let clusters = 0..shaped.clusters.len();
         match request.wrap_width {
             None => layout.lines.push(make_line(&shaped, clusters, start)),
-            Some(width) => wrap(&shaped, width, start, &mut layout.lines),
+            Some(width) => {
+                let words = word_breaks(book, paragraph)?;
+                wrap(&shaped, &words, width, start, &mut layout.lines);
+            }
         }
     }
     Ok(layout)
@@ -219,20 +224,23 @@ fn run_width(paragraph: &Paragraph, start: usize, end: usize) -> f64 {
     clusters[..=last].iter().map(|c| c.advance).sum()
 }
 
-/// Greedy line filling at UAX #14 break opportunities, in logical order; a segment wider than
-/// the line is split between clusters.
-fn wrap(paragraph: &Paragraph, width: f64, offset: usize, lines: &mut Vec<Line>) {
+/// Greedy line filling at UAX #14 break opportunities and the word breaks of `words` (byte
+/// offsets, ascending: see [`word_breaks`]), in logical order; a segment wider than the line
+/// is split between clusters.
+fn wrap(paragraph: &Paragraph, words: &[usize], width: f64, offset: usize, lines: &mut Vec<Line>) {
     let clusters = &paragraph.clusters;
     // Break opportunities as cluster indices (linebreaks gives byte offsets); one inside a
     // cluster is none.
-    let breaks: Vec<usize> = linebreaks(paragraph.text)
+    let uax14 = linebreaks(paragraph.text)
         .filter(|&(_, kind)| {
             matches!(
                 kind,
                 BreakOpportunity::Allowed | BreakOpportunity::Mandatory
             )
         })
-        .filter_map(|(byte, _)| {
+        .map(|(byte, _)| byte);
+    let breaks: Vec<usize> = merged(uax14, words)
+        .filter_map(|byte| {
             if byte >= paragraph.text.len() {
                 return Some(clusters.len());
             }
@@ -274,6 +282,24 @@ fn wrap(paragraph: &Paragraph, width: f64, offset: usize, lines: &mut Vec<Line>)
     if start < clusters.len() || clusters.is_empty() {
         lines.push(make_line(paragraph, start..clusters.len(), offset));
     }
+}
+
+/// Two ascending sequences of offsets as one, each offset once.
+fn merged<'a>(
+    uax14: impl Iterator<Item = usize> + 'a,
+    words: &'a [usize],
+) -> impl Iterator<Item = usize> + 'a {
+    let mut uax14 = uax14.peekable();
+    let mut words = words.iter().copied().peekable();
+    std::iter::from_fn(move || match (uax14.peek(), words.peek()) {
+        (Some(&next), Some(&word)) if word < next => words.next(),
+        (Some(&next), Some(&word)) if word == next => {
+            words.next();
+            uax14.next()
+        }
+        (Some(_), _) => uax14.next(),
+        (None, _) => words.next(),
+    })
 }
 
 #[cfg(all(test, feature = "builtin-fonts"))]

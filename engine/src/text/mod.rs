@@ -5,6 +5,7 @@ mod error;
 mod fonts;
 mod layout;
 mod shape;
+mod words;
 
 pub use error::{MAX_TEXT_CHARS, TextError};
 #[cfg(feature = "builtin-fonts")]
@@ -14,3 +15,4 @@ pub use fonts::{
     MAX_FACE_BYTES, Style,
 };
 pub use layout::{Line, PlacedGlyph, TextLayout, TextRequest, layout_text};
+pub use words::{WordScript, word_breaks};

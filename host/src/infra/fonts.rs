@@ -33,7 +33,7 @@ impl Fonts {
                 .map_err(|e| FontsError(format!("{}: {e}", path.display())))?;
             let extra = FontCatalogue::parse(&text)
                 .map_err(|e| FontsError(format!("{}: {e}", path.display())))?;
-            for name in extra.face_names() {
+            for name in extra.file_names() {
                 if name.starts_with("dejavu:") {
                     continue;
                 }

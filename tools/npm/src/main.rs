@@ -141,11 +141,12 @@ fn ship_font_licences(source: &Path, out: &Path) -> Result<(), String> {
         let files = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         for file in files {
             let file = file.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-            let is_face = matches!(
+            // Faces and word lists are written from the engine's own copies above.
+            let is_font_file = matches!(
                 file.extension().and_then(|e| e.to_str()),
-                Some("ttf" | "otf")
+                Some("ttf" | "otf" | "dict")
             );
-            if !is_face {
+            if !is_font_file {
                 copy(&file, &shipped.join(file.file_name().unwrap_or_default()))?;
             }
         }

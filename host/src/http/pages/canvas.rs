@@ -841,9 +841,14 @@ fn engine_source(state: &Arc<AppState>, path: &str) -> Option<Box<dyn FnOnce() -
                     .faces
                     .iter()
                     .position(|(name, _)| face_file(name) == file)?;
+                let content_type = if file.ends_with(".dict") {
+                    "application/octet-stream" // a word list
+                } else {
+                    "font/ttf"
+                };
                 return Some(Box::new(move || {
                     Source::new(
-                        "font/ttf",
+                        content_type,
                         Bytes::copy_from_slice(&state.fonts.faces[face].1),
                     )
                 }));
