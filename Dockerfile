@@ -13,9 +13,10 @@ COPY . .
 RUN rustup show active-toolchain && cargo build --release --locked -p presspack \
  && objcopy --only-keep-debug target/release/presspack target/release/presspack.debug \
  && objcopy --strip-all --add-gnu-debuglink=target/release/presspack.debug target/release/presspack
-# The binary carries the fonts of fonts/; their licences (and the code's) travel beside it.
+# The binary carries the fonts and word lists of fonts/; their licences (and the code's)
+# travel beside it.
 RUN mkdir -p /licences/fonts && cp LICENSE-MIT LICENSE-APACHE /licences/ \
- && cd fonts && find . -type f ! -name '*.ttf' ! -name '*.otf' -exec cp --parents {} /licences/fonts/ \;
+ && cd fonts && find . -type f ! -name '*.ttf' ! -name '*.otf' ! -name '*.dict' -exec cp --parents {} /licences/fonts/ \;
 
 FROM debian:bookworm-slim
 # The system roots verify https image imports; the server does not start without them.

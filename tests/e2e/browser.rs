@@ -213,7 +213,7 @@ pub async fn order_number(browser: &Client) -> String {
 }
 
 /// Where the link reading `text` leads (an absolute URL).
-async fn link_target(browser: &Client, text: &str) -> Option<String> {
+pub async fn link_target(browser: &Client, text: &str) -> Option<String> {
     let link = browser.find(Locator::LinkText(text)).await.unwrap();
     link.prop("href").await.unwrap()
 }

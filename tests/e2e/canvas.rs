@@ -495,6 +495,61 @@ async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
         .await
         .unwrap();
     assert!(stored.record.is_orderable(), "{:?}", stored.record.warnings);
+
+    // Put in the cart, then zoomed in again (saved as the editor saves, from the editor's
+    // page): the cart and the checkout refuse it in Chromium, in the same words, the cart
+    // with the way back.
+    browser
+        .goto(&edit.replace("/edit?", "/finish?"))
+        .await
+        .unwrap();
+    click(&browser, "form[action$='/finish'] button").await;
+    assert_eq!(crate::browser::path(&browser).await, "/cart");
+    browser.goto(&edit).await.unwrap();
+    wait_for_renders(&browser, 1).await;
+    let saved = browser
+        .execute_async(
+            "const [id, pack, done] = arguments;
+             fetch(`/packs/${id}/design`, {method: 'POST', body: JSON.stringify(pack),
+               headers: {'content-type': 'application/json',
+                 'x-csrf-token': window.presspackDesigner.csrf}})
+               .then((response) => done(response.status), (error) => done(String(error)));",
+            vec![json!(pack_id), pack],
+        )
+        .await
+        .unwrap();
+    assert_eq!(saved, 200);
+    browser
+        .goto(&format!("{}/cart", app.address))
+        .await
+        .unwrap();
+    let in_cart = text(&browser).await;
+    assert!(
+        in_cart.contains(
+            "Cannot be ordered yet: The picture in “Photo” on the front prints at only 172 dpi"
+        ),
+        "{in_cart}"
+    );
+    assert!(
+        crate::browser::link_target(&browser, "Change the design")
+            .await
+            .is_some_and(|to| to.contains(&format!("/dropins/{pack_id}/edit?"))),
+        "the cart line leads back to the editor"
+    );
+    screenshot(&browser, "cart-blocked-picture").await;
+    click(&browser, "a[href='/checkout']").await;
+    crate::browser::fill_delivery_address(&browser).await;
+    crate::browser::check_and_approve_proofs(&browser, 1, "checkout-blocked-picture").await;
+    click(&browser, "form[action='/checkout'] button").await;
+    let refused = text(&browser).await;
+    assert!(
+        refused.contains(
+            "cannot be ordered yet: The picture in “Photo” on the front prints at only 172 dpi"
+        ),
+        "{refused}"
+    );
+    assert_ne!(crate::browser::path(&browser).await, "/confirmation");
+    screenshot(&browser, "checkout-refused-picture").await;
 }
 
 #[tokio::test]
