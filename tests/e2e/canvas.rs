@@ -13,7 +13,7 @@ use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::browser::{click, click_in_page, fill, screenshot, sign_up, text};
+use crate::browser::{click, click_in_page, element_text, fill, screenshot, sign_up, text};
 use crate::chromium::browser;
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
@@ -537,9 +537,25 @@ async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
         "the cart line leads back to the editor"
     );
     screenshot(&browser, "cart-blocked-picture").await;
+    // The checkout shows the proof with what to fix, not a box to approve it, and refuses
+    // the order when it is sent all the same.
     click(&browser, "a[href='/checkout']").await;
+    let proof = element_text(&browser, "section.proof").await;
+    assert!(
+        proof.contains(
+            "Cannot be ordered yet: The picture in “Photo” on the front prints at only 172 dpi"
+        ),
+        "{proof}"
+    );
+    assert!(
+        browser
+            .find(Locator::Css("section.proof input[type='checkbox']"))
+            .await
+            .is_err(),
+        "a proof that cannot print is offered for approval"
+    );
+    screenshot(&browser, "checkout-blocked-picture").await;
     crate::browser::fill_delivery_address(&browser).await;
-    crate::browser::check_and_approve_proofs(&browser, 1, "checkout-blocked-picture").await;
     click(&browser, "form[action='/checkout'] button").await;
     let refused = text(&browser).await;
     assert!(

@@ -4,7 +4,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use maud::html;
+use maud::{Markup, html};
 
 use crate::domain::cart::{
     self, MAX_QUANTITY, PricedLine, describe_spec, parse_quantity, priced_lines,
@@ -41,6 +41,21 @@ pub fn line_summary(line: &PricedLine, currency: &str) -> maud::Markup {
     }
 }
 
+/// What stops a line being ordered (`blocking`, in the editor's words) with the way to fix
+/// it; nothing when it can be ordered. Shared by the cart and the checkout's proofs.
+pub fn not_orderable_notice(blocking: &[String], line: &PricedLine) -> Markup {
+    html! {
+        @if !blocking.is_empty() {
+            div.notice.not-orderable role="alert" {
+                p { strong { "Cannot be ordered yet: " } (blocking.join(" ")) }
+                a.button href=(drop_in_path(&line.pack_id, "edit", &line.pack.drop_in_token)) {
+                    "Fix it in the editor"
+                }
+            }
+        }
+    }
+}
+
 fn cart_page(
     services: &Services,
     visitor: &Visitor,
@@ -58,15 +73,7 @@ fn cart_page(
                 @for line in lines {
                     li.line {
                         (line_summary(line, currency))
-                        @let blocking = packs::blocking_reasons(services, &line.pack);
-                        @if !blocking.is_empty() {
-                            div.notice.not-orderable role="alert" {
-                                p { strong { "Cannot be ordered yet: " } (blocking.join(" ")) }
-                                a.button href=(drop_in_path(&line.pack_id, "edit", &line.pack.drop_in_token)) {
-                                    "Fix it in the editor"
-                                }
-                            }
-                        }
+                        (not_orderable_notice(&packs::blocking_reasons(services, &line.pack), line))
                         div.controls {
                             form method="post" action=(format!("/cart/lines/{}", line.pack_id)) {
                                 (csrf_field(visitor))

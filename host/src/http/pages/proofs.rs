@@ -12,6 +12,7 @@ use crate::domain::cart::PricedLine;
 use crate::domain::orders::{Approvals, ProofApproval};
 use crate::domain::packs::{self, PackRecord};
 use crate::domain::services::Services;
+use crate::http::pages::cart::not_orderable_notice;
 use crate::http::pages::dropins::side_label;
 use crate::http::pages::forms::Fields;
 use crate::http::pages::layout::when;
@@ -42,7 +43,11 @@ pub fn proof(services: &Services, line: &PricedLine, form: &str, fields: &Fields
     let design = pack.design_hash();
     let field = approval_field(&line.pack_id);
     let approved = fields.get(&field) == Some(&design);
-    let warnings = packs::explained_warnings(services, pack);
+    // What blocks ordering shows once, as the notice that replaces the approval box.
+    let (blocking, warnings): (Vec<_>, Vec<_>) = packs::explained_warnings(services, pack)
+        .into_iter()
+        .partition(|&(_, blocks)| blocks);
+    let blocking: Vec<String> = blocking.into_iter().map(|(text, _)| text).collect();
     let name = pack.display_name();
     html! {
         section.proof aria-label=(format!("Proof of {name}")) {
@@ -66,13 +71,18 @@ pub fn proof(services: &Services, line: &PricedLine, form: &str, fields: &Fields
                     ul { @for (text, _) in &warnings { li { (text) } } }
                 }
             }
-            label.approve {
-                input type="checkbox" name=(field) value=(design) form=(form) required checked[approved];
-                @if warnings.is_empty() {
-                    " I approve this proof: print " (name) " as shown."
-                } @else {
-                    " I approve this proof: print " (name) " as shown, with what the check found."
+            // A proof that cannot print is not offered for approval: it says what to fix.
+            @if blocking.is_empty() {
+                label.approve {
+                    input type="checkbox" name=(field) value=(design) form=(form) required checked[approved];
+                    @if warnings.is_empty() {
+                        " I approve this proof: print " (name) " as shown."
+                    } @else {
+                        " I approve this proof: print " (name) " as shown, with what the check found."
+                    }
                 }
+            } @else {
+                (not_orderable_notice(&blocking, line))
             }
         }
     }
