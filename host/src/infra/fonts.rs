@@ -144,4 +144,40 @@ mod tests {
             "{err}"
         );
     }
+
+    #[test]
+    fn an_operators_word_list_replaces_the_built_in_one_and_a_bad_one_stops_loading() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, thai) = builtin_face_bytes()
+            .iter()
+            .find(|(name, _)| *name == "words/thai.dict")
+            .unwrap();
+        std::fs::write(dir.path().join("house-thai.dict"), thai).unwrap();
+        let catalogue = dir.path().join("catalogue.json");
+        std::fs::write(
+            &catalogue,
+            r#"{"families": {}, "wordBreak": {"thai": "house-thai.dict"}}"#,
+        )
+        .unwrap();
+        let fonts = Fonts::load(Some(dir.path())).unwrap();
+        assert_eq!(fonts.catalogue.word_break["thai"], "house-thai.dict");
+        assert!(
+            fonts
+                .faces
+                .iter()
+                .any(|(name, _)| name == "house-thai.dict")
+        );
+        // Not a trie of 16-bit units: refused at start-up, naming the file.
+        std::fs::write(dir.path().join("house-thai.dict"), b"odd").unwrap();
+        let err = Fonts::load(Some(dir.path())).err().unwrap().to_string();
+        assert!(err.contains("house-thai.dict"), "{err}");
+        // A script without word lists: refused, naming it.
+        std::fs::write(
+            &catalogue,
+            r#"{"families": {}, "wordBreak": {"tamil": "house-thai.dict"}}"#,
+        )
+        .unwrap();
+        let err = Fonts::load(Some(dir.path())).err().unwrap().to_string();
+        assert!(err.contains("\"tamil\""), "{err}");
+    }
 }
