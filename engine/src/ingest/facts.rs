@@ -5,46 +5,7 @@
 
 use std::io::Cursor;
 
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    Png,
-    Jpeg,
-    Gif,
-    Pdf,
-}
-
-impl Format {
-    /// Identifies a file by its first bytes. PDF readers accept `%PDF-` anywhere in the first
-    /// kilobyte (some files start with junk), and so does this.
-    pub fn sniff(bytes: &[u8]) -> Option<Format> {
-        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-            Some(Format::Png)
-        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-            Some(Format::Jpeg)
-        } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-            Some(Format::Gif)
-        } else if bytes[..bytes.len().min(1024)]
-            .windows(5)
-            .any(|w| w == b"%PDF-")
-        {
-            Some(Format::Pdf)
-        } else {
-            None
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Png => "PNG",
-            Format::Jpeg => "JPEG",
-            Format::Gif => "GIF",
-            Format::Pdf => "PDF",
-        }
-    }
-}
+pub use crate::raster::Format;
 
 /// Header facts of a raster file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,12 +8,53 @@ use std::sync::{Arc, Mutex};
 use image::codecs::jpeg::JpegDecoder;
 use image::codecs::png::PngDecoder;
 use image::{DynamicImage, ImageDecoder};
+use serde::{Deserialize, Serialize};
 use tiny_skia::{Pixmap, PremultipliedColorU8};
 
 /// Largest decoded image, in pixels (e.g. 6000 x 4000 is 24 M).
 pub const MAX_IMAGE_PIXELS: u64 = 25_000_000;
 /// Largest width or height of a decoded image.
 const MAX_IMAGE_SIDE: u32 = 20_000;
+
+/// What kind of file an image or upload is, told by its content, never by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    Png,
+    Jpeg,
+    Gif,
+    Pdf,
+}
+
+impl Format {
+    /// Identifies a file by its first bytes. PDF readers accept `%PDF-` anywhere in the first
+    /// kilobyte (some files start with junk), and so does this.
+    pub fn sniff(bytes: &[u8]) -> Option<Format> {
+        if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            Some(Format::Png)
+        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            Some(Format::Jpeg)
+        } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+            Some(Format::Gif)
+        } else if bytes[..bytes.len().min(1024)]
+            .windows(5)
+            .any(|w| w == b"%PDF-")
+        {
+            Some(Format::Pdf)
+        } else {
+            None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Png => "PNG",
+            Format::Jpeg => "JPEG",
+            Format::Gif => "GIF",
+            Format::Pdf => "PDF",
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ImageError {
@@ -239,17 +280,17 @@ pub fn decode_image(bytes: &[u8]) -> Result<DecodedImage, ImageError> {
     // The decoded image plus the RGBA copy made below.
     limits.max_alloc = Some(MAX_IMAGE_PIXELS * 8);
     let reader = Cursor::new(bytes);
-    let rgba = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        decode_with(PngDecoder::with_limits(reader, limits))?
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        decode_with(JpegDecoder::new(reader).and_then(|mut decoder| {
+    let rgba = match Format::sniff(bytes) {
+        Some(Format::Png) => decode_with(PngDecoder::with_limits(reader, limits))?,
+        Some(Format::Jpeg) => decode_with(JpegDecoder::new(reader).and_then(|mut decoder| {
             decoder.set_limits(limits)?;
             Ok(decoder)
-        }))?
-    } else {
-        return Err(ImageError::Undecodable(
-            "the bytes are neither a PNG nor a JPEG".into(),
-        ));
+        }))?,
+        _ => {
+            return Err(ImageError::Undecodable(
+                "the bytes are neither a PNG nor a JPEG".into(),
+            ));
+        }
     };
     let (width, height) = rgba.dimensions();
     let mut pixmap = Pixmap::new(width, height).ok_or(ImageError::TooLarge { width, height })?;

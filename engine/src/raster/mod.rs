@@ -18,7 +18,7 @@ use tiny_skia::{
     PremultipliedColorU8, Rect, Stroke, Transform,
 };
 
-pub use image::{DecodedImage, ImageError, MAX_IMAGE_PIXELS, decode_image};
+pub use image::{DecodedImage, Format, ImageError, MAX_IMAGE_PIXELS, decode_image};
 
 use crate::layout::{PathStep, Scene, SceneGlyph, SceneItem};
 use crate::model::BoundingBox;
