@@ -346,9 +346,7 @@ async fn the_edit_drop_in_designs_and_saves_a_pack(kind: StoreKind) {
         .find(|d| d["linkId"] == "variable_image_back")
         .unwrap();
     assert_eq!(image["imageBox"]["center"], nudged, "{saved}");
-    let stored = presspack::domain::packs::load(app.store.as_ref(), &pack_id)
-        .await
-        .unwrap();
+    let stored = app.stored_pack(&pack_id).await;
     assert!(stored.record.pack.get().contains("Grace Hopper"));
     // The key that made the pack cannot read it any more; the customer owns it.
     app.get_pack(&pack_id).await.error("pack_owned_by_customer");
@@ -491,9 +489,7 @@ async fn the_editor_blocks_what_preflight_blocks_with_a_fix_that_works() {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let stored = presspack::domain::packs::load(app.store.as_ref(), &pack_id)
-        .await
-        .unwrap();
+    let stored = app.stored_pack(&pack_id).await;
     assert!(stored.record.is_orderable(), "{:?}", stored.record.warnings);
 
     // Put in the cart, then zoomed in again (saved as the editor saves, from the editor's
@@ -766,9 +762,7 @@ async fn the_standalone_demo_previews_a_sample_pack() {
         "{pack}"
     );
     let pack_id = path.split('/').nth(2).unwrap();
-    let stored = presspack::domain::packs::load(app.store.as_ref(), pack_id)
-        .await
-        .unwrap();
+    let stored = app.stored_pack(pack_id).await;
     assert!(stored.record.owner.unwrap().starts_with("guest:"));
     assert_eq!(
         stored.record.created_by,
@@ -1038,13 +1032,7 @@ async fn a_palette_swatch_is_saved_and_printed_as_its_inks() {
         .unwrap();
     let mut stored = String::new();
     for _ in 0..200 {
-        stored = presspack::domain::packs::load(app.store.as_ref(), &pack_id)
-            .await
-            .unwrap()
-            .record
-            .pack
-            .get()
-            .to_owned();
+        stored = app.stored_pack(&pack_id).await.record.pack.get().to_owned();
         if stored.contains("CMYK") {
             break;
         }

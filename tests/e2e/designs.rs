@@ -242,13 +242,7 @@ async fn a_save_records_only_a_design_of_the_pack_s_product(kind: StoreKind) {
         .collect();
     assert_eq!(offered, ["cards"]);
     let save_url = design["saveUrl"].as_str().unwrap();
-    let recorded = async || {
-        presspack::domain::packs::load(app.store.as_ref(), &pack)
-            .await
-            .unwrap()
-            .record
-            .design_code
-    };
+    let recorded = async || app.stored_pack(&pack).await.record.design_code;
     for refused in ["posts", "nope", &"x".repeat(65), ""] {
         let url = format!("{save_url}&design={refused}");
         assert_eq!(

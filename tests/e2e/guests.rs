@@ -4,7 +4,6 @@
 //! many guests from one network, a hold that has run out.
 
 use presspack::domain::ownership::{self, GUESTS};
-use presspack::domain::packs;
 use serde_json::{Value, json};
 
 use crate::attacks::trusting_local_proxy;
@@ -94,7 +93,7 @@ async fn the_demo_keeps_a_design_only_as_asked(kind: StoreKind) {
     assert_eq!(status, 200, "{kept}");
     let edit = kept["edit"].as_str().unwrap();
     let pack = edit.split('/').nth(2).unwrap();
-    let stored = packs::load(app.store.as_ref(), pack).await.unwrap();
+    let stored = app.stored_pack(pack).await;
     assert!(stored.record.pack.get().contains("Ada"));
     let owner = stored.record.owner.unwrap();
     assert!(
@@ -120,7 +119,7 @@ async fn a_refused_first_save_leaves_the_guest_their_pack(kind: StoreKind) {
     let invalid = json!({"sides": "not sides"});
     assert_eq!(save(&guest, &page, save_url, &invalid).await, 400);
     assert_eq!(save(&guest, &page, save_url, &named("Ada")).await, 200);
-    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    let stored = app.stored_pack(&pack).await;
     assert!(stored.record.pack.get().contains("Ada"));
 }
 
@@ -169,11 +168,7 @@ pub fn named(name: &str) -> Value {
 }
 
 async fn owner(app: &TestApp, pack: &str) -> Option<String> {
-    packs::load(app.store.as_ref(), pack)
-        .await
-        .unwrap()
-        .record
-        .owner
+    app.stored_pack(pack).await.record.owner
 }
 
 /// A guest opens the edit link and saves `name` into the pack; the editor's page.
@@ -308,7 +303,7 @@ async fn a_guest_s_pack_cannot_move_to_another_guest(kind: StoreKind) {
         .await;
     assert_eq!(customer.get(&edit).await.status, 403);
     assert_eq!(owner(&app, &pack).await, held);
-    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    let stored = app.stored_pack(&pack).await;
     assert!(stored.record.pack.get().contains("Ada Lovelace"));
 }
 
@@ -336,7 +331,7 @@ async fn two_guests_saving_at_once_leave_one_holder(kind: StoreKind) {
         (&second, "First")
     };
     assert!(winner.cookie("pp_guest").is_some());
-    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    let stored = app.stored_pack(&pack).await;
     assert!(
         !stored.record.pack.get().contains(loser),
         "{}",
@@ -374,7 +369,7 @@ async fn a_guest_cannot_reach_a_customer_s_pack(kind: StoreKind) {
     // Nor does a guest have a cart to order from.
     assert_eq!(guest.get("/cart").await.status, 401);
     assert_eq!(owner(&app, &pack).await.as_deref(), Some(held.as_str()));
-    let stored = packs::load(app.store.as_ref(), &pack).await.unwrap();
+    let stored = app.stored_pack(&pack).await;
     assert!(stored.record.pack.get().contains("Customer's card"));
 }
 

@@ -6,6 +6,7 @@ use std::process::{Command, Output};
 use presspack::app::{Application, open_store};
 use presspack::config::{BlobStoreKind, Config};
 use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
+use presspack::domain::packs::{PACKS, StoredPack};
 use presspack::infra::store::SharedStore;
 use serde_json::Value;
 use strum::IntoEnumIterator;
@@ -474,6 +475,18 @@ impl TestApp {
         let mut params = vec![("method", "svc.pack.createPack"), ("product", product)];
         params.extend_from_slice(extra);
         self.post(&params).await
+    }
+
+    /// The pack record `pack_id` as the store holds it (it must exist).
+    pub async fn stored_pack(&self, pack_id: &str) -> StoredPack {
+        let (record, _) = presspack::infra::store::load(self.store.as_ref(), PACKS, pack_id)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("no pack {pack_id} stored"));
+        StoredPack {
+            id: pack_id.to_owned(),
+            record,
+        }
     }
 
     pub async fn get_pack(&self, pack_id: &str) -> ApiResponse {

@@ -13,6 +13,7 @@ every_store!(
     template_text_and_resolution_warnings_are_reported,
     warnings_hide_the_finish_drop_in_until_fixed,
     what_preflight_blocks_no_channel_orders,
+    the_press_limits_of_the_day_judge_packs_already_in_carts,
 );
 
 fn image_side(data: Value) -> Value {
@@ -341,4 +342,94 @@ async fn what_preflight_blocks_no_channel_orders(kind: StoreKind) {
         "{}",
         refused.body
     );
+}
+
+/// An operator who asks for sharper pictures (a higher `press_block_dpi`) is obeyed for the
+/// packs already written, in carts too: a picture that passed at 172 dpi with a warning is
+/// then refused by getPack's verdict, addToCart, the cart and the checkout, in the same words;
+/// back at the old limit the pack is orderable again.
+async fn the_press_limits_of_the_day_judge_packs_already_in_carts(kind: StoreKind) {
+    let mut app = spawn_app(kind).await;
+    // 1200 x 800 pixels over 177 x 118 mm (the 88 x 59 mm slot zoomed in twice): 172 dpi.
+    let photo = app.upload_fixture("png-rgb.png", &[]).await;
+    let zoomed = json!({"center": {"x": 44, "y": 29.5}, "width": 177, "height": 118, "angle": 0});
+    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": photo["resourceUri"], "imageBox": zoomed}]);
+    let pack = json!({"sides": [image_side(placed)], "imageBasket": {"items": [photo]}});
+    let params = [
+        ("pack", pack.to_string()),
+        ("friendlyName", "Photo cards".into()),
+    ];
+    let params: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // One pack a customer has put in their cart, one still the partner's.
+    let in_cart = app.create_pack("businesscard", &params).await;
+    let partners = app.create_pack("businesscard", &params).await;
+    assert_eq!(in_cart["warnings"][0]["code"], "PVI003", "{in_cart}");
+    let (in_cart, partners) = (
+        in_cart["packId"].as_str().unwrap(),
+        partners["packId"].as_str().unwrap(),
+    );
+    let mut shopper = Shopper::new(&app);
+    shopper.sign_up("sharper@example.com").await;
+    let cart = add_to_cart(&app, in_cart, "1").await;
+    let page = shopper.open_drop_in(&local(&cart["dropIns"]["cart"])).await;
+    assert_eq!(page.path, "/cart", "{}", page.body);
+    assert!(
+        !page.body.contains("Cannot be ordered yet"),
+        "{}",
+        page.body
+    );
+
+    let codes = |pack: &Value| -> Vec<String> {
+        let warnings = pack["warnings"].as_array().unwrap();
+        warnings.iter().map(|w| w["code"].to_string()).collect()
+    };
+    app.config.images.press_block_dpi = 200;
+    app.restart().await;
+    shopper.address.clone_from(&app.address);
+    assert_eq!(codes(&app.get_pack(partners).await.ok()), ["\"PVI004\""]);
+    let refused = app
+        .post(&[
+            ("method", "svc.pack.addToCart"),
+            ("packId", partners),
+            ("quantity", "1"),
+        ])
+        .await
+        .error("pack_not_orderable");
+    assert!(
+        refused.contains("PVI004") && refused.contains("200 dpi"),
+        "{refused}"
+    );
+    let page = shopper.get("/cart").await;
+    assert!(
+        page.body.contains("Cannot be ordered yet: ")
+            && page.body.contains("prints at only 172 dpi"),
+        "{}",
+        page.body
+    );
+    let checkout = shopper.check_out().await;
+    assert!(
+        !checkout.path.ends_with("/confirmation"),
+        "{}",
+        checkout.body
+    );
+    assert!(
+        checkout
+            .body
+            .contains("Photo cards cannot be ordered yet: ")
+            && checkout.body.contains("prints at only 172 dpi")
+            && checkout
+                .body
+                .contains("A design marked below cannot be ordered yet"),
+        "{}",
+        checkout.body
+    );
+
+    app.config.images.press_block_dpi = 150;
+    app.restart().await;
+    shopper.address.clone_from(&app.address);
+    assert_eq!(codes(&app.get_pack(partners).await.ok()), ["\"PVI003\""]);
+    add_to_cart(&app, partners, "1").await;
+    let placed = shopper.check_out().await;
+    assert!(placed.path.ends_with("/confirmation"), "{}", placed.body);
 }

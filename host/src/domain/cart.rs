@@ -83,7 +83,7 @@ pub async fn priced_lines(
 ) -> Result<Vec<PricedLine>, DomainError> {
     let mut lines = Vec::with_capacity(customer.cart.len());
     for line in &customer.cart {
-        let stored = match packs::load(state.store.as_ref(), &line.pack_id).await {
+        let stored = match packs::load(state, &line.pack_id).await {
             Ok(stored) => stored,
             Err(error) if error.code == ErrorCode::PackNotFound => continue,
             Err(error) => return Err(error),

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{self, PackRecord};
+use crate::domain::services::Services;
 use crate::infra::clock::{unix_millis, unix_seconds};
 use crate::infra::store::{self, Kind, Records, Store, StoreError, random_id};
 
@@ -71,11 +72,12 @@ pub fn held_by_another(owner: &str) -> DomainError {
 /// it (a customer, or a guest whose hold has not run out): `pack_owned_by_customer`. The
 /// owner seen is checked again as the pack is written, so of two at once one wins.
 pub async fn take(
-    store: &dyn Store,
+    services: &Services,
     pack_id: &str,
     owner: &str,
 ) -> Result<PackRecord, DomainError> {
-    let stored = packs::load(store, pack_id).await?;
+    let store = services.store.as_ref();
+    let stored = packs::load(services, pack_id).await?;
     let seen = stored.record.owner.clone();
     if let Some(holder) = seen.as_deref()
         && holder != owner
@@ -86,7 +88,7 @@ pub async fn take(
     if is_guest(owner) {
         extend(store, owner, pack_id).await?;
     }
-    let taken = packs::modify(store, pack_id, |pack| {
+    let taken = packs::modify(services, pack_id, |pack| {
         match pack.owner.as_deref() {
             Some(holder) if holder == owner => {}
             holder if holder == seen.as_deref() => pack.owner = Some(owner.to_owned()),
@@ -168,15 +170,16 @@ pub async fn sweep_lapsed(store: &dyn Store, limit: usize) -> Result<usize, Stor
 /// Hands every pack guest `guest` holds to customer `customer_id` (at sign-up or sign-in),
 /// and ends the guest's record. Packs another visitor took since the hold ran out stay theirs.
 pub async fn hand_over(
-    store: &dyn Records,
+    services: &Services,
     guest: &str,
     customer_id: &str,
 ) -> Result<(), DomainError> {
+    let store = services.store.as_ref();
     let Some((record, _)) = store::load::<GuestRecord>(store, GUESTS, guest).await? else {
         return Ok(());
     };
     for pack_id in &record.packs {
-        let moved = packs::modify(store, pack_id, |pack| {
+        let moved = packs::modify(services, pack_id, |pack| {
             if pack.owner.as_deref() == Some(guest) {
                 pack.owner = Some(customer_id.to_owned());
             }

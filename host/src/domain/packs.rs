@@ -28,8 +28,13 @@ pub const PACKS: Kind = Kind::new("pack");
 pub struct PackRecord {
     pub product: String,
     pub pack: Box<RawValue>,
-    /// The pack's warnings, computed whenever the pack is written.
+    /// The pack's warnings, computed whenever the pack is written; its pictures' resolution
+    /// judged again when it is read under other press limits ([`PackRecord::judge_pictures`]).
     pub warnings: Vec<Warning>,
+    /// The press limits `warnings` judged the pictures by (none in records from before they
+    /// were kept, which are judged again when read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<PreflightLimits>,
     pub physical_spec: PhysicalSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracking_id: Option<String>,
@@ -80,6 +85,7 @@ impl PackRecord {
             product: product.code.clone(),
             pack,
             warnings,
+            judged_by: Some(judge.limits),
             physical_spec,
             tracking_id: None,
             friendly_name: None,
@@ -163,8 +169,34 @@ impl PackRecord {
         judge: &Judge<'_>,
     ) -> Result<(), DomainError> {
         (self.pack, self.warnings) = canonical(pack, product, judge)?;
+        self.judged_by = Some(judge.limits);
         self.updated_at = unix_seconds();
         Ok(())
+    }
+
+    /// Judges the pictures' resolution again if the press limits are not the ones the warnings
+    /// used: an operator who raises `press_block_dpi` blocks the packs already written (in
+    /// carts too) that a press file would now block, and one who lowers it frees them.
+    fn judge_pictures(&mut self, product: &Product, judge: &Judge<'_>) {
+        if self.judged_by == Some(judge.limits) {
+            return;
+        }
+        // A stored pack always reads back; if one ever does not, its verdict stands.
+        let Ok(pack) = Pack::parse(self.pack.get(), "pack", product) else {
+            return;
+        };
+        let template = |code: &str| judge.template(code);
+        let judged_now = template_warnings(&pack, product, &template, judge.limits);
+        let is_resolution = |w: &Warning| {
+            matches!(
+                w.code,
+                WarningCode::LowResolution | WarningCode::PoorResolution
+            )
+        };
+        self.warnings.retain(|w| !is_resolution(w));
+        self.warnings
+            .extend(judged_now.into_iter().filter(|w| is_resolution(w)));
+        self.judged_by = Some(judge.limits);
     }
 }
 
@@ -397,17 +429,26 @@ fn is_pack_id(id: &str) -> bool {
     id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-pub async fn load(store: &dyn Records, id: &str) -> Result<StoredPack, DomainError> {
+/// The pack `id`, its pictures judged by today's press limits.
+pub async fn load(services: &Services, id: &str) -> Result<StoredPack, DomainError> {
     if !is_pack_id(id) {
         return Err(not_found());
     }
-    let (record, _) = crate::infra::store::load(store, PACKS, id)
+    let (mut record, _) = crate::infra::store::load(services.store.as_ref(), PACKS, id)
         .await?
         .ok_or_else(not_found)?;
+    judge_pictures(services, &mut record);
     Ok(StoredPack {
         id: id.to_owned(),
         record,
     })
+}
+
+/// [`PackRecord::judge_pictures`] with the server's judge.
+fn judge_pictures(services: &Services, record: &mut PackRecord) {
+    if let Some(product) = services.catalogue.product(&record.product) {
+        record.judge_pictures(product, &Judge::new(services));
+    }
 }
 
 /// Stores a new pack under a fresh id and returns the id.
@@ -423,18 +464,23 @@ pub async fn insert(store: &dyn Records, record: &PackRecord) -> Result<String, 
     Err(internal("pack", "no free pack id"))
 }
 
-/// Applies `change` to the pack and writes it back; see [`crate::infra::store::modify`].
+/// Applies `change` to the pack, its pictures judged by today's press limits, and writes it
+/// back; see [`crate::infra::store::modify`].
 pub async fn modify(
-    store: &dyn Records,
+    services: &Services,
     id: &str,
-    change: impl FnMut(&mut PackRecord) -> Result<(), DomainError>,
+    mut change: impl FnMut(&mut PackRecord) -> Result<(), DomainError>,
 ) -> Result<StoredPack, DomainError> {
     if !is_pack_id(id) {
         return Err(not_found());
     }
-    let record = crate::infra::store::modify(store, PACKS, id, change)
-        .await?
-        .ok_or_else(not_found)?;
+    let store = services.store.as_ref();
+    let record = crate::infra::store::modify(store, PACKS, id, |record: &mut PackRecord| {
+        judge_pictures(services, record);
+        change(record)
+    })
+    .await?
+    .ok_or_else(not_found)?;
     Ok(StoredPack {
         id: id.to_owned(),
         record,
@@ -567,7 +613,7 @@ pub async fn replace_pack(
 ) -> Result<StoredPack, DomainError> {
     // The text warnings need the engine (async), so they are worked out before the
     // compare-and-swap loop; a pack's product never changes.
-    let current = load(state.store.as_ref(), id).await?;
+    let current = load(state, id).await?;
     may_update(&current.record)?;
     let product = stored_product(state, &current.record)?;
     let mut pack = Pack::parse(text, "pack", product)
@@ -575,7 +621,7 @@ pub async fn replace_pack(
     let text_warnings = text_warnings(state, &pack).await?;
     pin_and_measure(state, &mut pack).await?;
     let judge = Judge::new(state);
-    modify(state.store.as_ref(), id, |record| {
+    modify(state, id, |record| {
         may_update(record)?;
         record.set_pack(&pack, product, &judge)?;
         record.warnings.extend(text_warnings.iter().cloned());

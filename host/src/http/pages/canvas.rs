@@ -367,7 +367,7 @@ async fn editable_pack(
 ) -> Result<StoredPack, PageError> {
     let store = state.store.as_ref();
     let no_such_pack = || PageError::not_found("There is no such pack.");
-    let stored = packs::load(store, pack_id)
+    let stored = packs::load(state, pack_id)
         .await
         .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
     let holder = stored.record.owner.as_deref();
@@ -601,7 +601,7 @@ async fn started_pack(
         },
     )
     .await?;
-    ownership::take(state.store.as_ref(), &id, &owner).await?;
+    ownership::take(state, &id, &owner).await?;
     Ok(dropins::path(&id, "edit", &record.drop_in_token))
 }
 
@@ -638,7 +638,7 @@ async fn saving_owner(
         return Ok(customer.id.clone());
     }
     let guest = visitor.keep_as_guest(state).await?;
-    ownership::take(state.store.as_ref(), pack_id, &guest).await?;
+    ownership::take(state, pack_id, &guest).await?;
     Ok(guest)
 }
 

@@ -140,10 +140,8 @@ pub async fn change_line(
         "rename" => match one_line::required(field("name"), MAX_NAME) {
             Err(problem) => Err(format!("Name: {problem}")),
             Ok(name) => {
-                visitor
-                    .owned_pack(services.store.as_ref(), &pack_id)
-                    .await?;
-                packs::modify(services.store.as_ref(), &pack_id, |pack| {
+                visitor.owned_pack(&services, &pack_id).await?;
+                packs::modify(&services, &pack_id, |pack| {
                     pack.friendly_name = Some(name.to_owned());
                     Ok(())
                 })

@@ -41,7 +41,7 @@ async fn pack_for_token(
     pack_id: &str,
     token: Option<&str>,
 ) -> Result<StoredPack, PageError> {
-    let stored = packs::load(services.store.as_ref(), pack_id)
+    let stored = packs::load(services, pack_id)
         .await
         .map_err(|e| PageError::unless_not_found(e, invalid_link))?;
     if !stored.record.opens_with(token) {
@@ -56,7 +56,7 @@ async fn take_ownership(
     pack_id: &str,
     customer_id: &str,
 ) -> Result<PackRecord, PageError> {
-    Ok(ownership::take(services.store.as_ref(), pack_id, customer_id).await?)
+    Ok(ownership::take(services, pack_id, customer_id).await?)
 }
 
 pub fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
@@ -458,7 +458,7 @@ pub async fn finish(
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    packs::modify(services.store.as_ref(), &pack_id, |pack| {
+    packs::modify(&services, &pack_id, |pack| {
         if !pack.is_owned_by(&customer.id) {
             return Err(ownership::held_by_another(
                 pack.owner.as_deref().unwrap_or_default(),
@@ -479,9 +479,7 @@ pub async fn side_image(
     Path((pack_id, index)): Path<(String, usize)>,
     Query(query): Query<Fields>,
 ) -> Result<Response, PageError> {
-    let stored = visitor
-        .owned_pack(services.store.as_ref(), &pack_id)
-        .await?;
+    let stored = visitor.owned_pack(&services, &pack_id).await?;
     visitor.count_engine_page(services.store.as_ref()).await?;
     let max_side = query
         .get("max")

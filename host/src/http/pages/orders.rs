@@ -94,7 +94,13 @@ fn checkout_page(
         } @else {
             section.proofs aria-labelledby="proofs-heading" {
                 h2 #proofs-heading { "Check your proofs" }
-                p.hint { "This is what goes to press. Look at every side, then approve each proof." }
+                p.hint {
+                    @if lines.iter().all(|line| line.pack.is_orderable()) {
+                        "This is what goes to press. Look at every side, then approve each proof."
+                    } @else {
+                        "This is what goes to press. A design marked below cannot be ordered yet: fix it in the editor, then approve each proof."
+                    }
+                }
                 @for line in lines { (proofs::proof(services, line, CHECKOUT_FORM, fields)) }
             }
             div.columns {

@@ -28,6 +28,7 @@ use subtle::ConstantTimeEq;
 use crate::domain::customers::{self, Customer};
 use crate::domain::ownership;
 use crate::domain::packs::{self, StoredPack};
+use crate::domain::services::Services;
 use crate::http::pages::error::PageError;
 use crate::http::pages::settings::SignInLimits;
 use crate::http::state::AppState;
@@ -130,12 +131,12 @@ impl Visitor {
     /// The pack `pack_id` if this visitor (customer or guest) owns it.
     pub async fn owned_pack(
         &self,
-        store: &dyn Store,
+        services: &Services,
         pack_id: &str,
     ) -> Result<StoredPack, PageError> {
         let owner = self.owner_id().ok_or_else(PageError::sign_in_needed)?;
         let no_such_pack = || PageError::not_found("There is no such pack.");
-        let stored = packs::load(store, pack_id)
+        let stored = packs::load(services, pack_id)
             .await
             .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
         if !stored.record.is_owned_by(owner) {
@@ -199,7 +200,7 @@ impl Visitor {
     pub async fn sign_in(&mut self, state: &AppState, customer: Customer) -> Result<(), PageError> {
         // What the visitor designed as a guest goes with them into the account.
         if let Some((guest, token)) = self.guest.take() {
-            ownership::hand_over(state.store.as_ref(), &guest, &customer.id).await?;
+            ownership::hand_over(state, &guest, &customer.id).await?;
             GUEST_SESSION
                 .end(state, Some(token), &mut self.set_cookies)
                 .await?;

@@ -27,7 +27,7 @@ pub async fn add_to_cart(services: &Services, call: &Call<'_>) -> Result<Reply, 
     let quantity = parse_quantity("quantity", quantity)
         .map_err(|problem| DomainError::new(ErrorCode::InvalidParameter, problem))?;
     let id = load(services, call).await?.id;
-    let stored = packs::modify(services.store.as_ref(), &id, |pack| {
+    let stored = packs::modify(services, &id, |pack| {
         pack.check_access(call.key.as_ref())?;
         if !pack.is_orderable() {
             return Err(not_orderable(pack));

@@ -237,7 +237,7 @@ async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Rep
 
 /// The pack named by `packId`, if the calling key may read and update it.
 pub async fn load(services: &Services, call: &Call<'_>) -> Result<StoredPack, DomainError> {
-    let stored = packs::load(services.store.as_ref(), call.params.required("packId")?).await?;
+    let stored = packs::load(services, call.params.required("packId")?).await?;
     stored.record.check_access(call.key.as_ref())?;
     Ok(stored)
 }
@@ -294,7 +294,7 @@ pub async fn update_physical_spec(
     let params = call.params;
     let id = params.required("packId")?;
     params.required("physicalSpec")?;
-    let stored = packs::modify(services.store.as_ref(), id, |record| {
+    let stored = packs::modify(services, id, |record| {
         record.check_access(call.key.as_ref())?;
         let product = stored_product(services, record)?;
         // Fields the client leaves out keep the pack's current values.
