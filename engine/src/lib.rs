@@ -15,7 +15,6 @@ pub mod dispatch;
 pub mod failure;
 pub mod images;
 pub mod ingest;
-pub mod keyhash;
 pub mod layout;
 pub mod model;
 pub mod package;

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use super::words::{Dictionary, WordScript};
-use crate::keyhash::KeyMap;
+use rustc_hash::FxHashMap;
 
 /// The catalogue shipped in `fonts/catalogue.json`.
 pub const BUILTIN_CATALOGUE: &str = presspack_assets::FONT_CATALOGUE;
@@ -227,7 +227,7 @@ pub struct Face {
     pub ascender: f64,
     pub descender: f64,
     pub line_gap: f64,
-    glyphs: KeyMap<char, u16>,
+    glyphs: FxHashMap<char, u16>,
     /// [`Face::glyphs`] of the ASCII characters, by code: most text is ASCII, and an array
     /// read is no hash, no probe loop (which under wasmtime also pays time-limit checks).
     ascii_glyphs: [Option<u16>; 128],
@@ -261,7 +261,7 @@ impl Face {
             return Err(bad(format!("larger than {MAX_FACE_BYTES} bytes")));
         }
         let face = ttf_parser::Face::parse(&data, 0).map_err(|e| bad(e.to_string()))?;
-        let mut glyphs = KeyMap::default();
+        let mut glyphs = FxHashMap::default();
         if let Some(cmap) = face.tables().cmap {
             for subtable in cmap.subtables {
                 if subtable.is_unicode() {
