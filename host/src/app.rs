@@ -275,16 +275,16 @@ impl Application {
     }
 
     pub fn base_url(&self) -> &str {
-        &self.state.base_url
+        &self.state.services.base_url
     }
 
     /// The engine, which starts in the background (see [`EngineClient::started`]).
     pub fn engine(&self) -> EngineClient {
-        self.state.engine.clone()
+        self.state.services.engine.clone()
     }
 
     pub fn store_description(&self) -> String {
-        self.state.store.describe()
+        self.state.services.store.describe()
     }
 
     /// Serves (and runs the background jobs: webhooks, press files, e-mail, the image sweep) until
@@ -302,27 +302,27 @@ impl Application {
             ))
         });
         let sweeper = tokio::spawn(run_sweeps(
-            Arc::clone(&self.state.store),
-            Arc::clone(&self.state.blobs),
+            Arc::clone(&self.state.services.store),
+            Arc::clone(&self.state.services.blobs),
             stopped.clone(),
         ));
         let workers = [
             tokio::spawn(queue::run_worker(
-                Arc::clone(&self.state.store),
+                Arc::clone(&self.state.services.store),
                 self.webhooks,
-                Arc::clone(&self.state.wake.webhooks),
+                Arc::clone(&self.state.services.wake.webhooks),
                 stopped.clone(),
             )),
             tokio::spawn(queue::run_worker(
-                Arc::clone(&self.state.store),
+                Arc::clone(&self.state.services.store),
                 Arc::new(PressFileJobs(Arc::clone(&self.state.services))),
-                Arc::clone(&self.state.wake.press_files),
+                Arc::clone(&self.state.services.wake.press_files),
                 stopped.clone(),
             )),
             tokio::spawn(queue::run_worker(
-                Arc::clone(&self.state.store),
+                Arc::clone(&self.state.services.store),
                 Arc::new(Mails(Arc::clone(&self.state.services))),
-                Arc::clone(&self.state.wake.mail),
+                Arc::clone(&self.state.services.wake.mail),
                 stopped,
             )),
         ];

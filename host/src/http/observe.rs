@@ -176,7 +176,7 @@ const QUEUES: [(Kind, &str); 4] = [
 /// backlogs) waits at most 2 s each; a value that could not be read is left out or stale.
 pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     const WAIT: Duration = Duration::from_secs(2);
-    let blob_bytes = match tokio::time::timeout(WAIT, state.blobs.stored_bytes()).await {
+    let blob_bytes = match tokio::time::timeout(WAIT, state.services.blobs.stored_bytes()).await {
         Ok(Ok(bytes)) => Some(bytes),
         Ok(Err(error)) => {
             tracing::warn!(%error, "metrics: cannot read the blob store's size");
@@ -187,7 +187,7 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
     let now = unix_millis();
     let mut queues = Vec::new();
     for (kind, queue) in QUEUES {
-        match tokio::time::timeout(WAIT, state.store.backlog(kind)).await {
+        match tokio::time::timeout(WAIT, state.services.store.backlog(kind)).await {
             Ok(Ok((items, earliest))) => queues.push(QueueBacklog {
                 queue,
                 items,
@@ -200,9 +200,9 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         }
     }
     let readings = Readings {
-        engine_usage: state.engine.usage(),
+        engine_usage: state.services.engine.usage(),
         blob_bytes,
-        blob_cache: state.blobs.cache_stats(),
+        blob_cache: state.services.blobs.cache_stats(),
         queues,
     };
     (
@@ -229,12 +229,16 @@ const NO_SUCH_BLOB: &str = "0000000000000000000000000000000000000000000000000000
 pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
     let store = tokio::time::timeout(
         Duration::from_secs(2),
-        state.store.get(API_KEYS, "readiness-probe"),
+        state.services.store.get(API_KEYS, "readiness-probe"),
     )
     .await;
     // The blob store too (object storage may be down while the records are not): a read of
     // a blob that is never there.
-    let blobs = tokio::time::timeout(Duration::from_secs(2), state.blobs.get(NO_SUCH_BLOB)).await;
+    let blobs = tokio::time::timeout(
+        Duration::from_secs(2),
+        state.services.blobs.get(NO_SUCH_BLOB),
+    )
+    .await;
     let blob_problem = match blobs {
         Ok(Ok(_)) => None,
         Ok(Err(error)) => {
@@ -244,7 +248,7 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
         }
         Err(_) => Some("the blob store did not answer within 2 s"),
     };
-    let problem = match (store, state.engine.state()) {
+    let problem = match (store, state.services.engine.state()) {
         (Ok(Ok(_)), _) if blob_problem.is_some() => blob_problem,
         (Ok(Ok(_)), Starting::Ready(pool)) if pool.usage().instances > 0 => None,
         (Ok(Ok(_)), Starting::Ready(_)) => Some("the engine has no instances"),

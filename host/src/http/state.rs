@@ -1,7 +1,6 @@
 //! What the HTTP handlers reach: the domain's services and the settings of the edge itself
 //! (body limits, signing, rate limits, cookies, proxies, metrics).
 
-use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,14 +75,5 @@ pub struct ServicesState(pub Arc<Services>);
 impl FromRef<Arc<AppState>> for ServicesState {
     fn from_ref(state: &Arc<AppState>) -> Self {
         ServicesState(Arc::clone(&state.services))
-    }
-}
-
-/// Handlers pass `&state` where a domain operation wants the services.
-impl Deref for AppState {
-    type Target = Services;
-
-    fn deref(&self) -> &Services {
-        &self.services
     }
 }

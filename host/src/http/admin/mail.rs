@@ -19,9 +19,9 @@ pub async fn mail(
     staff: Staff,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let (sent, unsent) = queue::outstanding::<Mails>(state.store.as_ref()).await?;
+    let (sent, unsent) = queue::outstanding::<Mails>(state.services.store.as_ref()).await?;
     let content = html! {
-        @if !state.mailer.is_configured() {
+        @if !state.services.mailer.is_configured() {
             p.notice { "This shop sends no e-mail: no SMTP server is configured (smtp_host)." }
         }
         p.lead { (sent) " sent · " (unsent.len()) " waiting or given up" }

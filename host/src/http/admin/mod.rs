@@ -96,7 +96,7 @@ async fn sign_in(
         let content = html! { (alert(message)) (sign_in_form(&visitor, next, name)) };
         sign_in_response(&visitor, status, content)
     };
-    let (limits, store) = (&state.sign_in_limits, state.store.as_ref());
+    let (limits, store) = (&state.sign_in_limits, state.services.store.as_ref());
     let counted_as = format!("operator:{}", name.trim().to_lowercase());
     let known_device = staff.is_known_device(store, name).await?;
     let admitted = limits
@@ -111,7 +111,7 @@ async fn sign_in(
     };
     let signed_in = operators::sign_in(
         store,
-        &state.passwords,
+        &state.services.passwords,
         name,
         field(&fields, "password"),
         field(&fields, "code"),

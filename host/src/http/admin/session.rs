@@ -190,6 +190,7 @@ impl FromRequestParts<Arc<AppState>> for Staff {
         let mut operator = None;
         if let Some(token) = &token
             && let Some(value) = state
+                .services
                 .store
                 .get_blob(CONSOLE_SESSIONS, &session_key(token))
                 .await?
@@ -197,7 +198,7 @@ impl FromRequestParts<Arc<AppState>> for Staff {
             // `{name}:{stamp}`; a session begun under another stamp has ended.
             let value = String::from_utf8_lossy(&value);
             let (name, stamp) = value.rsplit_once(':').unwrap_or((&value, "0"));
-            operator = operators::load(state.store.as_ref(), name)
+            operator = operators::load(state.services.store.as_ref(), name)
                 .await?
                 .filter(|operator| stamp.parse() == Ok(operator.session_stamp));
         }
@@ -216,14 +217,14 @@ impl FromRequestParts<Arc<AppState>> for Staff {
         Ok(Staff {
             csrf_token: session_token
                 .as_deref()
-                .map(|token| csrf_token(&state.secret_key, token))
+                .map(|token| csrf_token(&state.services.secret_key, token))
                 .unwrap_or_default(),
             operator,
             session_token,
             device: read_cookie(&parts.headers, &state.cookies.name(CONSOLE_DEVICE_COOKIE)),
             path,
             set_cookies: Vec::new(),
-            key: state.secret_key.clone(),
+            key: state.services.secret_key.clone(),
         })
     }
 }

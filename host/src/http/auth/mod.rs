@@ -156,7 +156,7 @@ async fn signed_key(state: &AppState, request: &SignedRequest<'_>) -> Result<Api
 
 /// The enabled key with this consumer key (the benchmark's unverified calls).
 async fn find_key(state: &AppState, consumer_key: &str) -> Result<ApiKey, DomainError> {
-    match keys::find(state.store.as_ref(), consumer_key).await? {
+    match keys::find(state.services.store.as_ref(), consumer_key).await? {
         Some(key) if !key.disabled => Ok(key),
         Some(_) => Err(key_disabled()),
         None => Err(error(
@@ -191,6 +191,7 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
         ttl: Duration::from_secs(2 * window + 1),
     };
     let (stored, claimed) = state
+        .services
         .store
         .get_and_claim(API_KEYS, &protocol.consumer_key, &claim)
         .await?;
@@ -217,6 +218,7 @@ async fn verify(state: &AppState, request: &SignedRequest<'_>) -> Result<ApiKey,
         Err(refusal) => {
             if claimed
                 && let Err(e) = state
+                    .services
                     .store
                     .release_claim(API_KEYS, &protocol.consumer_key, &claim)
                     .await
@@ -234,7 +236,7 @@ fn invalid_signature(state: &AppState, request: &SignedRequest<'_>) -> DomainErr
         format!(
             "oauth_signature: does not match; sign with the consumer secret and an empty \
              token secret, over the URI {}{}",
-            state.base_url, request.path
+            state.services.base_url, request.path
         ),
     )
 }
@@ -257,7 +259,7 @@ fn check_signature(
             ),
         ));
     }
-    if !request.signature_matches(&state.base_url, protocol, secret) {
+    if !request.signature_matches(&state.services.base_url, protocol, secret) {
         return Err(invalid_signature(state, request));
     }
     Ok(())

@@ -75,6 +75,7 @@ pub async fn count_call(state: &AppState, key: &ApiKey) -> Result<Option<RateSta
         return Ok(None);
     }
     let (used, reset) = state
+        .services
         .store
         .count_in_window(RATE_LIMITS, &key.consumer_key, WINDOW, 1)
         .await?;
@@ -96,7 +97,7 @@ pub async fn count_unsigned_call(
         return Ok(None);
     };
     let (used, reset) =
-        count_for_address(state.store.as_ref(), "address", client, WINDOW, 1).await?;
+        count_for_address(state.services.store.as_ref(), "address", client, WINDOW, 1).await?;
     Ok(Some(RateState {
         who: "this address",
         limit,

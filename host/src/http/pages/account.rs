@@ -110,10 +110,12 @@ pub async fn sign_in(
         (status, layout::page(visitor, "Sign in", content)).into_response()
     };
     let limits = &state.sign_in_limits;
-    let known_device = visitor.is_known_device(state.store.as_ref(), email).await?;
+    let known_device = visitor
+        .is_known_device(state.services.store.as_ref(), email)
+        .await?;
     let admitted = limits
         .admit(
-            state.store.as_ref(),
+            state.services.store.as_ref(),
             &visitor.client_key(),
             email,
             known_device,
@@ -126,9 +128,18 @@ pub async fn sign_in(
             return Ok(again(&visitor, StatusCode::TOO_MANY_REQUESTS, &message));
         }
     };
-    match customers::sign_in(state.store.as_ref(), &state.passwords, email, password).await {
+    match customers::sign_in(
+        state.services.store.as_ref(),
+        &state.services.passwords,
+        email,
+        password,
+    )
+    .await
+    {
         Ok(customer) => {
-            limits.succeeded(state.store.as_ref(), attempt).await?;
+            limits
+                .succeeded(state.services.store.as_ref(), attempt)
+                .await?;
             visitor.sign_in(&state, customer).await?;
             Ok(layout::redirect(&visitor, next))
         }
@@ -158,7 +169,7 @@ pub async fn sign_up(
         format!("signup-client:{}", visitor.client_key()),
         SIGN_UPS_PER_CLIENT,
     )];
-    if over_hourly_limit(state.store.as_ref(), &counts).await? {
+    if over_hourly_limit(state.services.store.as_ref(), &counts).await? {
         let content = html! {
             (layout::alert("Too many accounts were made from your network. Please wait an hour, or sign in to an account you have."))
             (sign_up_form(&visitor, next, name, email))
@@ -167,8 +178,8 @@ pub async fn sign_up(
         return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
     }
     let result = customers::sign_up(
-        state.store.as_ref(),
-        &state.passwords,
+        state.services.store.as_ref(),
+        &state.services.passwords,
         email,
         name,
         field(&fields, "password"),
@@ -176,20 +187,21 @@ pub async fn sign_up(
     .await;
     match result {
         Ok(customer) => {
-            mail::send_account_mail(&state, MailKind::ConfirmAddress, &customer.email).await?;
+            mail::send_account_mail(&state.services, MailKind::ConfirmAddress, &customer.email)
+                .await?;
             visitor.sign_in(&state, customer).await?;
             Ok(layout::redirect(&visitor, next))
         }
         // The page does not say the address has an account: its owner is told by mail.
-        Err(AccountError::EmailTaken) if state.mailer.is_configured() => {
+        Err(AccountError::EmailTaken) if state.services.mailer.is_configured() => {
             let email = customers::normalise_email(email).unwrap_or_default();
             // At most a few notices an hour reach one owner, however many sign-ups name it.
             let notices = [(
                 format!("signup-notice:{}", address_key(&email)),
                 NOTICES_PER_ADDRESS,
             )];
-            if !over_hourly_limit(state.store.as_ref(), &notices).await? {
-                mail::send_account_mail(&state, MailKind::SignUpAttempt, &email).await?;
+            if !over_hourly_limit(state.services.store.as_ref(), &notices).await? {
+                mail::send_account_mail(&state.services, MailKind::SignUpAttempt, &email).await?;
             }
             let content = html! {
                 p.notice role="status" { "A message about this sign-up is on its way to " strong { (email) } ". Follow what it says to go on." }

@@ -58,7 +58,7 @@ pub async fn confirm_address(
     visitor: Visitor,
     Path(token): Path<String>,
 ) -> Result<Response, PageError> {
-    let store = state.store.as_ref();
+    let store = state.services.store.as_ref();
     let holder = account_links::take(store, LinkPurpose::ConfirmAddress, &token)
         .await?
         .ok_or_else(link_gone)?;
@@ -66,7 +66,7 @@ pub async fn confirm_address(
         .await?
         .ok_or_else(link_gone)?;
     // The messages about its orders waited for this.
-    mail::release_held(&state, &customer).await?;
+    mail::release_held(&state.services, &customer).await?;
     let content = html! {
         p.notice.success role="status" { "Thank you: " strong { (customer.email) } " is confirmed as your address." }
         p.actions { a.button href="/cart" { "Your cart" } }
@@ -109,19 +109,19 @@ pub async fn request_reset(
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    if !state.mailer.is_configured() {
+    if !state.services.mailer.is_configured() {
         let content = html! { (alert("This shop sends no e-mail, so it cannot send a reset link. Please contact the shop.")) };
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::SERVICE_UNAVAILABLE, page).into_response());
     }
-    if links_over_limit(state.store.as_ref(), &visitor, "reset", &email).await? {
+    if links_over_limit(state.services.store.as_ref(), &visitor, "reset", &email).await? {
         let content = html! { (alert("Too many reset links were asked for. Please wait an hour, or use the last link we sent.")) };
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
     }
     // Queued for any address: whether an account has it is looked up when it is sent, so
     // this answer's work and time tell nothing.
-    mail::send_account_mail(&state, MailKind::PasswordReset, &email).await?;
+    mail::send_account_mail(&state.services, MailKind::PasswordReset, &email).await?;
     let content = html! {
         p.notice role="status" { "If an account uses " strong { (email) } ", a link to choose a new password is on its way to it. The link works once, for an hour." }
     };
@@ -143,15 +143,22 @@ pub async fn resend_confirmation(
         let content = html! { p.notice.success role="status" { strong { (customer.email) } " is confirmed already." } };
         return Ok(answer(StatusCode::OK, content));
     }
-    if !state.mailer.is_configured() {
+    if !state.services.mailer.is_configured() {
         let content = html! { (alert("This shop sends no e-mail, so it cannot send a link. Please contact the shop.")) };
         return Ok(answer(StatusCode::SERVICE_UNAVAILABLE, content));
     }
-    if links_over_limit(state.store.as_ref(), &visitor, "confirm", &customer.email).await? {
+    if links_over_limit(
+        state.services.store.as_ref(),
+        &visitor,
+        "confirm",
+        &customer.email,
+    )
+    .await?
+    {
         let content = html! { (alert("Too many links were asked for. Please wait an hour, or use the last link we sent.")) };
         return Ok(answer(StatusCode::TOO_MANY_REQUESTS, content));
     }
-    mail::send_account_mail(&state, MailKind::ConfirmAddress, &customer.email).await?;
+    mail::send_account_mail(&state.services, MailKind::ConfirmAddress, &customer.email).await?;
     let content = html! {
         p.notice role="status" { "A new link to confirm " strong { (customer.email) } " is on its way. It works for a week." }
     };
@@ -188,9 +195,13 @@ pub async fn new_password_page(
     visitor: Visitor,
     Path(token): Path<String>,
 ) -> Result<Response, PageError> {
-    account_links::peek(state.store.as_ref(), LinkPurpose::ResetPassword, &token)
-        .await?
-        .ok_or_else(link_gone)?;
+    account_links::peek(
+        state.services.store.as_ref(),
+        LinkPurpose::ResetPassword,
+        &token,
+    )
+    .await?
+    .ok_or_else(link_gone)?;
     Ok(layout::page(
         &visitor,
         "Choose a new password",
@@ -215,11 +226,17 @@ pub async fn set_new_password(
         let page = layout::page(&visitor, "Choose a new password", content);
         return Ok((StatusCode::BAD_REQUEST, page).into_response());
     }
-    let store = state.store.as_ref();
+    let store = state.services.store.as_ref();
     let holder = account_links::take(store, LinkPurpose::ResetPassword, &token)
         .await?
         .ok_or_else(link_gone)?;
-    let customer = match customers::reset_password(store, &state.passwords, &holder, password).await
+    let customer = match customers::reset_password(
+        store,
+        &state.services.passwords,
+        &holder,
+        password,
+    )
+    .await
     {
         Ok(customer) => customer,
         Err(AccountError::Store(error)) => return Err(error.into()),

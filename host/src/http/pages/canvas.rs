@@ -156,7 +156,7 @@ struct DesignChoice {
 
 impl DesignChoice {
     async fn offered(state: &AppState, product: &str) -> Result<Vec<DesignChoice>, PageError> {
-        Ok(designs::for_product(state.store.as_ref(), product)
+        Ok(designs::for_product(state.services.store.as_ref(), product)
             .await?
             .into_iter()
             .map(|design| DesignChoice {
@@ -316,10 +316,12 @@ pub fn edit_page(
 
 fn templates_of<'a>(state: &'a AppState, product: &Product) -> Vec<&'a str> {
     state
+        .services
         .templates
         .codes()
         .filter(|code| {
             state
+                .services
                 .templates
                 .get(code)
                 .is_some_and(|entry| product.fits(&entry.template))
@@ -330,6 +332,7 @@ fn templates_of<'a>(state: &'a AppState, product: &Product) -> Vec<&'a str> {
 /// `GET /web-demo/sample.json`
 pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
     let product = state
+        .services
         .catalogue
         .product(SAMPLE_PRODUCT)
         .expect("the catalogue sells business cards");
@@ -348,8 +351,8 @@ pub async fn sample(State(state): State<Arc<AppState>>) -> Response {
         save_url: None,
         start_url: Some(START_URL),
         warnings: &[],
-        preflight_limits: state.images.settings().preflight_limits(),
-        palette: &state.brand.palette,
+        preflight_limits: state.services.images.settings().preflight_limits(),
+        palette: &state.services.brand.palette,
         designs,
         choose_design: false,
         guest: None,
@@ -365,9 +368,9 @@ async fn editable_pack(
     pack_id: &str,
     token: Option<&str>,
 ) -> Result<StoredPack, PageError> {
-    let store = state.store.as_ref();
+    let store = state.services.store.as_ref();
     let no_such_pack = || PageError::not_found("There is no such pack.");
-    let stored = packs::load(state, pack_id)
+    let stored = packs::load(&state.services, pack_id)
         .await
         .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
     let holder = stored.record.owner.as_deref();
@@ -407,7 +410,7 @@ pub async fn design(
         Err(error) => return json_error(error.status, &error.message),
     };
     let record = &stored.record;
-    let Some(product) = state.catalogue.product(&record.product) else {
+    let Some(product) = state.services.catalogue.product(&record.product) else {
         return json_error(StatusCode::NOT_FOUND, "This product is no longer sold.");
     };
     let designs = match DesignChoice::offered(&state, &record.product).await {
@@ -423,8 +426,8 @@ pub async fn design(
         save_url: Some(design_url(&pack_id, &visitor, record)),
         start_url: None,
         warnings: &record.warnings,
-        preflight_limits: state.images.settings().preflight_limits(),
-        palette: &state.brand.palette,
+        preflight_limits: state.services.images.settings().preflight_limits(),
+        palette: &state.services.brand.palette,
         choose_design: record.design_code.is_none() && !designs.is_empty(),
         designs,
         guest: visitor
@@ -503,7 +506,7 @@ async fn store_design(
         friendly_name: None,
         design_code: design.map(|design| design.code.as_str()),
     };
-    match crate::domain::packs::replace_pack(state, pack_id, text, also, owns).await {
+    match crate::domain::packs::replace_pack(&state.services, pack_id, text, also, owns).await {
         Ok(stored) => json_response(&serde_json::json!({ "warnings": stored.record.warnings })),
         Err(error) => {
             let status = match error.code {
@@ -565,6 +568,7 @@ async fn started_pack(
         ));
     }
     let product = state
+        .services
         .catalogue
         .product(SAMPLE_PRODUCT)
         .expect("the catalogue sells business cards");
@@ -574,7 +578,7 @@ async fn started_pack(
         format!("started-packs:{}", visitor.client_key()),
         STARTED_PACKS_PER_CLIENT,
     )];
-    if over_hourly_limit(state.store.as_ref(), &counts).await? {
+    if over_hourly_limit(state.services.store.as_ref(), &counts).await? {
         return Err(PageError::new(
             StatusCode::TOO_MANY_REQUESTS,
             "Please wait",
@@ -586,7 +590,7 @@ async fn started_pack(
         None => visitor.keep_as_guest(state).await?,
     };
     let (id, record) = packs::create(
-        state,
+        &state.services,
         PackToCreate {
             product,
             pack: Some(pack),
@@ -601,7 +605,7 @@ async fn started_pack(
         },
     )
     .await?;
-    ownership::take(state, &id, &owner).await?;
+    ownership::take(&state.services, &id, &owner).await?;
     Ok(dropins::path(&id, "edit", &record.drop_in_token))
 }
 
@@ -614,7 +618,7 @@ async fn chosen_design(
     let Some(code) = query.get("design") else {
         return Ok(None);
     };
-    match designs::find(state.store.as_ref(), code).await? {
+    match designs::find(state.services.store.as_ref(), code).await? {
         Some(design) => Ok(Some(design)),
         None => Err(PageError::bad_request(
             "design: not a design of this product",
@@ -638,7 +642,7 @@ async fn saving_owner(
         return Ok(customer.id.clone());
     }
     let guest = visitor.keep_as_guest(state).await?;
-    ownership::take(state, pack_id, &guest).await?;
+    ownership::take(&state.services, pack_id, &guest).await?;
     Ok(guest)
 }
 
@@ -663,7 +667,7 @@ pub async fn design_thumbnail(
     Path(code): Path<String>,
 ) -> Result<Response, PageError> {
     let no_such_design = || PageError::not_found("There is no such design.");
-    let design = designs::find(state.store.as_ref(), &code)
+    let design = designs::find(state.services.store.as_ref(), &code)
         .await?
         .ok_or_else(no_such_design)?;
     let key = (code, Sha256::digest(design.pack.get()).into());
@@ -673,7 +677,7 @@ pub async fn design_thumbnail(
         None => {
             let png = Bytes::from(
                 render::pack_side(
-                    &state,
+                    &state.services,
                     &design.product,
                     &design.pack,
                     0,
@@ -708,7 +712,7 @@ pub async fn image(
         )
     };
     let uri = format!("store://{id}/{rendition}");
-    let stored = match crate::domain::images::find_rendition(&state, &uri).await {
+    let stored = match crate::domain::images::find_rendition(&state.services, &uri).await {
         Ok(Some(stored)) => stored,
         Ok(None) => return json_error(StatusCode::NOT_FOUND, "There is no such image."),
         Err(error) => return failed(error),
@@ -719,7 +723,7 @@ pub async fn image(
         cache_control: "public, max-age=31536000, immutable",
         disposition: None,
     };
-    match crate::http::blob_response(state.blobs.as_ref(), &stored.blob, &delivery).await {
+    match crate::http::blob_response(state.services.blobs.as_ref(), &stored.blob, &delivery).await {
         Ok(Some(response)) => response,
         Ok(None) => json_error(StatusCode::NOT_FOUND, "There is no such image."),
         Err(error) => failed(error.into()),
@@ -828,7 +832,7 @@ fn engine_source(state: &Arc<AppState>, path: &str) -> Option<Box<dyn FnOnce() -
             };
             Source::new(
                 javascript,
-                assets_module(faces, state.templates.codes(), version),
+                assets_module(faces, state.services.templates.codes(), version),
             )
         }),
         "fonts/catalogue.json" => Box::new(move || {
@@ -854,10 +858,14 @@ fn engine_source(state: &Arc<AppState>, path: &str) -> Option<Box<dyn FnOnce() -
                 }));
             }
             let code = path.strip_prefix("templates/")?.strip_suffix(".xml")?;
-            state.templates.get(code)?;
+            state.services.templates.get(code)?;
             let code = code.to_owned();
             Box::new(move || {
-                let xml = state.templates.get(&code).map(|entry| entry.xml.clone());
+                let xml = state
+                    .services
+                    .templates
+                    .get(&code)
+                    .map(|entry| entry.xml.clone());
                 Source::new("application/xml", xml.unwrap_or_default())
             })
         }

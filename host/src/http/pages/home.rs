@@ -19,7 +19,7 @@ const API_REFERENCE: &str = include_str!("../../../../docs/api.md");
 
 /// `GET /`.
 pub async fn home(State(state): State<Arc<AppState>>, visitor: Visitor) -> Response {
-    let endpoint = format!("{}/api/service/", state.base_url);
+    let endpoint = format!("{}/api/service/", state.services.base_url);
     let content = html! {
         p { "This server runs the Print Product Pack API: partners create packs of business cards, "
             "postcards and stickers, fill them from templates, render them, and send their "

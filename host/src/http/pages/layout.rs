@@ -37,8 +37,8 @@ pub async fn with_brand(
     request: Request,
     next: Next,
 ) -> Response {
-    let pages = BLOB_ORIGIN.scope(state.blobs.direct_origin(), next.run(request));
-    BRAND.scope(Arc::clone(&state.brand), pages).await
+    let pages = BLOB_ORIGIN.scope(state.services.blobs.direct_origin(), next.run(request));
+    BRAND.scope(Arc::clone(&state.services.brand), pages).await
 }
 
 /// The brand (outside a request, as in unit tests: the default).

@@ -157,7 +157,7 @@ impl Visitor {
             }
             None => {
                 let counts = [(format!("guests:{}", self.client_key()), GUESTS_PER_CLIENT)];
-                if over_hourly_limit(state.store.as_ref(), &counts).await? {
+                if over_hourly_limit(state.services.store.as_ref(), &counts).await? {
                     return Err(PageError::new(
                         axum::http::StatusCode::TOO_MANY_REQUESTS,
                         "Please wait",
@@ -200,7 +200,7 @@ impl Visitor {
     pub async fn sign_in(&mut self, state: &AppState, customer: Customer) -> Result<(), PageError> {
         // What the visitor designed as a guest goes with them into the account.
         if let Some((guest, token)) = self.guest.take() {
-            ownership::hand_over(state, &guest, &customer.id).await?;
+            ownership::hand_over(&state.services, &guest, &customer.id).await?;
             GUEST_SESSION
                 .end(state, Some(token), &mut self.set_cookies)
                 .await?;
@@ -313,6 +313,7 @@ impl SessionKind {
     ) -> Result<String, StoreError> {
         let token = random_token();
         state
+            .services
             .store
             .put_blob(self.kind, &session_key(&token), value, Some(self.ttl))
             .await?;
@@ -327,7 +328,11 @@ impl SessionKind {
         token: Option<String>,
     ) -> Result<(), StoreError> {
         if let Some(token) = token {
-            state.store.delete(self.kind, &session_key(&token)).await?;
+            state
+                .services
+                .store
+                .delete(self.kind, &session_key(&token))
+                .await?;
         }
         Ok(())
     }
@@ -384,7 +389,7 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
         let cookies = &state.cookies;
         let session_token = read_cookie(&parts.headers, &cookies.name(SESSION_COOKIE));
         let customer = match &session_token {
-            Some(token) => session_customer(state.store.as_ref(), token).await?,
+            Some(token) => session_customer(state.services.store.as_ref(), token).await?,
             None => None,
         };
         // A session cookie naming no session binds nothing.
@@ -398,6 +403,7 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
             read_cookie(&parts.headers, &cookies.name(GUEST_SESSION.cookie)),
         ) {
             (None, Some(token)) => (state
+                .services
                 .store
                 .get_blob(GUEST_SESSIONS, &session_key(&token))
                 .await?)
@@ -413,7 +419,7 @@ impl FromRequestParts<Arc<AppState>> for Visitor {
             device: read_cookie(&parts.headers, &cookies.name(DEVICE_COOKIE)),
             set_cookies: Vec::new(),
             client: state.edge.trusted_proxies.client_of(parts),
-            key: state.secret_key.clone(),
+            key: state.services.secret_key.clone(),
             engine_pages_per_minute: state.edge.engine_pages_per_minute,
         };
         let binding =

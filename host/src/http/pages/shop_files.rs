@@ -37,8 +37,8 @@ pub async fn stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) 
 pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     let css = format!(
         ":root {{ --brand: {}; --brand-dark: {}; }}\n",
-        state.brand.colour,
-        state.brand.dark_colour()
+        state.services.brand.colour,
+        state.services.brand.dark_colour()
     );
     let source = move || Source::new(CSS, css);
     state
@@ -50,7 +50,7 @@ pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: Heade
 /// `GET /static/logo`: the brand's logo (404 without one). An SVG opened on its own runs no
 /// script: the policy allows none.
 pub async fn logo(State(state): State<Arc<AppState>>) -> Response {
-    let Some(logo) = &state.brand.logo else {
+    let Some(logo) = &state.services.brand.logo else {
         return StatusCode::NOT_FOUND.into_response();
     };
     (

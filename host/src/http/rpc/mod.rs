@@ -178,7 +178,7 @@ async fn dispatch(
         params: request.params,
         key,
         client,
-        base_url: &state.base_url,
+        base_url: &state.services.base_url,
         unsigned_upload_budget: state.unsigned_limits.upload_bytes_per_hour,
     };
     ((operation.handler)(&state.services, &call).await, rate)
@@ -374,7 +374,7 @@ async fn read_body<'s>(
     body: axum::body::Body,
 ) -> Result<(Bytes, Option<UploadPermit<'s>>), DomainError> {
     let usual = state.edge.max_body_bytes;
-    let largest = state.images.max_body_bytes().max(usual);
+    let largest = state.services.images.max_body_bytes().max(usual);
     let declared = declared_length(headers);
     if declared.is_some_and(|length| length > largest as u64) {
         return Err(body_too_large(largest));
@@ -410,7 +410,7 @@ async fn read_body<'s>(
                 return Err(body_too_large(limit));
             }
             let network = client.map(crate::http::client::limit_key);
-            permit = Some(state.images.upload_permit(network).await?);
+            permit = Some(state.services.images.upload_permit(network).await?);
             limit = largest;
             if read.len() + chunk.len() > limit {
                 return Err(body_too_large(limit));

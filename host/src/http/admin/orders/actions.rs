@@ -26,7 +26,7 @@ pub async fn move_order(
     Form(fields): Form<Fields>,
 ) -> Result<Response, ConsoleError> {
     let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
-    let order = placed_order(&state, &number).await?;
+    let order = placed_order(&state.services, &number).await?;
     let requested = match field(&fields, "move") {
         "start" => Move::StartProduction,
         "ship" => Move::Ship {
@@ -37,7 +37,7 @@ pub async fn move_order(
         _ => {
             let problem = "move: one of start, ship or cancel".to_owned();
             return order_page(
-                &state,
+                &state.services,
                 &staff,
                 &order,
                 Some((StatusCode::BAD_REQUEST, problem)),
@@ -45,12 +45,12 @@ pub async fn move_order(
             .await;
         }
     };
-    let mailing = Mailing::when(state.mailer.is_configured());
-    let store = state.store.as_ref();
+    let mailing = Mailing::when(state.services.mailer.is_configured());
+    let store = state.services.store.as_ref();
     match status::change(store, &number, requested, &operator.signature(), mailing).await {
         Ok(_) => {
-            state.wake.webhooks.notify_one();
-            state.wake.mail.notify_one();
+            state.services.wake.webhooks.notify_one();
+            state.services.wake.mail.notify_one();
             Ok(redirect_setting(&format!("/admin/orders/{number}"), &[]))
         }
         Err(MoveError::Store(error)) => Err(error.into()),
@@ -61,9 +61,9 @@ pub async fn move_order(
                 _ => StatusCode::BAD_REQUEST,
             };
             // The page as it is now: another operator's move may be why.
-            let order = placed_order(&state, &number).await?;
+            let order = placed_order(&state.services, &number).await?;
             order_page(
-                &state,
+                &state.services,
                 &staff,
                 &order,
                 Some((status, capitalised(&error.to_string()))),
@@ -82,7 +82,7 @@ pub async fn reprint(
 ) -> Result<Response, ConsoleError> {
     let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
     let key = field(&fields, "key");
-    match reprint::reprint(&state, &number, key, &operator.signature()).await {
+    match reprint::reprint(&state.services, &number, key, &operator.signature()).await {
         Ok(reprinted) => Ok(redirect_setting(
             &format!("/admin/orders/{}", reprinted.number),
             &[],

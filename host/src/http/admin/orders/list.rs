@@ -173,7 +173,7 @@ pub async fn list(
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    let store = state.store.as_ref();
+    let store = state.services.store.as_ref();
     let skip = (filter.page - 1) * PAGE_SIZE;
     // Unfiltered, a page is read from the index of placed orders; a filter reads every order.
     let (count, shown) = if filter.is_empty() {

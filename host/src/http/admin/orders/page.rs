@@ -64,8 +64,8 @@ pub async fn show(
     Path(number): Path<String>,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let order = placed_order(&state, &number).await?;
-    order_page(&state, &staff, &order, None).await
+    let order = placed_order(&state.services, &number).await?;
+    order_page(&state.services, &staff, &order, None).await
 }
 
 /// An order's page, with `problem` (and its status) above it if an action failed.
@@ -268,6 +268,6 @@ pub async fn side_image(
     Path((number, line, side)): Path<(String, usize, usize)>,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let order = placed_order(&state, &number).await?;
-    Ok(ordered_side_png(&state, &order, line, side, THUMBNAIL_SIDE).await?)
+    let order = placed_order(&state.services, &number).await?;
+    Ok(ordered_side_png(&state.services, &order, line, side, THUMBNAIL_SIDE).await?)
 }
