@@ -14,6 +14,7 @@ every_store!(
     warnings_hide_the_finish_drop_in_until_fixed,
     what_preflight_blocks_no_channel_orders,
     the_press_limits_of_the_day_judge_packs_already_in_carts,
+    thai_lao_khmer_and_myanmar_lines_have_faces,
 );
 
 fn image_side(data: Value) -> Value {
@@ -432,4 +433,28 @@ async fn the_press_limits_of_the_day_judge_packs_already_in_carts(kind: StoreKin
     add_to_cart(&app, partners, "1").await;
     let placed = shopper.check_out().await;
     assert!(placed.path.ends_with("/confirmation"), "{}", placed.body);
+}
+
+/// Lines of Thai, Lao, Khmer and Myanmar (the scripts whose words the word lists find) print
+/// in a fallback face (PVT002) and none of their characters is missing (no PVT003, which
+/// would block ordering).
+async fn thai_lao_khmer_and_myanmar_lines_have_faces(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let lines = ["นามบัตรของคุณ", "ນະຄອນຫຼວງວຽງຈັນ", "ព្រះរាជាណាចក្រកម្ពុជា", "ရန်ကုန်မြို့"];
+    let data: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text})
+        })
+        .collect();
+    let pack = json!({"sides": [image_side(json!([])), details_side(json!(data))]});
+    let created = app
+        .create_pack("businesscard", &[("pack", &pack.to_string())])
+        .await;
+    let warnings = created["warnings"].as_array().unwrap();
+    let with_code = |code: &str| warnings.iter().filter(|w| w["code"] == code).count();
+    assert_eq!(with_code("PVT002"), lines.len(), "{created}");
+    assert_eq!(with_code("PVT003"), 0, "{created}");
+    assert!(created["dropIns"]["finish"].is_string(), "{created}");
 }
