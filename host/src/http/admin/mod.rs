@@ -12,27 +12,36 @@ pub mod session;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Form, Query, State};
+use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use maud::{Markup, html};
+use serde::Deserialize;
 
 use crate::domain::customers::MAX_PASSWORD;
 use crate::domain::operators::{self, OperatorError};
-use crate::http::pages::forms::{Fields, MAX_FORM_BYTES, csrf_field, field};
+use crate::http::pages::forms::{Fields, MAX_FORM_BYTES, PostedForm, csrf_field, field};
 use crate::http::pages::layout::{self, alert, local_path};
 use crate::http::pages::sessions::{Visitor, too_many_attempts};
 use crate::http::state::AppState;
-use session::{ConsoleError, Staff};
+use session::{ConsoleError, OperatorForm, Staff};
 
 /// Where to go after signing in: a console path, else the order list.
-fn next_of(fields: &Fields) -> &str {
-    fields
-        .get("next")
-        .and_then(|next| local_path(next))
+fn next_of(next: &str) -> &str {
+    local_path(next)
         .filter(|next| next.starts_with("/admin/"))
         .unwrap_or("/admin/orders")
+}
+
+/// The operator's sign-in form.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SignInForm {
+    name: String,
+    password: String,
+    code: String,
+    next: String,
 }
 
 pub fn routes() -> Router<Arc<AppState>> {
@@ -77,7 +86,7 @@ fn sign_in_response(visitor: &Visitor, status: StatusCode, content: Markup) -> R
 
 /// `GET /admin/signin?next=`
 async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
-    let next = next_of(&query).to_owned();
+    let next = next_of(field(&query, "next")).to_owned();
     sign_in_response(&visitor, StatusCode::OK, sign_in_form(&visitor, &next, ""))
 }
 
@@ -86,12 +95,10 @@ async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response
 /// password and code checked together.
 async fn sign_in(
     State(state): State<Arc<AppState>>,
-    visitor: Visitor,
     mut staff: Staff,
-    Form(fields): Form<Fields>,
+    PostedForm { visitor, fields }: PostedForm<SignInForm>,
 ) -> Result<Response, ConsoleError> {
-    visitor.check_csrf(fields.get("csrf").map(String::as_str))?;
-    let (name, next) = (field(&fields, "name"), next_of(&fields));
+    let (name, next) = (fields.name.as_str(), next_of(&fields.next));
     let again = |status: StatusCode, message: &str| {
         let content = html! { (alert(message)) (sign_in_form(&visitor, next, name)) };
         sign_in_response(&visitor, status, content)
@@ -113,8 +120,8 @@ async fn sign_in(
         store,
         &state.services.passwords,
         name,
-        field(&fields, "password"),
-        field(&fields, "code"),
+        &fields.password,
+        &fields.code,
     )
     .await;
     match signed_in {
@@ -133,10 +140,8 @@ async fn sign_in(
 /// `POST /admin/signout`
 async fn sign_out(
     State(state): State<Arc<AppState>>,
-    mut staff: Staff,
-    Form(fields): Form<Fields>,
+    OperatorForm { mut staff, .. }: OperatorForm,
 ) -> Result<Response, ConsoleError> {
-    staff.operator_posting(fields.get("csrf").map(String::as_str))?;
     staff.sign_out(&state).await?;
     Ok(layout::redirect_setting(
         "/admin/signin",

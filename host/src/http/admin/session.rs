@@ -12,14 +12,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method};
 use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
 use subtle::ConstantTimeEq;
 
 use crate::domain::operators::{self, Operator};
 use crate::http::pages::error::PageError;
+use crate::http::pages::forms::{Fields, read_form, typed};
 use crate::http::pages::layout::{self, local_path};
 use crate::http::pages::sessions::{SessionKind, read_cookie, session_key};
 use crate::http::state::AppState;
@@ -225,6 +227,33 @@ impl FromRequestParts<Arc<AppState>> for Staff {
             path,
             set_cookies: Vec::new(),
             key: state.services.secret_key.clone(),
+        })
+    }
+}
+
+/// A form posted from the console by a signed-in operator: their session, who they are, and
+/// the form read as `T` (as [`crate::http::pages::forms::PostedForm`] reads it), once its
+/// CSRF token is found to be the session's. A handler that takes one cannot skip the check.
+pub struct OperatorForm<T = Fields> {
+    pub staff: Staff,
+    pub operator: Operator,
+    pub fields: T,
+}
+
+impl<T: DeserializeOwned> FromRequest<Arc<AppState>> for OperatorForm<T> {
+    type Rejection = ConsoleError;
+
+    async fn from_request(request: Request, state: &Arc<AppState>) -> Result<Self, ConsoleError> {
+        let (mut parts, body) = request.into_parts();
+        let staff = Staff::from_request_parts(&mut parts, state).await?;
+        let fields = read_form(Request::from_parts(parts, body), state).await?;
+        let operator = staff
+            .operator_posting(fields.get("csrf").map(String::as_str))?
+            .clone();
+        Ok(Self {
+            staff,
+            operator,
+            fields: typed(fields)?,
         })
     }
 }

@@ -10,6 +10,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
+use serde::Deserialize;
 
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, MailKind};
@@ -24,11 +25,27 @@ const SIGN_UPS_PER_CLIENT: u64 = 20;
 /// Notices that someone tried to sign up with an address, mailed to its owner per hour.
 const NOTICES_PER_ADDRESS: u64 = 3;
 
-fn next_of(fields: &Fields) -> &str {
-    fields
-        .get("next")
-        .and_then(|next| local_path(next))
-        .unwrap_or("/cart")
+fn next_of(next: &str) -> &str {
+    local_path(next).unwrap_or("/cart")
+}
+
+/// The sign-in form's fields.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct SignInForm {
+    email: String,
+    password: String,
+    next: String,
+}
+
+/// The sign-up form's fields.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct SignUpForm {
+    name: String,
+    email: String,
+    password: String,
+    next: String,
 }
 
 /// The sign-in form, returning to `next`.
@@ -80,12 +97,12 @@ pub fn sign_in_or_up(visitor: &Visitor, next: &str) -> Markup {
 }
 
 pub async fn sign_in_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
-    let next = next_of(&query).to_owned();
+    let next = next_of(field(&query, "next")).to_owned();
     layout::page(&visitor, "Sign in", sign_in_form(&visitor, &next, ""))
 }
 
 pub async fn sign_up_page(visitor: Visitor, Query(query): Query<Fields>) -> Response {
-    let next = next_of(&query).to_owned();
+    let next = next_of(field(&query, "next")).to_owned();
     layout::page(
         &visitor,
         "Create an account",
@@ -98,12 +115,12 @@ pub async fn sign_in(
     PostedForm {
         mut visitor,
         fields,
-    }: PostedForm,
+    }: PostedForm<SignInForm>,
 ) -> Result<Response, PageError> {
     let (email, password, next) = (
-        field(&fields, "email"),
-        field(&fields, "password"),
-        next_of(&fields),
+        fields.email.as_str(),
+        fields.password.as_str(),
+        next_of(&fields.next),
     );
     let again = |visitor: &Visitor, status: StatusCode, message: &str| {
         let content = html! { (layout::alert(message)) (sign_in_form(visitor, next, email)) };
@@ -157,12 +174,12 @@ pub async fn sign_up(
     PostedForm {
         mut visitor,
         fields,
-    }: PostedForm,
+    }: PostedForm<SignUpForm>,
 ) -> Result<Response, PageError> {
     let (name, email, next) = (
-        field(&fields, "name"),
-        field(&fields, "email"),
-        next_of(&fields),
+        fields.name.as_str(),
+        fields.email.as_str(),
+        next_of(&fields.next),
     );
     // Each sign-up costs a password hash and may send a mail: counted per network first.
     let counts = [(
@@ -182,7 +199,7 @@ pub async fn sign_up(
         &state.services.passwords,
         email,
         name,
-        field(&fields, "password"),
+        &fields.password,
     )
     .await;
     match result {

@@ -13,12 +13,13 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
+use serde::Deserialize;
 
 use crate::domain::account_links::{self, LinkPurpose};
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
-use crate::http::pages::forms::{PostedForm, csrf_field, field};
+use crate::http::pages::forms::{PostedForm, csrf_field};
 use crate::http::pages::layout::{self, alert};
 use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit};
 use crate::http::state::AppState;
@@ -95,16 +96,31 @@ pub async fn reset_request_page(visitor: Visitor) -> Response {
     )
 }
 
+/// The reset request's one field.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct EmailForm {
+    email: String,
+}
+
+/// The new password's one field.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct PasswordForm {
+    password: String,
+}
+
 /// `POST /account/reset` (`email`): the same answer for every address.
 pub async fn request_reset(
     State(state): State<Arc<AppState>>,
-    PostedForm { visitor, fields }: PostedForm,
+    PostedForm { visitor, fields }: PostedForm<EmailForm>,
 ) -> Result<Response, PageError> {
     let title = "Forgot your password?";
-    let email = match customers::normalise_email(field(&fields, "email")) {
+    let email = match customers::normalise_email(&fields.email) {
         Ok(email) => email,
         Err(error) => {
-            let content = html! { (alert(&error.to_string())) (reset_request_form(&visitor, field(&fields, "email"))) };
+            let content =
+                html! { (alert(&error.to_string())) (reset_request_form(&visitor, &fields.email)) };
             let page = layout::page(&visitor, title, content);
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
@@ -217,9 +233,9 @@ pub async fn set_new_password(
     PostedForm {
         mut visitor,
         fields,
-    }: PostedForm,
+    }: PostedForm<PasswordForm>,
 ) -> Result<Response, PageError> {
-    let password = field(&fields, "password");
+    let password = fields.password.as_str();
     // A password that cannot be set leaves the link as it was.
     if let Err(error) = customers::check_password(password) {
         let content = html! { (alert(&error.to_string())) (new_password_form(&visitor, &token)) };

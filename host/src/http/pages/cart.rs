@@ -5,6 +5,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
+use serde::Deserialize;
 
 use crate::domain::cart::{
     self, MAX_QUANTITY, PricedLine, describe_spec, parse_quantity, priced_lines,
@@ -118,6 +119,16 @@ pub async fn show(
     Ok(cart_page(&services, &visitor, &lines, None))
 }
 
+/// A cart line's form: `action` = `quantity` (with `quantity`), `rename` (with `name`) or
+/// `remove`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct LineChange {
+    action: String,
+    quantity: String,
+    name: String,
+}
+
 /// `POST /cart/lines/{packId}` with `action` = `quantity`, `rename` or `remove`.
 pub async fn change_line(
     State(ServicesState(services)): State<ServicesState>,
@@ -125,19 +136,18 @@ pub async fn change_line(
     PostedForm {
         mut visitor,
         fields,
-    }: PostedForm,
+    }: PostedForm<LineChange>,
 ) -> Result<Response, PageError> {
     let customer_id = visitor.customer()?.id.clone();
-    let field = |name: &str| fields.get(name).map_or("", String::as_str);
-    let outcome: Result<Customer, String> = match field("action") {
-        "quantity" => match parse_quantity("Quantity", field("quantity")) {
+    let outcome: Result<Customer, String> = match fields.action.as_str() {
+        "quantity" => match parse_quantity("Quantity", &fields.quantity) {
             Ok(quantity) => {
                 Ok(set_quantity(&services, &customer_id, &pack_id, Some(quantity)).await?)
             }
             Err(problem) => Err(problem),
         },
         "remove" => Ok(set_quantity(&services, &customer_id, &pack_id, None).await?),
-        "rename" => match one_line::required(field("name"), MAX_NAME) {
+        "rename" => match one_line::required(&fields.name, MAX_NAME) {
             Err(problem) => Err(format!("Name: {problem}")),
             Ok(name) => {
                 visitor.owned_pack(&services, &pack_id).await?;

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use presspack_engine::model::{PhysicalSpecInput, Product};
 use presspack_engine::render::BoxType;
+use serde::Deserialize;
 
 use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
 use crate::domain::ownership;
@@ -160,20 +161,26 @@ fn continue_page(visitor: &Visitor, pack_id: &str, name: &str, pack: &PackRecord
     layout::page(visitor, title, content)
 }
 
+/// A drop-in's continue form: the pack's drop-in token.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct TokenForm {
+    token: Option<String>,
+}
+
 /// `POST /dropins/{packId}/{name}` (token and CSRF token in the form): makes the visitor the
 /// pack's owner and, for `cart` and `checkout`, puts the pack in their cart; then on to the
 /// drop-in's page (or the cart, or checkout).
 pub async fn continue_with(
     State(ServicesState(services)): State<ServicesState>,
     Path((pack_id, name)): Path<(String, String)>,
-    PostedForm { visitor, fields }: PostedForm,
+    PostedForm { visitor, fields }: PostedForm<TokenForm>,
 ) -> Result<Response, PageError> {
     let Some(allows_blocking) = crate::domain::dropins::allows_blocking_warnings(&name) else {
         return Err(invalid_link());
     };
     let customer = visitor.customer()?.clone();
-    let stored =
-        pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let stored = pack_for_token(&services, &pack_id, fields.token.as_deref()).await?;
     let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !allows_blocking && !pack.is_orderable() {
         return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
@@ -407,25 +414,40 @@ fn finish_page(
     layout::page(visitor, "Choose your paper", content)
 }
 
+/// The finish page's form: the drop-in token, the physical specification chosen and the
+/// quantity (each `None` when not sent).
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FinishForm {
+    token: Option<String>,
+    quantity: Option<String>,
+    pack_size: Option<String>,
+    paper_class: Option<String>,
+    finishing_option: Option<String>,
+    paper_laminate: Option<String>,
+}
+
 /// `POST /packs/{packId}/finish`: the chosen physical specification and quantity; puts the
 /// pack in the cart.
 pub async fn finish(
     State(ServicesState(services)): State<ServicesState>,
     Path(pack_id): Path<String>,
-    PostedForm { visitor, fields }: PostedForm,
+    PostedForm { visitor, fields }: PostedForm<FinishForm>,
 ) -> Result<Response, PageError> {
     let customer = visitor.customer()?.clone();
-    let stored =
-        pack_for_token(&services, &pack_id, fields.get("token").map(String::as_str)).await?;
+    let stored = pack_for_token(&services, &pack_id, fields.token.as_deref()).await?;
     let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !pack.is_orderable() {
         return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
     }
     let product = product_of(&services, &stored.record)?;
-    let text = |name: &str| fields.get(name).map(|v| v.trim().to_owned());
+    let text = |value: &Option<String>| value.as_deref().map(|v| v.trim().to_owned());
     let chosen = (|| {
-        let quantity = parse_quantity("Number of packs", &text("quantity").unwrap_or_default())?;
-        let pack_size = match text("packSize") {
+        let quantity = parse_quantity(
+            "Number of packs",
+            &text(&fields.quantity).unwrap_or_default(),
+        )?;
+        let pack_size = match text(&fields.pack_size) {
             Some(size) => Some(
                 size.parse::<u32>()
                     .map_err(|_| "Cards per pack: choose one of the sizes offered".to_owned())?,
@@ -434,10 +456,10 @@ pub async fn finish(
         };
         let input = PhysicalSpecInput {
             product_type: None,
-            paper_class: text("paperClass"),
-            finishing_option: text("finishingOption"),
+            paper_class: text(&fields.paper_class),
+            finishing_option: text(&fields.finishing_option),
             pack_size,
-            paper_laminate: text("paperLaminate"),
+            paper_laminate: text(&fields.paper_laminate),
         };
         let spec = product
             .physical_spec(input, "physicalSpec")

@@ -3,35 +3,46 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Form, Path, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use serde::Deserialize;
 
 use crate::domain::orders::reprint::{self, ReprintError};
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::http::admin::orders::page::{no_order, order_page, placed_order};
-use crate::http::admin::session::{ConsoleError, Staff};
+use crate::http::admin::session::{ConsoleError, OperatorForm};
 use crate::http::pages::error::PageError;
-use crate::http::pages::forms::{Fields, field};
 use crate::http::pages::layout::redirect_setting;
 use crate::http::pages::orders::capitalised;
 use crate::http::state::AppState;
+
+/// The form that moves an order on.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct MoveForm {
+    r#move: String,
+    carrier: String,
+    tracking: String,
+}
 
 /// `POST /admin/orders/{number}/move` (`move` = start, ship with `carrier` and `tracking`,
 /// or cancel): back to the order's page, or the page with the problem.
 pub async fn move_order(
     State(state): State<Arc<AppState>>,
-    staff: Staff,
     Path(number): Path<String>,
-    Form(fields): Form<Fields>,
+    OperatorForm {
+        staff,
+        operator,
+        fields,
+    }: OperatorForm<MoveForm>,
 ) -> Result<Response, ConsoleError> {
-    let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
     let order = placed_order(&state.services, &number).await?;
-    let requested = match field(&fields, "move") {
+    let requested = match fields.r#move.as_str() {
         "start" => Move::StartProduction,
         "ship" => Move::Ship {
-            carrier: field(&fields, "carrier").to_owned(),
-            tracking_number: field(&fields, "tracking").to_owned(),
+            carrier: fields.carrier,
+            tracking_number: fields.tracking,
         },
         "cancel" => Move::Cancel,
         _ => {
@@ -73,15 +84,22 @@ pub async fn move_order(
     }
 }
 
+/// The reprint form: its one-use key.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct ReprintForm {
+    key: String,
+}
+
 /// `POST /admin/orders/{number}/reprint` (`key` from the form): to the new order's page.
 pub async fn reprint(
     State(state): State<Arc<AppState>>,
-    staff: Staff,
     Path(number): Path<String>,
-    Form(fields): Form<Fields>,
+    OperatorForm {
+        operator, fields, ..
+    }: OperatorForm<ReprintForm>,
 ) -> Result<Response, ConsoleError> {
-    let operator = staff.operator_posting(fields.get("csrf").map(String::as_str))?;
-    let key = field(&fields, "key");
+    let key = fields.key.as_str();
     match reprint::reprint(&state.services, &number, key, &operator.signature()).await {
         Ok(reprinted) => Ok(redirect_setting(
             &format!("/admin/orders/{}", reprinted.number),
