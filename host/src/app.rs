@@ -7,13 +7,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderValue, header};
-use axum::routing::{get, post};
 use presspack_engine::model::Catalogue;
 use tokio::net::TcpListener;
-use tower::ServiceBuilder;
-use tower_http::ServiceBuilderExt;
 
 use crate::config::{BlobStoreKind, Config};
 use crate::domain::brand::Brand;
@@ -30,8 +25,8 @@ use crate::http::auth::oauth::SignatureCheck;
 use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
 use crate::http::pages::static_files::StaticFiles;
+use crate::http::serve;
 use crate::http::state::AppState;
-use crate::http::{observe, rpc, serve};
 use crate::infra::engine::{EngineCallError, EngineClient, EngineHost, EngineSetup, engine_wasm};
 use crate::infra::fonts::{Fonts, FontsError};
 use crate::infra::mail::Mailer;
@@ -202,54 +197,17 @@ impl Application {
             metrics: Metrics::default(),
             static_files: StaticFiles::default(),
         });
-        let service = get(rpc::service).post(rpc::service);
-        let metrics_route = Router::new().route("/metrics", get(observe::metrics));
-        let mut router = Router::new()
-            .route("/api/service/", service.clone())
-            .route("/api/service", service)
-            .merge(customer_pages())
-            .merge(crate::http::admin::routes())
-            .merge(canvas_routes())
-            .route("/healthz", get(observe::healthz))
-            .route("/readyz", get(observe::readyz));
-        let metrics = match config.service.metrics_listen {
-            Some(address) => {
+        let (router, metrics_router) =
+            crate::http::router::router(&state, config.service.metrics_listen.is_some());
+        let metrics = match (config.service.metrics_listen, metrics_router) {
+            (Some(address), Some(metrics_router)) => {
                 let listener = TcpListener::bind(address)
                     .await
                     .map_err(|source| StartupError::Listen { address, source })?;
-                Some((listener, metrics_route.with_state(Arc::clone(&state))))
+                Some((listener, metrics_router))
             }
-            None => {
-                router = router.merge(metrics_route);
-                None
-            }
+            _ => None,
         };
-        // Outermost first: a plain client request id or a new one, returned on the response;
-        // every reply is what its Content-Type says, never sniffed into something else.
-        let router = router
-            .layer(
-                ServiceBuilder::new()
-                    .map_request(observe::keep_plain_request_id)
-                    .set_x_request_id(observe::RandomRequestId)
-                    .propagate_x_request_id()
-                    .override_response_header(
-                        header::X_CONTENT_TYPE_OPTIONS,
-                        HeaderValue::from_static("nosniff"),
-                    )
-                    .layer(axum::middleware::from_fn_with_state(
-                        Arc::clone(&state),
-                        observe::observe,
-                    ))
-                    .layer(axum::middleware::from_fn_with_state(
-                        Arc::clone(&state),
-                        observe::engine_holders,
-                    ))
-                    .layer(axum::middleware::from_fn_with_state(
-                        Arc::clone(&state),
-                        crate::http::pages::layout::with_brand,
-                    )),
-            )
-            .with_state(Arc::clone(&state));
         Ok(Application {
             listener,
             router,
@@ -347,98 +305,6 @@ impl Application {
         }
         served
     }
-}
-
-/// The customer pages: accounts, drop-ins, cart, checkout, orders, and their assets. Form
-/// bodies are small; the API's larger limit does not apply here.
-fn customer_pages() -> Router<Arc<AppState>> {
-    use crate::http::pages::{
-        account, account_links, cart, dropins, forms, home, orders, shop_files,
-    };
-    Router::new()
-        .route("/", get(home::home))
-        .route("/favicon.svg", get(home::favicon))
-        .route("/favicon.ico", get(home::favicon_ico))
-        .route("/docs/api.md", get(home::api_reference))
-        .route("/docs/api", get(home::api_reference_page))
-        .route(
-            "/account/signin",
-            get(account::sign_in_page).post(account::sign_in),
-        )
-        .route(
-            "/account/signup",
-            get(account::sign_up_page).post(account::sign_up),
-        )
-        .route("/account/signout", post(account::sign_out))
-        .route("/account/confirm", post(account_links::resend_confirmation))
-        .route(
-            "/account/confirm/{token}",
-            get(account_links::confirm_address),
-        )
-        .route(
-            "/account/reset",
-            get(account_links::reset_request_page).post(account_links::request_reset),
-        )
-        .route(
-            "/account/reset/{token}",
-            get(account_links::new_password_page).post(account_links::set_new_password),
-        )
-        .route(
-            "/account/password-changed",
-            get(account_links::password_changed),
-        )
-        .route("/packs/{pack_id}/finish", post(dropins::finish))
-        .route(
-            "/dropins/{pack_id}/{name}",
-            get(dropins::open).post(dropins::continue_with),
-        )
-        .route("/packs/{pack_id}/sides/{index}", get(dropins::side_image))
-        .route("/cart", get(cart::show))
-        .route("/cart/lines/{pack_id}", post(cart::change_line))
-        .route("/checkout", get(orders::checkout).post(orders::place_order))
-        .route("/orders", get(orders::history))
-        .route("/orders/{number}", get(orders::show))
-        .route("/orders/{number}/confirmation", get(orders::confirmation))
-        .route("/orders/{number}/proof/{line}", get(orders::proof))
-        .route(
-            "/orders/{number}/lines/{line}/sides/{side}",
-            get(orders::ordered_side_image),
-        )
-        .route(
-            "/press-files/{number}/{line}",
-            get(orders::press_file_download),
-        )
-        .route("/static/shop.css", get(shop_files::stylesheet))
-        .route("/static/brand.css", get(shop_files::brand_stylesheet))
-        .route("/static/logo", get(shop_files::logo))
-        .route("/static/{name}", get(shop_files::script))
-        .layer(DefaultBodyLimit::max(forms::MAX_FORM_BYTES))
-}
-
-/// The design canvas: its pages and files, the images it draws, and the owner's design.
-fn canvas_routes() -> Router<Arc<AppState>> {
-    use crate::http::pages::canvas;
-    Router::new()
-        .route(
-            "/web-demo",
-            get(|| async { axum::response::Redirect::permanent("/web-demo/") }),
-        )
-        .route("/web-demo/", get(canvas::demo_page))
-        .route("/web-demo/sample.json", get(canvas::sample))
-        .route("/web-demo/packs", post(canvas::start_pack))
-        .route("/web-demo/{file}", get(canvas::asset))
-        .route("/web-demo/editor/{file}", get(canvas::editor_module))
-        .route("/web-demo/engine/{*path}", get(canvas::engine_file))
-        .route("/images/{id}/{rendition}", get(canvas::image))
-        .route(
-            "/designs/{code}/thumbnail.png",
-            get(canvas::design_thumbnail),
-        )
-        .route(
-            "/packs/{pack_id}/design",
-            get(canvas::design).post(canvas::save),
-        )
-        .layer(DefaultBodyLimit::max(canvas::MAX_DESIGN_BYTES))
 }
 
 /// The engine with what it starts with.

@@ -286,7 +286,7 @@ fn the_check_sees_imports_in_use_lines_code_and_child_modules() {
     let graph = imports();
     let imports_of = |file: &str| &graph[Path::new(file)];
     // A `use` group, an inline path and a child module named in its parent.
-    assert!(imports_of("app.rs").contains(Path::new("http/pages/account.rs")));
+    assert!(imports_of("http/router.rs").contains(Path::new("http/pages/account.rs")));
     assert!(imports_of("http/rpc/mod.rs").contains(Path::new("http/rpc/packs.rs")));
     assert!(imports_of("domain/packs.rs").contains(Path::new("domain/images/retention.rs")));
     assert!(imports_of("domain/packs.rs").contains(Path::new("infra/store/mod.rs")));

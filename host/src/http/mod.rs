@@ -9,6 +9,7 @@ pub mod client;
 pub mod metrics;
 pub mod observe;
 pub mod pages;
+pub mod router;
 pub mod rpc;
 pub mod serve;
 pub mod state;
