@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::browser::{click, click_in_page, element_text, fill, screenshot, sign_up, text};
 use crate::chromium::browser;
 use crate::every_store;
-use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::helpers::{StoreKind, TestApp, back_lines, spawn_app, spawn_app_with};
 
 every_store!(the_edit_drop_in_designs_and_saves_a_pack);
 
@@ -385,15 +385,8 @@ async fn every_script_previews_as_the_server_draws_it() {
         "안녕하세요 세계",
         "Emoji ☺ 🎉 👍",
     ];
-    let data: Vec<Value> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text})
-        })
-        .collect();
     let pack = json!({"sides": [{"type": "image", "sideNum": 1,
-        "templateCode": "businesscard_full_text_landscape", "data": data}]});
+        "templateCode": "businesscard_full_text_landscape", "data": back_lines(&lines)}]});
     let created = app
         .create_pack("businesscard", &[("pack", &pack.to_string())])
         .await;

@@ -8,7 +8,7 @@ use presspack::config::{BlobStoreKind, Config};
 use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
 use presspack::domain::packs::{PACKS, StoredPack};
 use presspack::infra::store::SharedStore;
-use serde_json::Value;
+use serde_json::{Value, json};
 use strum::IntoEnumIterator;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -194,6 +194,17 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
     };
     app.start().await;
     app
+}
+
+/// The `textData` of the details template's back lines, one line each, from the first.
+pub fn back_lines(lines: &[&str]) -> Vec<Value> {
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text})
+        })
+        .collect()
 }
 
 /// Every permission a key can have.

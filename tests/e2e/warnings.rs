@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::customers::{add_to_cart, local};
 use crate::every_store;
-use crate::helpers::{StoreKind, TestApp, spawn_app};
+use crate::helpers::{StoreKind, TestApp, back_lines, spawn_app};
 use crate::shop::Shopper;
 
 every_store!(
@@ -441,14 +441,7 @@ async fn the_press_limits_of_the_day_judge_packs_already_in_carts(kind: StoreKin
 async fn thai_lao_khmer_and_myanmar_lines_have_faces(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let lines = ["นามบัตรของคุณ", "ນະຄອນຫຼວງວຽງຈັນ", "ព្រះរាជាណាចក្រកម្ពុជា", "ရန်ကုန်မြို့"];
-    let data: Vec<Value> = lines
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            json!({"type": "textData", "linkId": format!("back_line_{}", i + 1), "text": text})
-        })
-        .collect();
-    let pack = json!({"sides": [image_side(json!([])), details_side(json!(data))]});
+    let pack = json!({"sides": [image_side(json!([])), details_side(json!(back_lines(&lines)))]});
     let created = app
         .create_pack("businesscard", &[("pack", &pack.to_string())])
         .await;
