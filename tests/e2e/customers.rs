@@ -19,6 +19,7 @@ every_store!(
     a_customer_orders_one_trial_pack_only,
     two_concurrent_trial_checkouts_place_one_order,
     forms_without_the_csrf_token_are_refused,
+    every_post_route_of_the_router_checks_its_csrf_token,
     customers_cannot_reach_each_others_packs_carts_or_orders,
     failed_sign_ins_are_limited,
     a_cart_holds_a_bounded_number_of_packs,
@@ -614,6 +615,100 @@ async fn delivered_webhooks(app: &TestApp, count: usize) -> Vec<Value> {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     panic!("{count} webhooks were not delivered within a minute");
+}
+
+/// Every route that takes a POST, as the router's source declares it (`http/router.rs` and
+/// the console's `http/admin/mod.rs`), so that a route added later is in the list: the path
+/// of each `.route(...)` call whose handlers include `post(`.
+fn post_routes() -> Vec<String> {
+    let http = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
+    let mut routes = Vec::new();
+    for file in ["router.rs", "admin/mod.rs"] {
+        let text = std::fs::read_to_string(http.join(file)).unwrap();
+        for (at, call) in text.match_indices(".route(") {
+            let arguments = &text[at + call.len()..];
+            let mut depth = 1;
+            let end = arguments
+                .char_indices()
+                .find_map(|(i, c)| {
+                    depth += match c {
+                        '(' => 1,
+                        ')' => -1,
+                        _ => 0,
+                    };
+                    (depth == 0).then_some(i)
+                })
+                .expect("a route call closes");
+            let arguments = &arguments[..end];
+            if arguments.contains("post(") {
+                routes.push(arguments.split('"').nth(1).unwrap().to_owned());
+            }
+        }
+    }
+    routes
+}
+
+/// A test over the router: every POST route, signed in as the customer or the operator whose
+/// page it serves, refuses a request without the page's token (403) before it does anything.
+/// Forms carry the token as a field; the canvas's JSON saves carry it in `X-CSRF-Token`.
+/// (The API endpoint is signed with OAuth instead, and is not a `.route` with `post(` in it.)
+async fn every_post_route_of_the_router_checks_its_csrf_token(kind: StoreKind) {
+    const JSON_ROUTES: [&str; 2] = ["/web-demo/packs", "/packs/{pack_id}/design"];
+    let app = spawn_app(kind).await;
+    let routes = post_routes();
+    for known in [
+        "/checkout",
+        "/account/signin",
+        "/admin/orders/{number}/move",
+    ]
+    .into_iter()
+    .chain(JSON_ROUTES)
+    {
+        assert!(routes.iter().any(|r| r == known), "{known}: {routes:?}");
+    }
+    assert!(routes.len() >= 15, "{routes:?}");
+
+    let customer = Shopper::new(&app);
+    customer.sign_up(&unique_email()).await;
+    let operator = crate::console::signed_in_operator(&app).await;
+    let (pack, _) = new_pack(&app, &[]).await;
+    for route in &routes {
+        let path = route
+            .replace("{pack_id}", &pack)
+            .replace("{number}", "PP-1")
+            .replace("{token}", "t")
+            .replace("{name}", "edit")
+            .replace("{line}", "1")
+            .replace("{index}", "1");
+        assert!(!path.contains('{'), "a parameter to fill in: {route}");
+        let browser = if route.starts_with("/admin") {
+            &operator
+        } else {
+            &customer
+        };
+        let status = if JSON_ROUTES.contains(&route.as_str()) {
+            browser
+                .client
+                .post(format!("{}{path}", browser.address))
+                .json(&serde_json::json!({}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        } else {
+            browser.post_raw(&path, &[("quantity", "1")]).await.status
+        };
+        assert_eq!(status, 403, "POST {route} without its token");
+    }
+    // Both are still signed in (not sent to sign in again): nothing was done.
+    let orders = customer.get("/orders").await;
+    assert_eq!((orders.status, orders.path.as_str()), (200, "/orders"));
+    let console = operator.get("/admin/orders").await;
+    assert_eq!(
+        (console.status, console.path.as_str()),
+        (200, "/admin/orders")
+    );
 }
 
 async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
