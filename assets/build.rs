@@ -48,9 +48,9 @@ fn embed_dir(dir: &Path, extension: &str, include: &str, out: &Path) {
     std::fs::write(out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }
 
-/// The face files the catalogue names (every name but the `dejavu:` ones, which the dejavu
-/// crate holds), each deflated once here: the binary carries about half the bytes, and the
-/// engine inflates them once at start.
+/// The face files the catalogue names, each deflated once here: the binary carries about half
+/// the bytes, and the engine inflates them once at start. The `dejavu:` names are DejaVu Sans,
+/// in `dejavu/` (see [`face_path`]).
 fn fonts(dir: &Path, out: &Path) {
     let catalogue = dir.join("catalogue.json");
     println!("cargo:rerun-if-changed={}", catalogue.display());
@@ -74,7 +74,6 @@ fn fonts(dir: &Path, out: &Path) {
                 .into_iter()
                 .flat_map(|lists| lists.values().filter_map(|name| name.as_str())),
         )
-        .filter(|name| !name.starts_with("dejavu:"))
         .map(str::to_owned)
         .collect();
     names.sort();
@@ -82,11 +81,12 @@ fn fonts(dir: &Path, out: &Path) {
     let deflated = out.join("fonts");
     let mut code = String::from("&[\n");
     for name in names {
-        let path = dir.join(&name);
+        let file = face_path(&name);
+        let path = dir.join(&file);
         println!("cargo:rerun-if-changed={}", path.display());
         let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let packed = miniz_oxide::deflate::compress_to_vec(&bytes, 9);
-        let target = deflated.join(format!("{name}.deflate"));
+        let target = deflated.join(format!("{file}.deflate"));
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::write(&target, packed).unwrap_or_else(|e| panic!("{}: {e}", target.display()));
         code.push_str(&format!(
@@ -97,4 +97,18 @@ fn fonts(dir: &Path, out: &Path) {
     code.push_str("]\n");
     let out = out.join("fonts.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
+
+/// The file of a face the catalogue names. The DejaVu Sans faces keep the names they had when
+/// the `dejavu` crate supplied them (`dejavu:sans`...), which operators' catalogues may use;
+/// their files are the crate's, in `fonts/dejavu/`.
+fn face_path(name: &str) -> String {
+    let style = match name.strip_prefix("dejavu:sans") {
+        Some("") => "",
+        Some("-bold") => "-Bold",
+        Some("-oblique") => "-Oblique",
+        Some("-bold-oblique") => "-BoldOblique",
+        _ => return name.to_owned(),
+    };
+    format!("dejavu/DejaVuSans{style}.ttf")
 }

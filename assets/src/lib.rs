@@ -12,8 +12,8 @@ pub const PRICES: &str = include_str!("../prices.json");
 /// The font catalogue: families, styles, client aliases, fallback order (engine).
 pub const FONT_CATALOGUE: &str = include_str!("../../fonts/catalogue.json");
 
-/// The face and word-list files the catalogue names (all but the `dejavu:` faces, which the
-/// dejavu crate holds), as `(name, raw deflate of the file)`; the engine inflates them once.
+/// The face and word-list files the catalogue names, as `(name, raw deflate of the file)`; the
+/// engine inflates them once.
 pub const FONT_FACES_DEFLATED: &[(&str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/fonts.rs"));
 
 /// The default printing condition's ICC output profile, FOGRA39 (see `icc/README.md`): the

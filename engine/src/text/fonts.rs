@@ -191,30 +191,18 @@ impl std::error::Error for FontError {}
 pub type NamedFace = (&'static str, Arc<[u8]>);
 
 /// The bytes of every built-in face and word list, by the names `fonts/catalogue.json` uses:
-/// the DejaVu Sans faces of the `dejavu` crate and the files of `fonts/` (inflated once, on
-/// first use, from what `presspack-assets` embeds).
+/// the files of `fonts/`, inflated once, on first use, from what `presspack-assets` embeds.
 #[cfg(feature = "builtin-fonts")]
 pub fn builtin_face_bytes() -> &'static [NamedFace] {
-    use dejavu::sans;
     static FACES: OnceLock<Vec<NamedFace>> = OnceLock::new();
     FACES.get_or_init(|| {
-        let dejavu = [
-            ("dejavu:sans", sans::regular()),
-            ("dejavu:sans-bold", sans::bold()),
-            ("dejavu:sans-oblique", sans::oblique()),
-            ("dejavu:sans-bold-oblique", sans::bold_oblique()),
-        ];
-        let files = presspack_assets::FONT_FACES_DEFLATED
+        presspack_assets::FONT_FACES_DEFLATED
             .iter()
             .map(|&(name, deflated)| {
                 let bytes = miniz_oxide::inflate::decompress_to_vec(deflated)
                     .unwrap_or_else(|e| panic!("the built-in face {name} does not inflate: {e:?}"));
                 (name, Arc::<[u8]>::from(bytes))
-            });
-        dejavu
-            .into_iter()
-            .map(|(name, bytes)| (name, Arc::<[u8]>::from(bytes)))
-            .chain(files)
+            })
             .collect()
     })
 }

@@ -125,7 +125,7 @@ fn strip_pkg_prefix(value: &mut serde_json::Value) {
 }
 
 /// The licence and copyright files of every font directory (the package ships faces from each;
-/// `dejavu/` holds the licence of the compiled-in `dejavu-*` faces), and the fonts README.
+/// `dejavu/` holds the licence of the `dejavu-*` faces), and the fonts README.
 fn ship_font_licences(source: &Path, out: &Path) -> Result<(), String> {
     copy(&source.join("README.md"), &out.join("README.md"))?;
     let entries = std::fs::read_dir(source).map_err(|e| format!("{}: {e}", source.display()))?;
