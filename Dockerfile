@@ -6,8 +6,8 @@ FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
 # rust-toolchain.toml pins the toolchain and names the wasm target the build compiles the engine for.
-# The image ships the binary stripped (no debug info, no symbol table: 36 MB instead of
-# 88), which stays in this stage as presspack.debug, linked by name (.gnu_debuglink):
+# The image ships the binary stripped (no debug info, no symbol table: 56.9 MiB instead of
+# 122), which stays in this stage as presspack.debug, linked by name (.gnu_debuglink):
 # put it beside the binary and backtraces name functions again (and files and lines in
 # Presspack's own crates), or give it to a debugger or addr2line.
 RUN rustup show active-toolchain && cargo build --release --locked -p presspack \
