@@ -182,6 +182,7 @@ impl Application {
             engine: engine.engine,
             templates: engine.templates,
             proof_makers: crate::infra::shares::Shares::new(1),
+            clock: crate::infra::clock::Clock::default(),
         });
         let state = Arc::new(AppState {
             cookies: CookiePolicy::for_base_url(
@@ -241,6 +242,11 @@ impl Application {
         self.state.services.engine.clone()
     }
 
+    /// The server's clock (a copy: moving it forward moves the server's).
+    pub fn clock(&self) -> crate::infra::clock::Clock {
+        self.state.services.clock.clone()
+    }
+
     pub fn store_description(&self) -> String {
         self.state.services.store.describe()
     }
@@ -260,8 +266,7 @@ impl Application {
             ))
         });
         let sweeper = tokio::spawn(run_sweeps(
-            Arc::clone(&self.state.services.store),
-            Arc::clone(&self.state.services.blobs),
+            Arc::clone(&self.state.services),
             stopped.clone(),
         ));
         let workers = [
@@ -355,21 +360,18 @@ async fn register_starters(services: Arc<Services>, stop: tokio::sync::watch::Re
 
 /// The server's sweeps, every [`SWEEP_EVERY`] until `stop` says so: unused images, and the
 /// records of guests whose hold has run out.
-async fn run_sweeps(
-    store: crate::infra::store::SharedStore,
-    blobs: crate::infra::store::SharedBlobs,
-    mut stop: tokio::sync::watch::Receiver<bool>,
-) {
+async fn run_sweeps(services: Arc<Services>, mut stop: tokio::sync::watch::Receiver<bool>) {
     use crate::domain::images::retention::{SWEEP_EVERY, sweep};
+    let (store, clock) = (services.store.as_ref(), &services.clock);
     loop {
-        match sweep(store.as_ref(), &blobs, 10_000).await {
+        match sweep(store, &services.blobs, clock, 10_000).await {
             Ok(swept) if swept.images > 0 => {
                 tracing::info!(images = swept.images, bytes = swept.bytes, "sweep done");
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "sweeping unused images failed; trying later"),
         }
-        match crate::domain::ownership::sweep_lapsed(store.as_ref(), 10_000).await {
+        match crate::domain::ownership::sweep_lapsed(store, clock, 10_000).await {
             Ok(0) => {}
             Ok(guests) => tracing::info!(guests, "lapsed guests' records deleted"),
             Err(error) => tracing::warn!(%error, "sweeping lapsed guests failed; trying later"),

@@ -163,7 +163,7 @@ async fn operators_sign_in_with_password_and_code_and_nobody_else_gets_in(kind: 
         page.body
             .contains("The name, password or code is not right.")
     );
-    let code = operators::current_totp_code(&secret).unwrap();
+    let code = operators::current_totp_code(&secret, &app.clock).unwrap();
     let wrong = format!(
         "{:06}",
         (code.parse::<u32>().unwrap() + 500_000) % 1_000_000
@@ -229,7 +229,7 @@ async fn changing_an_operators_credentials_ends_their_sessions(kind: StoreKind) 
         .lines()
         .find_map(|l| l.strip_prefix("authenticator secret: ").map(str::to_owned))
         .unwrap();
-    let code = operators::current_totp_code(&secret).unwrap();
+    let code = operators::current_totp_code(&secret, &app.clock).unwrap();
     let page = sign_in(&owner, "ann.ops", new_password, &code).await;
     assert_eq!(page.path, "/admin/orders", "{}", page.body);
     assert!(

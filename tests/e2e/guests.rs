@@ -3,6 +3,8 @@
 //! signing up hands it to the account. The attacks: a second guest, a planted guest cookie,
 //! many guests from one network, a hold that has run out.
 
+use std::time::Duration;
+
 use presspack::domain::ownership::{self, GUESTS};
 use serde_json::{Value, json};
 
@@ -412,19 +414,10 @@ async fn a_guest_s_hold_ends_when_it_runs_out(kind: StoreKind) {
     let edit = local(&drop_ins["edit"]);
     guest_saves(&app, &Shopper::new(&app), &edit, "Left behind").await;
     let guest = owner(&app, &pack).await.unwrap();
-    // Seven days later (the record's end moved into the past).
-    let stored = app.store.get(GUESTS, &guest).await.unwrap().unwrap();
-    let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
-    record["expiresAt"] = json!(1);
-    let value = serde_json::to_vec(&record).unwrap();
-    assert!(
-        app.store
-            .replace(GUESTS, &guest, &value, stored.revision)
-            .await
-            .unwrap()
-    );
-    // The sweep deletes the record once it is due (here: made due now); a record still held
-    // is left.
+    // Four days later another guest saves another pack; four more days on, the first hold
+    // (seven days from its save) has run out and the second has not.
+    let four_days = Duration::from_secs(4 * 24 * 60 * 60);
+    app.clock.advance(four_days);
     let (_, other) = new_pack(&app, &[]).await;
     guest_saves(
         &app,
@@ -435,12 +428,20 @@ async fn a_guest_s_hold_ends_when_it_runs_out(kind: StoreKind) {
     .await;
     let store = app.store.as_ref();
     assert_eq!(
-        ownership::sweep_lapsed(store, 100).await.unwrap(),
+        ownership::sweep_lapsed(store, &app.clock, 100)
+            .await
+            .unwrap(),
         0,
         "none due yet"
     );
-    store.schedule(GUESTS, &guest, 0).await.unwrap();
-    assert_eq!(ownership::sweep_lapsed(store, 100).await.unwrap(), 1);
+    app.clock.advance(four_days);
+    assert_eq!(
+        ownership::sweep_lapsed(store, &app.clock, 100)
+            .await
+            .unwrap(),
+        1,
+        "the first guest's record, not the second's"
+    );
     assert!(store.get(GUESTS, &guest).await.unwrap().is_none());
     // Whoever has the link may design it again, with what the guest saved.
     let next = Shopper::new(&app);

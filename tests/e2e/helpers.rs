@@ -7,6 +7,7 @@ use presspack::app::{Application, open_store};
 use presspack::config::{BlobStoreKind, Config};
 use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
 use presspack::domain::packs::{PACKS, StoredPack};
+use presspack::infra::clock::Clock;
 use presspack::infra::store::SharedStore;
 use serde_json::{Value, json};
 use strum::IntoEnumIterator;
@@ -132,6 +133,8 @@ pub struct TestApp {
     pub store: SharedStore,
     /// A key with every permission; `get` and `post` sign with it.
     pub key: ApiKey,
+    /// The running server's clock: a test moves it forward to see what time does.
+    pub clock: Clock,
     _data_dir: tempfile::TempDir,
     server: Option<(oneshot::Sender<()>, JoinHandle<std::io::Result<()>>)>,
     /// Last: dropped after the server has been told to stop.
@@ -189,6 +192,7 @@ pub async fn spawn_app_with(kind: StoreKind, adjust: impl FnOnce(&mut Config)) -
         config,
         store,
         key,
+        clock: Clock::default(),
         _data_dir: data_dir,
         server: None,
     };
@@ -303,6 +307,7 @@ impl TestApp {
             .await
             .expect("server starts");
         self.address = format!("http://{}", app.local_addr());
+        self.clock = app.clock();
         self.metrics_address = app.metrics_addr().map(|address| address.to_string());
         // Ready as a load balancer would wait for: the engine starts after the server listens.
         app.engine().started().await.expect("the engine starts");
@@ -332,6 +337,7 @@ impl TestApp {
             config,
             store,
             key: self.key.clone(),
+            clock: Clock::default(),
             _data_dir: data_dir,
             server: None,
         };

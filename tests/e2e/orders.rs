@@ -162,7 +162,7 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
         } else {
             Move::Cancel
         };
-        status::change(store, &number, requested, "test", Mailing::Off)
+        status::change(store, &app.clock, &number, requested, "test", Mailing::Off)
     });
     let results = futures_util::future::join_all(moves).await;
     let won: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();

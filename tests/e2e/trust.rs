@@ -767,7 +767,7 @@ async fn the_console_asks_for_name_password_and_code_together(kind: StoreKind) {
         .lines()
         .find_map(|l| l.strip_prefix("authenticator secret: ").map(str::to_owned))
         .unwrap();
-    let code = operators::current_totp_code(&secret).unwrap();
+    let code = operators::current_totp_code(&secret, &app.clock).unwrap();
     let wrong = format!(
         "{:06}",
         (code.parse::<u32>().unwrap() + 500_000) % 1_000_000

@@ -159,7 +159,12 @@ pub async fn run(cli: Cli) -> ExitCode {
             OperatorCommand::Images(ImageCommand::Sweep { limit }) => {
                 let blobs = crate::app::open_blobs(&config)
                     .await?;
-                let swept = crate::domain::images::retention::sweep(store.as_ref(), &blobs, limit)
+                let swept = crate::domain::images::retention::sweep(
+                    store.as_ref(),
+                    &blobs,
+                    &crate::infra::clock::Clock::default(),
+                    limit,
+                )
                     .await?;
                 println!(
                     "deleted {} unused images ({} bytes)",

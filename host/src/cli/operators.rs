@@ -5,6 +5,7 @@ use clap::Subcommand;
 
 use crate::config::Config;
 use crate::domain::operators;
+use crate::infra::clock::Clock;
 use crate::infra::store::SharedStore;
 
 #[derive(Subcommand)]
@@ -59,7 +60,8 @@ pub(super) async fn operator_account_command(
     match command {
         OperatorAccountCommand::Add { name, totp } => {
             let password = read_password()?;
-            let operator = operators::add(store, &hashing, &name, &password).await?;
+            let operator =
+                operators::add(store, &hashing, &Clock::default(), &name, &password).await?;
             println!("operator {} added", operator.name);
             if totp {
                 let secret = operators::enable_totp(store, &operator.name).await?;

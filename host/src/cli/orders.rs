@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::domain::orders::press_files::{self, PressFileState};
 use crate::domain::orders::status::{self, Mailing, Move};
 use crate::domain::orders::{self, Order};
+use crate::infra::clock::Clock;
 use crate::infra::store::SharedStore;
 
 #[derive(Subcommand)]
@@ -140,7 +141,8 @@ async fn move_order(
 ) -> anyhow::Result<()> {
     let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
     let mailing = Mailing::when(config.mail.smtp_host.is_some());
-    let order = status::change(store, number, requested, &format!("cli:{user}"), mailing).await?;
+    let by = format!("cli:{user}");
+    let order = status::change(store, &Clock::default(), number, requested, &by, mailing).await?;
     println!("{}  {}", order.number, order.status.describe());
     Ok(())
 }

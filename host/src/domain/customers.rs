@@ -15,7 +15,7 @@ use tokio::sync::Semaphore;
 
 use crate::domain::account_links::LinkHolder;
 use crate::domain::one_line;
-use crate::infra::clock::unix_seconds;
+use crate::infra::clock::Clock;
 use crate::infra::store::{self, Kind, Records, StoreError, random_id};
 
 /// Record kind: customer accounts, by customer id.
@@ -228,6 +228,7 @@ pub async fn modify<E: From<StoreError>>(
 pub async fn sign_up(
     store: &dyn Records,
     hashing: &PasswordHashing,
+    clock: &Clock,
     email: &str,
     name: &str,
     password: &str,
@@ -246,7 +247,7 @@ pub async fn sign_up(
         email: email.clone(),
         name: name.to_owned(),
         password_hash,
-        created_at: unix_seconds(),
+        created_at: clock.unix_seconds(),
         cart: Vec::new(),
         orders: Vec::new(),
         trial_order: None,

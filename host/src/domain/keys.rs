@@ -8,6 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator;
 
+use crate::infra::clock::Clock;
 use crate::infra::store::{self, Kind, Records, StoreError, Versioned};
 
 /// Record kind: API keys, by consumer key.
@@ -213,9 +214,8 @@ pub async fn create(store: &dyn Records, new: NewKey) -> Result<ApiKey, KeyError
             .map(|_| new_webhook_secret()),
         order_callback_url: new.order_callback_url,
         disabled: false,
-        created_at: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        // Keys are made by the CLI, outside any server: the system clock.
+        created_at: Clock::default().unix_seconds(),
     };
     let value = serde_json::to_vec(&key).map_err(|e| StoreError::corrupt(e.to_string()))?;
     if !store.insert(API_KEYS, &key.consumer_key, &value).await? {

@@ -31,7 +31,7 @@ use crate::domain::orders::record::{self, Order, OrderStatus};
 use crate::domain::press::ordered_proof;
 use crate::domain::prices::money;
 use crate::domain::services::Services;
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::system_millis;
 use crate::infra::mail::Letter;
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::store::{Kind, Store, StoreError};
@@ -246,7 +246,8 @@ impl Mails {
             .map_err(|e| Outcome::retry(e.to_string()))?;
         let confirmed = customer.is_some_and(|c| c.email_confirmed && c.email == mail.to);
         if !confirmed {
-            let waited = Duration::from_millis(unix_millis().saturating_sub(job.created_at) as u64);
+            let waited =
+                Duration::from_millis(system_millis().saturating_sub(job.created_at) as u64);
             return Err(match waited < UNCONFIRMED_WAIT {
                 true => Outcome::NotYet(recheck_after(waited)),
                 false => Outcome::give_up("the address was never confirmed"),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use totp_rs::{Algorithm, Builder, Secret, Totp};
 
 use crate::domain::customers::{self, AccountError, MAX_PASSWORD, PasswordHashing};
-use crate::infra::clock::unix_seconds;
+use crate::infra::clock::Clock;
 use crate::infra::store::{self, Kind, Records, StoreError};
 
 /// Record kind: operator accounts, by name.
@@ -117,6 +117,7 @@ pub async fn list(store: &dyn Records) -> Result<Vec<Operator>, StoreError> {
 pub async fn add(
     store: &dyn Records,
     hashing: &PasswordHashing,
+    clock: &Clock,
     name: &str,
     password: &str,
 ) -> Result<Operator, OperatorError> {
@@ -128,7 +129,7 @@ pub async fn add(
         totp_secret: None,
         last_totp_step: 0,
         session_stamp: rand::random(),
-        created_at: unix_seconds(),
+        created_at: clock.unix_seconds(),
     };
     let value = serde_json::to_vec(&operator).map_err(|e| StoreError::corrupt(e.to_string()))?;
     if !store.insert(OPERATORS, &name, &value).await? {
@@ -218,6 +219,7 @@ pub fn totp_address(issuer: &str, name: &str, secret: &str) -> String {
 pub async fn sign_in(
     store: &dyn Records,
     hashing: &PasswordHashing,
+    clock: &Clock,
     name: &str,
     password: &str,
     code: &str,
@@ -232,7 +234,7 @@ pub async fn sign_in(
     let Some(secret) = &operator.totp_secret else {
         return Ok(operator);
     };
-    let current = unix_seconds() / TOTP_STEP_SECONDS;
+    let current = clock.unix_seconds() / TOTP_STEP_SECONDS;
     let step = matching_step(secret, code.trim(), current, operator.last_totp_step)
         .ok_or(OperatorError::WrongCredentials)?;
     // Written with compare-and-swap: of two sign-ins with one code, one takes its step.
@@ -272,10 +274,10 @@ pub fn totp_code(key: &[u8], step: u64) -> String {
     totp(key, 0).generate(step * TOTP_STEP_SECONDS).to_string()
 }
 
-/// The current TOTP code of a base32 secret (for the CLI and tests that stand in for an app).
-pub fn current_totp_code(secret: &str) -> Option<String> {
+/// The TOTP code of a base32 secret at `clock`'s time (for tests that stand in for an app).
+pub fn current_totp_code(secret: &str, clock: &Clock) -> Option<String> {
     let key = from_base32(secret)?;
-    Some(totp_code(&key, unix_seconds() / TOTP_STEP_SECONDS))
+    Some(totp_code(&key, clock.unix_seconds() / TOTP_STEP_SECONDS))
 }
 
 /// RFC 4648 base32 without padding, as authenticator apps read secrets.

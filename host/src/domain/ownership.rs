@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::packs::{self, PackRecord};
 use crate::domain::services::Services;
-use crate::infra::clock::{unix_millis, unix_seconds};
+use crate::infra::clock::Clock;
 use crate::infra::store::{self, Kind, Records, Store, StoreError, random_id};
 
 /// Record kind: guests, by guest id (`guest:{hex}`).
@@ -49,12 +49,12 @@ pub fn is_guest(owner: &str) -> bool {
 }
 
 /// Whether `owner` holds its packs now: a customer always, a guest until their hold runs out.
-pub async fn holds(store: &dyn Records, owner: &str) -> Result<bool, StoreError> {
+pub async fn holds(store: &dyn Records, clock: &Clock, owner: &str) -> Result<bool, StoreError> {
     if !is_guest(owner) {
         return Ok(true);
     }
     let record = store::load::<GuestRecord>(store, GUESTS, owner).await?;
-    Ok(record.is_some_and(|(guest, _)| guest.expires_at > unix_seconds()))
+    Ok(record.is_some_and(|(guest, _)| guest.expires_at > clock.unix_seconds()))
 }
 
 /// Why a pack held by `owner` cannot be taken, in the words of the customer pages.
@@ -81,12 +81,12 @@ pub async fn take(
     let seen = stored.record.owner.clone();
     if let Some(holder) = seen.as_deref()
         && holder != owner
-        && holds(store, holder).await?
+        && holds(store, &services.clock, holder).await?
     {
         return Err(held_by_another(holder));
     }
     if is_guest(owner) {
-        extend(store, owner, pack_id).await?;
+        extend(store, &services.clock, owner, pack_id).await?;
     }
     let taken = packs::modify(services, pack_id, |pack| {
         match pack.owner.as_deref() {
@@ -103,7 +103,12 @@ pub async fn take(
 
 /// Lists `pack_id` among guest `guest`'s packs and extends their hold by [`GUEST_TTL`]; the
 /// guest's record is due for the sweep when the hold ends.
-async fn extend(store: &dyn Store, guest: &str, pack_id: &str) -> Result<(), DomainError> {
+async fn extend(
+    store: &dyn Store,
+    clock: &Clock,
+    guest: &str,
+    pack_id: &str,
+) -> Result<(), DomainError> {
     let fresh = GuestRecord {
         packs: Vec::new(),
         expires_at: 0,
@@ -125,7 +130,7 @@ async fn extend(store: &dyn Store, guest: &str, pack_id: &str) -> Result<(), Dom
             }
             record.packs.push(pack_id.to_owned());
         }
-        record.expires_at = unix_seconds() + GUEST_TTL.as_secs();
+        record.expires_at = clock.unix_seconds() + GUEST_TTL.as_secs();
         Ok(())
     })
     .await?;
@@ -136,7 +141,9 @@ async fn extend(store: &dyn Store, guest: &str, pack_id: &str) -> Result<(), Dom
     if extended.is_none() {
         return Err(StoreError::conflict("a guest's record kept vanishing; try again").into());
     }
-    let ends = unix_millis().saturating_add(GUEST_TTL.as_millis() as i64);
+    let ends = clock
+        .unix_millis()
+        .saturating_add(GUEST_TTL.as_millis() as i64);
     store.schedule(GUESTS, guest, ends).await?;
     Ok(())
 }
@@ -144,11 +151,15 @@ async fn extend(store: &dyn Store, guest: &str, pack_id: &str) -> Result<(), Dom
 /// Deletes up to `limit` guest records whose hold has run out (their packs are free again
 /// already: [`holds`] finds no hold without a record); the number deleted. A record whose
 /// hold was extended since it came due is left.
-pub async fn sweep_lapsed(store: &dyn Store, limit: usize) -> Result<usize, StoreError> {
+pub async fn sweep_lapsed(
+    store: &dyn Store,
+    clock: &Clock,
+    limit: usize,
+) -> Result<usize, StoreError> {
     let mut deleted = 0;
-    for guest in store.due(GUESTS, unix_millis(), limit).await? {
+    for guest in store.due(GUESTS, clock.unix_millis(), limit).await? {
         match store::load::<GuestRecord>(store, GUESTS, &guest).await? {
-            Some((record, revision)) if record.expires_at <= unix_seconds() => {
+            Some((record, revision)) if record.expires_at <= clock.unix_seconds() => {
                 // (A save in between changes the revision: then the record stays, and the
                 // save has put it on the schedule again.)
                 if store.remove(GUESTS, &guest, revision).await? {

@@ -15,7 +15,6 @@ use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::images::retention::pin_images;
 use crate::domain::keys::ApiKey;
 use crate::domain::services::Services;
-use crate::infra::clock::unix_seconds;
 use crate::infra::engine::EngineCallError;
 use crate::infra::store::{Kind, Records, random_id};
 use crate::infra::templates::Templates;
@@ -73,12 +72,14 @@ fn internal(what: &str, e: impl std::fmt::Display) -> DomainError {
 }
 
 impl PackRecord {
+    /// A new record of `pack`, written at `now` (seconds since 1970).
     pub fn new(
         product: &Product,
         pack: &Pack,
         physical_spec: PhysicalSpec,
         created_by: &str,
         judge: &Judge<'_>,
+        now: u64,
     ) -> Result<Self, DomainError> {
         let (pack, warnings) = canonical(pack, product, judge)?;
         Ok(PackRecord {
@@ -96,8 +97,8 @@ impl PackRecord {
             drop_in_token: random_id(),
             trial: false,
             cart_quantity: None,
-            created_at: unix_seconds(),
-            updated_at: unix_seconds(),
+            created_at: now,
+            updated_at: now,
         })
     }
 
@@ -161,16 +162,17 @@ impl PackRecord {
         hex::encode(&hasher.finalize()[..16])
     }
 
-    /// Replaces the pack data and recomputes its warnings.
+    /// Replaces the pack data and recomputes its warnings, at `now` (seconds since 1970).
     pub fn set_pack(
         &mut self,
         pack: &Pack,
         product: &Product,
         judge: &Judge<'_>,
+        now: u64,
     ) -> Result<(), DomainError> {
         (self.pack, self.warnings) = canonical(pack, product, judge)?;
         self.judged_by = Some(judge.limits);
-        self.updated_at = unix_seconds();
+        self.updated_at = now;
         Ok(())
     }
 
@@ -395,6 +397,7 @@ async fn new_record(
         physical_spec,
         created_by,
         &Judge::new(services),
+        services.clock.unix_seconds(),
     )?;
     record
         .warnings
@@ -623,7 +626,7 @@ pub async fn replace_pack(
     let judge = Judge::new(state);
     modify(state, id, |record| {
         may_update(record)?;
-        record.set_pack(&pack, product, &judge)?;
+        record.set_pack(&pack, product, &judge, state.clock.unix_seconds())?;
         record.warnings.extend(text_warnings.iter().cloned());
         if let Some(name) = also.friendly_name {
             record.friendly_name = Some(name.to_owned());

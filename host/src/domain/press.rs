@@ -14,7 +14,6 @@ use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
 use crate::domain::orders::record::OrderLine;
 use crate::domain::packs::{PackRecord, stored_pack};
 use crate::domain::services::Services;
-use crate::infra::clock::unix_millis;
 use crate::infra::store::Kind;
 
 /// Resolution of a proof's images at their printed size, dots per inch: sharp on a screen,
@@ -113,7 +112,7 @@ pub async fn press_file(
     let settings = services.images.settings();
     let options = PressOptions {
         title: title.to_owned(),
-        created: unix_millis() / 1000,
+        created: services.clock.unix_millis() / 1000,
         marks: matches!(kind, PressKind::Press { .. }),
         slug: match kind {
             PressKind::Press { slug } => Some(slug.to_owned()),

@@ -12,6 +12,7 @@ use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
 use crate::domain::orders::record::PaymentProvider;
 use crate::domain::prices::PriceList;
+use crate::infra::clock::Clock;
 use crate::infra::engine::EngineClient;
 use crate::infra::mail::Mailer;
 use crate::infra::secrets::SecretKey;
@@ -47,6 +48,8 @@ pub struct Services {
     /// One maker of each ordered proof at a time in this process (by proof id): the requests
     /// that arrive meanwhile wait for it and read what it stored.
     pub proof_makers: Shares,
+    /// The time, as this server reads it (tests move it forward).
+    pub clock: Clock,
 }
 
 /// Wakes this process's background workers when work is queued (other processes find it

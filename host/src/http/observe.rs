@@ -25,7 +25,7 @@ use crate::domain::orders::press_files::PRESS_JOBS;
 use crate::domain::webhooks::WEBHOOKS_PENDING;
 use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
 use crate::http::state::AppState;
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::system_millis;
 use crate::infra::engine::Starting;
 use crate::infra::engine::holders::Holders;
 use crate::infra::store::Kind;
@@ -184,7 +184,8 @@ pub async fn metrics(State(state): State<Arc<AppState>>) -> Response {
         }
         Err(_) => None,
     };
-    let now = unix_millis();
+    // Jobs are stamped with the system clock.
+    let now = system_millis();
     let mut queues = Vec::new();
     for (kind, queue) in QUEUES {
         match tokio::time::timeout(WAIT, state.services.store.backlog(kind)).await {

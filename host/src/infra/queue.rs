@@ -16,7 +16,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Notify;
 
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::system_millis;
 use crate::infra::store::{self, Kind, Store, StoreError};
 
 /// One job and its attempts so far. The payload's fields sit beside the job's own in the
@@ -116,7 +116,7 @@ pub async fn enqueue<Q: Queue>(
     id: &str,
     payload: Q::Payload,
 ) -> Result<bool, StoreError> {
-    let now = unix_millis();
+    let now = system_millis();
     let job = Job {
         id: id.to_owned(),
         payload,
@@ -148,7 +148,7 @@ pub async fn withdraw<Q: Queue>(store: &dyn Store, ids: &[String]) -> Result<(),
 /// Makes job `id`, if it is waiting, due now (what it waited for has happened); a job being
 /// attempted is left to its attempt.
 pub async fn hurry<Q: Queue>(store: &dyn Store, id: &str) -> Result<(), StoreError> {
-    let now = unix_millis();
+    let now = system_millis();
     let hurried = store::modify(store, Q::PENDING, id, |job: &mut Job<Q::Payload>| {
         job.next_attempt_at = job.next_attempt_at.min(now);
         Ok::<_, StoreError>(())
@@ -267,7 +267,7 @@ pub async fn run_worker<Q: Queue>(
         tracing::warn!(%error, queue = name, "could not check the queue's schedule at start");
     }
     while !*stop.borrow() {
-        match store.due(Q::PENDING, unix_millis(), BATCH).await {
+        match store.due(Q::PENDING, system_millis(), BATCH).await {
             Ok(ids) => {
                 // Several at once, so that one slow job does not hold up the others; each is
                 // claimed on its own.
@@ -336,7 +336,7 @@ async fn run_if_due<Q: Queue>(store: &dyn Store, queue: &Q, id: &str) -> Result<
     else {
         return store.unschedule(Q::PENDING, id).await;
     };
-    let now = unix_millis();
+    let now = system_millis();
     if job.due_at() > now {
         return store.schedule(Q::PENDING, id, job.due_at()).await;
     }
@@ -356,7 +356,7 @@ async fn run_if_due<Q: Queue>(store: &dyn Store, queue: &Q, id: &str) -> Result<
             ))
         });
     job.leased_until = 0;
-    let now = unix_millis();
+    let now = system_millis();
     let failure = match outcome {
         Outcome::NotYet(after) => {
             job.next_attempt_at = now + after.as_millis() as i64;

@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::services::Services;
-use crate::infra::clock::unix_millis;
 use crate::infra::engine::EngineCallError;
 use crate::infra::store::{Kind, StoreError, load};
 
@@ -107,7 +106,7 @@ pub struct Refusal {
 
 /// Puts the unpinned image `id` on the schedule, due after the retention time from now.
 async fn keep_unused(state: &Services, id: &str) -> Result<(), StoreError> {
-    let due = unix_millis() + state.images.settings().retention.as_millis() as i64;
+    let due = state.clock.unix_millis() + state.images.settings().retention.as_millis() as i64;
     state.store.schedule(IMAGES, id, due).await
 }
 

@@ -14,7 +14,7 @@
 //!   stored before retention existed are on no schedule and are never swept.
 
 use crate::domain::images::IMAGES;
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::Clock;
 use std::time::Duration;
 
 use presspack_engine::model::MAX_BASKET_ITEMS;
@@ -171,13 +171,18 @@ pub struct Swept {
 pub async fn sweep(
     store: &dyn Store,
     blobs: &SharedBlobs,
+    clock: &Clock,
     limit: usize,
 ) -> Result<Swept, StoreError> {
     let mut swept = Swept::default();
     let mut looked_at = 0;
     while looked_at < limit {
         let due = store
-            .due(IMAGES, unix_millis(), SWEEP_BATCH.min(limit - looked_at))
+            .due(
+                IMAGES,
+                clock.unix_millis(),
+                SWEEP_BATCH.min(limit - looked_at),
+            )
             .await?;
         if due.is_empty() {
             break;

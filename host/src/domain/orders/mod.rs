@@ -29,7 +29,6 @@ use crate::domain::orders::record::OrderStatus;
 use crate::domain::packs;
 use crate::domain::services::Services;
 use crate::domain::webhooks::{self, OrderEvent};
-use crate::infra::clock::{unix_millis, unix_seconds};
 use crate::infra::queue;
 use crate::infra::store::StoreError;
 
@@ -199,7 +198,7 @@ pub async fn place(
     let number = order_number();
     let mut abandoned = None;
     let claimed = customers::modify(state.store.as_ref(), &customer.id, |record| {
-        let now = unix_millis();
+        let now = state.clock.unix_millis();
         abandoned = None;
         let claim = Checkout {
             key: checkout_key.to_owned(),
@@ -276,7 +275,7 @@ async fn place_claimed(
     number: String,
     checkout_key: &str,
 ) -> Result<Order, CheckoutError> {
-    let approved_at = unix_seconds();
+    let approved_at = state.clock.unix_seconds();
     let mut order = Order {
         number,
         customer_id: customer.id.clone(),

@@ -24,7 +24,6 @@ use crate::domain::error::DomainError;
 use crate::domain::orders::record::{self, Order, OrderLine};
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
-use crate::infra::clock::unix_millis;
 use crate::infra::queue::{self, Job, Outcome, Queue};
 use crate::infra::secrets::SecretKey;
 use crate::infra::store::{self, Kind, Records, Store, StoreError};
@@ -241,7 +240,7 @@ impl PressFileJobs {
             blob,
             bytes,
             report,
-            produced_at: unix_millis(),
+            produced_at: services.clock.unix_millis(),
         })
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::domain::customers;
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::system_millis;
 use crate::infra::queue::Outcome;
 use crate::infra::store::{self, Kind, Records, Schedule, Store, StoreError};
 
@@ -247,7 +247,8 @@ fn hold(written: Result<bool, StoreError>, queued_at: i64, never: &str) -> Optio
     match written {
         Ok(true) => None,
         Err(error) => Some(Outcome::retry(error.to_string())),
-        Ok(false) if unix_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
+        // (The queue stamps its jobs with the system clock.)
+        Ok(false) if system_millis() - queued_at < WRITE_GRACE.as_millis() as i64 => {
             Some(Outcome::NotYet(std::time::Duration::from_secs(1)))
         }
         Ok(false) => Some(Outcome::give_up(never)),

@@ -15,7 +15,6 @@ use crate::domain::customers;
 use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
 use crate::domain::orders::{Payment, PaymentState, order_number, press_files};
 use crate::domain::services::Services;
-use crate::infra::clock::unix_seconds;
 use crate::infra::store::{Kind, StoreError};
 
 /// Record kind: `{order}:{key}` of a reprint form that was sent -> the order it made.
@@ -79,7 +78,7 @@ pub async fn reprint(
             new: false,
         });
     }
-    let placed_at = unix_seconds();
+    let placed_at = services.clock.unix_seconds();
     let order = Order {
         number: new_number.clone(),
         lines: original

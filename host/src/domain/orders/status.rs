@@ -14,7 +14,7 @@ use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::one_line::{self, LineProblem};
 use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
 use crate::domain::webhooks::{self, OrderEvent};
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::Clock;
 use crate::infra::queue;
 use crate::infra::store::{self, Store, StoreError};
 
@@ -149,6 +149,7 @@ impl Mailing {
 /// wake their workers).
 pub async fn change(
     store: &dyn Store,
+    clock: &Clock,
     number: &str,
     requested: Move,
     by: &str,
@@ -168,7 +169,7 @@ pub async fn change(
     let change = StatusChange {
         id: format!("chg_{:032x}", rand::random::<u128>()),
         status,
-        at: u64::try_from(unix_millis() / 1000).unwrap_or(0),
+        at: clock.unix_seconds(),
         by: by.to_owned(),
     };
     let queued =

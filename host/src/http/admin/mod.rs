@@ -119,6 +119,7 @@ async fn sign_in(
     let signed_in = operators::sign_in(
         store,
         &state.services.passwords,
+        &state.services.clock,
         name,
         &fields.password,
         &fields.code,

@@ -197,6 +197,7 @@ pub async fn sign_up(
     let result = customers::sign_up(
         state.services.store.as_ref(),
         &state.services.passwords,
+        &state.services.clock,
         email,
         name,
         &fields.password,

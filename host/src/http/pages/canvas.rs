@@ -382,7 +382,7 @@ async fn editable_pack(
         return Err(no_such_pack());
     }
     if let Some(holder) = holder
-        && ownership::holds(store, holder).await?
+        && ownership::holds(store, &state.services.clock, holder).await?
     {
         return Err(ownership::held_by_another(holder).into());
     }

@@ -84,7 +84,9 @@ pub async fn open(
     let held_by = match pack.owner.as_deref() {
         Some(holder) if Some(holder) != visitor.owner_id() => {
             let store = services.store.as_ref();
-            ownership::holds(store, holder).await?.then_some(holder)
+            ownership::holds(store, &services.clock, holder)
+                .await?
+                .then_some(holder)
         }
         _ => None,
     };

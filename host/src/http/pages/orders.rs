@@ -29,7 +29,6 @@ use crate::http::pages::proofs;
 use crate::http::pages::sessions::Visitor;
 use crate::http::rpc::render;
 use crate::http::state::ServicesState;
-use crate::infra::clock::unix_millis;
 use crate::infra::store::{Delivery, StoreError};
 
 /// Address fields: (form name, label, autocomplete, required, longest).
@@ -286,7 +285,7 @@ async fn placed_by_another_click(
             let page = checkout_page(services, visitor, &lines, &Fields::new(), Some(NOT_PLACED));
             return Ok(Some((StatusCode::CONFLICT, page).into_response()));
         };
-        if !claim.is_placing(unix_millis()) {
+        if !claim.is_placing(services.clock.unix_millis()) {
             return Ok(None);
         }
         // Said only of an order whose record exists: one that is being committed.
@@ -572,7 +571,7 @@ pub async fn press_file_download(
         )
             .into_response()
     };
-    let now = u64::try_from(unix_millis() / 1000).unwrap_or(0);
+    let now = services.clock.unix_seconds();
     if let Err(error) = check_link(
         &services.secret_key,
         &number,

@@ -4,7 +4,7 @@
 //! transaction, so a crash never leaves half a record. Short-lived entries (OAuth nonces)
 //! are kept by [`ExpiringSet`] and its own file.
 
-use crate::infra::clock::unix_millis;
+use crate::infra::clock::system_millis;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -180,7 +180,7 @@ const RECORDS_FILE: &str = "presspack.sqlite3";
 impl SqliteStore {
     async fn expiring(&self) -> Result<&ExpiringSet, StoreError> {
         self.expiring
-            .get_or_try_init(|| async { ExpiringSet::open(&self.expiring_path, unix_millis()) })
+            .get_or_try_init(|| async { ExpiringSet::open(&self.expiring_path, system_millis()) })
             .await
     }
 
@@ -340,7 +340,7 @@ impl Claims for SqliteStore {
         claim: &Claim<'_>,
     ) -> Result<(Option<Versioned>, bool), StoreError> {
         let record = self.get(kind, id).await?;
-        let now = unix_millis();
+        let now = system_millis();
         let expires_at =
             now.saturating_add(i64::try_from(claim.ttl.as_millis()).unwrap_or(i64::MAX));
         let claimed = self
@@ -358,7 +358,7 @@ impl Claims for SqliteStore {
     ) -> Result<(), StoreError> {
         self.expiring()
             .await?
-            .release(&claim_key(kind, id, claim), unix_millis());
+            .release(&claim_key(kind, id, claim), system_millis());
         Ok(())
     }
 }
@@ -417,7 +417,7 @@ impl ExpiringValues for SqliteStore {
         ttl: Option<Duration>,
     ) -> Result<(), StoreError> {
         let (id, value) = (id.to_owned(), value.to_owned());
-        let now = unix_millis();
+        let now = system_millis();
         let expires_at =
             ttl.map(|ttl| now.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)));
         self.records
@@ -441,7 +441,7 @@ impl ExpiringValues for SqliteStore {
 
     async fn get_blob(&self, kind: Kind, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let id = id.to_owned();
-        let now = unix_millis();
+        let now = system_millis();
         self.records
             .read(move |conn| {
                 conn.prepare_cached(

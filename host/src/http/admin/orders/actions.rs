@@ -58,7 +58,17 @@ pub async fn move_order(
     };
     let mailing = Mailing::when(state.services.mailer.is_configured());
     let store = state.services.store.as_ref();
-    match status::change(store, &number, requested, &operator.signature(), mailing).await {
+    let clock = &state.services.clock;
+    match status::change(
+        store,
+        clock,
+        &number,
+        requested,
+        &operator.signature(),
+        mailing,
+    )
+    .await
+    {
         Ok(_) => {
             state.services.wake.webhooks.notify_one();
             state.services.wake.mail.notify_one();

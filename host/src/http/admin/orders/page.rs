@@ -23,7 +23,6 @@ use crate::http::pages::layout::{alert, when};
 use crate::http::pages::orders::{capitalised, ordered_side_png};
 use crate::http::pages::proofs::approval_note;
 use crate::http::state::AppState;
-use crate::infra::clock::unix_seconds;
 use crate::infra::queue::{self, JobState};
 
 /// Sides shown per pack, and their size in pixels.
@@ -81,7 +80,7 @@ pub(crate) async fn order_page(
     let links = PressFileLinks {
         base_url: "",
         key: &services.secret_key,
-        expires: unix_seconds() + PRESS_LINK_SECONDS,
+        expires: services.clock.unix_seconds() + PRESS_LINK_SECONDS,
     };
     let mail = crate::domain::mail::of_order(store, order).await?;
     let address = &order.delivery;
