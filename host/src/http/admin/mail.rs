@@ -1,7 +1,5 @@
 //! The console's Mail page: the e-mail to customers that has not gone out.
 
-use std::sync::Arc;
-
 use axum::extract::State;
 use axum::response::Response;
 use maud::html;
@@ -10,18 +8,18 @@ use crate::domain::mail::Mails;
 use crate::http::admin::orders::page::mail_table;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 use crate::infra::queue::{self};
 
 /// `GET /admin/mail`: every message not sent yet or given up, oldest first.
 pub async fn mail(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     staff: Staff,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let (sent, unsent) = queue::outstanding::<Mails>(state.services.store.as_ref()).await?;
+    let (sent, unsent) = queue::outstanding::<Mails>(services.store.as_ref()).await?;
     let content = html! {
-        @if !state.services.mailer.is_configured() {
+        @if !services.mailer.is_configured() {
             p.notice { "This shop sends no e-mail: no SMTP server is configured (smtp_host)." }
         }
         p.lead { (sent) " sent · " (unsent.len()) " waiting or given up" }

@@ -22,7 +22,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::forms::{PostedForm, csrf_field};
 use crate::http::pages::layout::{self, alert};
 use crate::http::pages::sessions::{Visitor, address_key, over_hourly_limit};
-use crate::http::state::AppState;
+use crate::http::state::{AppState, ServicesState};
 use crate::infra::store::{Store, StoreError};
 
 /// Links of one purpose asked for one address, and from one network, per hour.
@@ -55,11 +55,11 @@ fn link_gone() -> PageError {
 
 /// `GET /account/confirm/{token}`: confirms the address (following the link is the proof).
 pub async fn confirm_address(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path(token): Path<String>,
 ) -> Result<Response, PageError> {
-    let store = state.services.store.as_ref();
+    let store = services.store.as_ref();
     let holder = account_links::take(store, LinkPurpose::ConfirmAddress, &token)
         .await?
         .ok_or_else(link_gone)?;
@@ -67,7 +67,7 @@ pub async fn confirm_address(
         .await?
         .ok_or_else(link_gone)?;
     // The messages about its orders waited for this.
-    mail::release_held(&state.services, &customer).await?;
+    mail::release_held(&services, &customer).await?;
     let content = html! {
         p.notice.success role="status" { "Thank you: " strong { (customer.email) } " is confirmed as your address." }
         p.actions { a.button href="/cart" { "Your cart" } }
@@ -112,7 +112,7 @@ pub struct PasswordForm {
 
 /// `POST /account/reset` (`email`): the same answer for every address.
 pub async fn request_reset(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     PostedForm { visitor, fields }: PostedForm<EmailForm>,
 ) -> Result<Response, PageError> {
     let title = "Forgot your password?";
@@ -125,19 +125,19 @@ pub async fn request_reset(
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    if !state.services.mailer.is_configured() {
+    if !services.mailer.is_configured() {
         let content = html! { (alert("This shop sends no e-mail, so it cannot send a reset link. Please contact the shop.")) };
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::SERVICE_UNAVAILABLE, page).into_response());
     }
-    if links_over_limit(state.services.store.as_ref(), &visitor, "reset", &email).await? {
+    if links_over_limit(services.store.as_ref(), &visitor, "reset", &email).await? {
         let content = html! { (alert("Too many reset links were asked for. Please wait an hour, or use the last link we sent.")) };
         let page = layout::page(&visitor, title, content);
         return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
     }
     // Queued for any address: whether an account has it is looked up when it is sent, so
     // this answer's work and time tell nothing.
-    mail::send_account_mail(&state.services, MailKind::PasswordReset, &email).await?;
+    mail::send_account_mail(&services, MailKind::PasswordReset, &email).await?;
     let content = html! {
         p.notice role="status" { "If an account uses " strong { (email) } ", a link to choose a new password is on its way to it. The link works once, for an hour." }
     };
@@ -147,7 +147,7 @@ pub async fn request_reset(
 /// `POST /account/confirm`: mails the signed-in customer the link that confirms their address
 /// again (counted per address and network, as reset links are).
 pub async fn resend_confirmation(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     PostedForm { visitor, .. }: PostedForm,
 ) -> Result<Response, PageError> {
     let customer = visitor.customer()?;
@@ -159,12 +159,12 @@ pub async fn resend_confirmation(
         let content = html! { p.notice.success role="status" { strong { (customer.email) } " is confirmed already." } };
         return Ok(answer(StatusCode::OK, content));
     }
-    if !state.services.mailer.is_configured() {
+    if !services.mailer.is_configured() {
         let content = html! { (alert("This shop sends no e-mail, so it cannot send a link. Please contact the shop.")) };
         return Ok(answer(StatusCode::SERVICE_UNAVAILABLE, content));
     }
     if links_over_limit(
-        state.services.store.as_ref(),
+        services.store.as_ref(),
         &visitor,
         "confirm",
         &customer.email,
@@ -174,7 +174,7 @@ pub async fn resend_confirmation(
         let content = html! { (alert("Too many links were asked for. Please wait an hour, or use the last link we sent.")) };
         return Ok(answer(StatusCode::TOO_MANY_REQUESTS, content));
     }
-    mail::send_account_mail(&state.services, MailKind::ConfirmAddress, &customer.email).await?;
+    mail::send_account_mail(&services, MailKind::ConfirmAddress, &customer.email).await?;
     let content = html! {
         p.notice role="status" { "A new link to confirm " strong { (customer.email) } " is on its way. It works for a week." }
     };
@@ -207,17 +207,13 @@ fn new_password_form(visitor: &Visitor, token: &str) -> Markup {
 
 /// `GET /account/reset/{token}`: the form, if the link still works (opening it uses nothing).
 pub async fn new_password_page(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     visitor: Visitor,
     Path(token): Path<String>,
 ) -> Result<Response, PageError> {
-    account_links::peek(
-        state.services.store.as_ref(),
-        LinkPurpose::ResetPassword,
-        &token,
-    )
-    .await?
-    .ok_or_else(link_gone)?;
+    account_links::peek(services.store.as_ref(), LinkPurpose::ResetPassword, &token)
+        .await?
+        .ok_or_else(link_gone)?;
     Ok(layout::page(
         &visitor,
         "Choose a new password",

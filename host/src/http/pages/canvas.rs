@@ -32,7 +32,7 @@ use crate::http::pages::layout;
 use crate::http::pages::sessions::{Visitor, over_hourly_limit};
 use crate::http::pages::static_files::{BROTLI_QUALITY, Source};
 use crate::http::rpc::render;
-use crate::http::state::AppState;
+use crate::http::state::{AppState, ServicesState};
 use crate::infra::compress::gunzip;
 use crate::infra::store::Delivery;
 
@@ -663,11 +663,11 @@ const MAX_CACHED_THUMBNAILS: usize = 512;
 /// `GET /designs/{code}/thumbnail.png`: the front of a design as its chooser shows it (the
 /// design's sample text; the engine's render at 256 px).
 pub async fn design_thumbnail(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     Path(code): Path<String>,
 ) -> Result<Response, PageError> {
     let no_such_design = || PageError::not_found("There is no such design.");
-    let design = designs::find(state.services.store.as_ref(), &code)
+    let design = designs::find(services.store.as_ref(), &code)
         .await?
         .ok_or_else(no_such_design)?;
     let key = (code, Sha256::digest(design.pack.get()).into());
@@ -677,7 +677,7 @@ pub async fn design_thumbnail(
         None => {
             let png = Bytes::from(
                 render::pack_side(
-                    &state.services,
+                    &services,
                     &design.product,
                     &design.pack,
                     0,
@@ -701,7 +701,7 @@ pub async fn design_thumbnail(
 /// expiring URL of them on object storage (`s3_redirect_seconds`). The id is 128 bits of the
 /// file's digest, unguessable without the file, like the API's `resourceUri`s it comes from.
 pub async fn image(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     Path((id, rendition)): Path<(String, String)>,
 ) -> Response {
     let failed = |error: DomainError| {
@@ -712,7 +712,7 @@ pub async fn image(
         )
     };
     let uri = format!("store://{id}/{rendition}");
-    let stored = match crate::domain::images::find_rendition(&state.services, &uri).await {
+    let stored = match crate::domain::images::find_rendition(&services, &uri).await {
         Ok(Some(stored)) => stored,
         Ok(None) => return json_error(StatusCode::NOT_FOUND, "There is no such image."),
         Err(error) => return failed(error),
@@ -723,7 +723,7 @@ pub async fn image(
         cache_control: "public, max-age=31536000, immutable",
         disposition: None,
     };
-    match crate::http::blob_response(state.services.blobs.as_ref(), &stored.blob, &delivery).await {
+    match crate::http::blob_response(services.blobs.as_ref(), &stored.blob, &delivery).await {
         Ok(Some(response)) => response,
         Ok(None) => json_error(StatusCode::NOT_FOUND, "There is no such image."),
         Err(error) => failed(error.into()),

@@ -3,7 +3,7 @@
 //! reference itself (docs/api.md, as a page and as text).
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
@@ -12,14 +12,17 @@ use maud::{PreEscaped, html};
 
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 
 const FAVICON: &str = include_str!("../../../static/favicon.svg");
 const API_REFERENCE: &str = include_str!("../../../../docs/api.md");
 
 /// `GET /`.
-pub async fn home(State(state): State<Arc<AppState>>, visitor: Visitor) -> Response {
-    let endpoint = format!("{}/api/service/", state.services.base_url);
+pub async fn home(
+    State(ServicesState(services)): State<ServicesState>,
+    visitor: Visitor,
+) -> Response {
+    let endpoint = format!("{}/api/service/", services.base_url);
     let content = html! {
         p { "This server runs the Print Product Pack API: partners create packs of business cards, "
             "postcards and stickers, fill them from templates, render them, and send their "

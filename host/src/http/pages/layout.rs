@@ -20,7 +20,7 @@ use crate::domain::customers::Customer;
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms;
 use crate::http::pages::sessions::Visitor;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 
 tokio::task_local! {
     /// The shop's brand for the pages of the request being answered.
@@ -33,12 +33,12 @@ tokio::task_local! {
 /// Middleware: the pages made for a request wear the deployment's brand and allow its
 /// images' origin.
 pub async fn with_brand(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     request: Request,
     next: Next,
 ) -> Response {
-    let pages = BLOB_ORIGIN.scope(state.services.blobs.direct_origin(), next.run(request));
-    BRAND.scope(Arc::clone(&state.services.brand), pages).await
+    let pages = BLOB_ORIGIN.scope(services.blobs.direct_origin(), next.run(request));
+    BRAND.scope(Arc::clone(&services.brand), pages).await
 }
 
 /// The brand (outside a request, as in unit tests: the default).

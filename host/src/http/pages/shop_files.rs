@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::http::pages::static_files::Source;
-use crate::http::state::AppState;
+use crate::http::state::{AppState, ServicesState};
 
 const STYLESHEET: &str = include_str!("../../../static/shop.css");
 /// The pages' scripts, each in its own file (the policy runs no inline script): the order
@@ -49,8 +49,8 @@ pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: Heade
 
 /// `GET /static/logo`: the brand's logo (404 without one). An SVG opened on its own runs no
 /// script: the policy allows none.
-pub async fn logo(State(state): State<Arc<AppState>>) -> Response {
-    let Some(logo) = &state.services.brand.logo else {
+pub async fn logo(State(ServicesState(services)): State<ServicesState>) -> Response {
+    let Some(logo) = &services.brand.logo else {
         return StatusCode::NOT_FOUND.into_response();
     };
     (

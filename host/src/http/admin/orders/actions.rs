@@ -1,8 +1,6 @@
 //! What an operator does to an order from its page: move it on (start, ship, cancel) and
 //! reprint it.
 
-use std::sync::Arc;
-
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -15,7 +13,7 @@ use crate::http::admin::session::{ConsoleError, OperatorForm};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::redirect_setting;
 use crate::http::pages::orders::capitalised;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 
 /// The form that moves an order on.
 #[derive(Deserialize, Default)]
@@ -29,7 +27,7 @@ pub struct MoveForm {
 /// `POST /admin/orders/{number}/move` (`move` = start, ship with `carrier` and `tracking`,
 /// or cancel): back to the order's page, or the page with the problem.
 pub async fn move_order(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     Path(number): Path<String>,
     OperatorForm {
         staff,
@@ -37,7 +35,7 @@ pub async fn move_order(
         fields,
     }: OperatorForm<MoveForm>,
 ) -> Result<Response, ConsoleError> {
-    let order = placed_order(&state.services, &number).await?;
+    let order = placed_order(&services, &number).await?;
     let requested = match fields.r#move.as_str() {
         "start" => Move::StartProduction,
         "ship" => Move::Ship {
@@ -48,7 +46,7 @@ pub async fn move_order(
         _ => {
             let problem = "move: one of start, ship or cancel".to_owned();
             return order_page(
-                &state.services,
+                &services,
                 &staff,
                 &order,
                 Some((StatusCode::BAD_REQUEST, problem)),
@@ -56,9 +54,9 @@ pub async fn move_order(
             .await;
         }
     };
-    let mailing = Mailing::when(state.services.mailer.is_configured());
-    let store = state.services.store.as_ref();
-    let clock = &state.services.clock;
+    let mailing = Mailing::when(services.mailer.is_configured());
+    let store = services.store.as_ref();
+    let clock = &services.clock;
     match status::change(
         store,
         clock,
@@ -70,8 +68,8 @@ pub async fn move_order(
     .await
     {
         Ok(_) => {
-            state.services.wake.webhooks.notify_one();
-            state.services.wake.mail.notify_one();
+            services.wake.webhooks.notify_one();
+            services.wake.mail.notify_one();
             Ok(redirect_setting(&format!("/admin/orders/{number}"), &[]))
         }
         Err(MoveError::Store(error)) => Err(error.into()),
@@ -82,9 +80,9 @@ pub async fn move_order(
                 _ => StatusCode::BAD_REQUEST,
             };
             // The page as it is now: another operator's move may be why.
-            let order = placed_order(&state.services, &number).await?;
+            let order = placed_order(&services, &number).await?;
             order_page(
-                &state.services,
+                &services,
                 &staff,
                 &order,
                 Some((status, capitalised(&error.to_string()))),
@@ -103,14 +101,14 @@ pub struct ReprintForm {
 
 /// `POST /admin/orders/{number}/reprint` (`key` from the form): to the new order's page.
 pub async fn reprint(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     Path(number): Path<String>,
     OperatorForm {
         operator, fields, ..
     }: OperatorForm<ReprintForm>,
 ) -> Result<Response, ConsoleError> {
     let key = fields.key.as_str();
-    match reprint::reprint(&state.services, &number, key, &operator.signature()).await {
+    match reprint::reprint(&services, &number, key, &operator.signature()).await {
         Ok(reprinted) => Ok(redirect_setting(
             &format!("/admin/orders/{}", reprinted.number),
             &[],

@@ -1,8 +1,6 @@
 //! An order's page in the console: customer, address, packs with their sides, press files
 //! with preflight, history and mail.
 
-use std::sync::Arc;
-
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -22,7 +20,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{alert, when};
 use crate::http::pages::orders::{capitalised, ordered_side_png};
 use crate::http::pages::proofs::approval_note;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 use crate::infra::queue::{self, JobState};
 
 /// Sides shown per pack, and their size in pixels.
@@ -58,13 +56,13 @@ fn side_count(line: &orders::OrderLine) -> usize {
 
 /// `GET /admin/orders/{number}`
 pub async fn show(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     staff: Staff,
     Path(number): Path<String>,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let order = placed_order(&state.services, &number).await?;
-    order_page(&state.services, &staff, &order, None).await
+    let order = placed_order(&services, &number).await?;
+    order_page(&services, &staff, &order, None).await
 }
 
 /// An order's page, with `problem` (and its status) above it if an action failed.
@@ -262,11 +260,11 @@ pub(crate) fn mail_table(mail: &[queue::Job<crate::domain::mail::MailMessage>]) 
 
 /// `GET /admin/orders/{number}/lines/{line}/sides/{side}`: a side of a pack as ordered, PNG.
 pub async fn side_image(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     staff: Staff,
     Path((number, line, side)): Path<(String, usize, usize)>,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
-    let order = placed_order(&state.services, &number).await?;
-    Ok(ordered_side_png(&state.services, &order, line, side, THUMBNAIL_SIDE).await?)
+    let order = placed_order(&services, &number).await?;
+    Ok(ordered_side_png(&services, &order, line, side, THUMBNAIL_SIDE).await?)
 }
