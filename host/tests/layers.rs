@@ -302,34 +302,47 @@ fn names(doc: &str, name: &str) -> bool {
     })
 }
 
+/// The workspace and every `.rs` file of the host and the engine, as (path from the
+/// workspace, path relative to its crate's `src`, text).
+fn documented_sources() -> (PathBuf, Vec<(String, PathBuf, String)>) {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut all = Vec::new();
+    for crate_src in ["host/src", "engine/src"] {
+        let root = workspace.join(crate_src);
+        let mut files = Vec::new();
+        sources(&root, &root, &mut files);
+        all.extend(
+            files
+                .into_iter()
+                .map(|(file, text)| (format!("{crate_src}/{}", file.display()), file, text)),
+        );
+    }
+    (workspace, all)
+}
+
 /// Every `.rs` file under `host/src` and `engine/src` is named in docs/architecture.md: a
 /// `mod.rs` by its directory (`store/`), any other by its file name (`sqlite.rs`). A file added
 /// without a word there fails here.
 #[test]
 fn the_architecture_doc_names_every_source_file() {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (workspace, files) = documented_sources();
     let doc = std::fs::read_to_string(workspace.join("docs/architecture.md")).unwrap();
     let mut unnamed = Vec::new();
-    for crate_src in ["host/src", "engine/src"] {
-        let root = workspace.join(crate_src);
-        let mut files = Vec::new();
-        sources(&root, &root, &mut files);
-        for (file, _) in files {
-            let name = file.file_name().unwrap().to_string_lossy().into_owned();
-            let named = if name == "mod.rs" {
-                let dir = file
-                    .parent()
-                    .unwrap()
-                    .file_name()
-                    .unwrap()
-                    .to_string_lossy();
-                names(&doc, &format!("{dir}/"))
-            } else {
-                names(&doc, &name)
-            };
-            if !named {
-                unnamed.push(format!("{crate_src}/{}", file.display()));
-            }
+    for (path, file, _) in files {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let named = if name == "mod.rs" {
+            let dir = file
+                .parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy();
+            names(&doc, &format!("{dir}/"))
+        } else {
+            names(&doc, &name)
+        };
+        if !named {
+            unnamed.push(path);
         }
     }
     assert!(
@@ -345,7 +358,7 @@ fn the_architecture_doc_names_every_source_file() {
 #[test]
 fn every_long_source_file_has_its_reason_in_the_architecture_doc() {
     const LONG_FILE_LINES: usize = 600;
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (workspace, files) = documented_sources();
     let doc = std::fs::read_to_string(workspace.join("docs/architecture.md")).unwrap();
     let section = doc
         .split("\n## Files over 600 lines\n")
@@ -357,17 +370,11 @@ fn every_long_source_file_has_its_reason_in_the_architecture_doc() {
         .filter_map(|line| line.strip_prefix("| `")?.split('`').next())
         .map(str::to_owned)
         .collect();
-    let mut long = BTreeSet::new();
-    for crate_src in ["host/src", "engine/src"] {
-        let root = workspace.join(crate_src);
-        let mut files = Vec::new();
-        sources(&root, &root, &mut files);
-        for (file, text) in files {
-            if text.lines().count() > LONG_FILE_LINES {
-                long.insert(format!("{crate_src}/{}", file.display()));
-            }
-        }
-    }
+    let long: BTreeSet<String> = files
+        .into_iter()
+        .filter(|(_, _, text)| text.lines().count() > LONG_FILE_LINES)
+        .map(|(path, _, _)| path)
+        .collect();
     let unexplained: Vec<_> = long.difference(&listed).collect();
     let no_longer_long: Vec<_> = listed.difference(&long).collect();
     assert!(
