@@ -55,6 +55,18 @@ pub async fn add_to_cart(app: &TestApp, pack_id: &str, quantity: &str) -> Value 
     .ok()
 }
 
+/// addToCart for `pack_id` (one pack), which must be refused as `pack_not_orderable`; the
+/// refusal's message.
+pub async fn add_to_cart_refused(app: &TestApp, pack_id: &str) -> String {
+    app.post(&[
+        ("method", "svc.pack.addToCart"),
+        ("packId", pack_id),
+        ("quantity", "1"),
+    ])
+    .await
+    .error("pack_not_orderable")
+}
+
 async fn opening_a_drop_in_takes_ownership_and_the_key_loses_access(kind: StoreKind) {
     let app = spawn_app(kind).await;
     let (pack_id, drop_ins) = new_pack(
@@ -223,14 +235,7 @@ async fn add_to_cart_checks_its_parameters_and_returns_the_cart_drop_ins(kind: S
     let bad = app
         .create_pack("businesscard", &[("pack", r#"{"numCards": 7}"#)])
         .await;
-    let message = app
-        .post(&[
-            ("method", "svc.pack.addToCart"),
-            ("packId", bad["packId"].as_str().unwrap()),
-            ("quantity", "1"),
-        ])
-        .await
-        .error("pack_not_orderable");
+    let message = add_to_cart_refused(&app, bad["packId"].as_str().unwrap()).await;
     assert!(message.contains("PV001"), "{message}");
     assert!(!bad["dropIns"].as_object().unwrap().contains_key("finish"));
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::customers::{add_to_cart, local};
+use crate::customers::{add_to_cart, add_to_cart_refused, local};
 use crate::every_store;
 use crate::helpers::{StoreKind, TestApp, back_lines, spawn_app};
 use crate::shop::Shopper;
@@ -258,14 +258,7 @@ async fn what_preflight_blocks_no_channel_orders(kind: StoreKind) {
             created["dropIns"].get("finish").is_none(),
             "{code}: {created}"
         );
-        let refused = app
-            .post(&[
-                ("method", "svc.pack.addToCart"),
-                ("packId", id),
-                ("quantity", "1"),
-            ])
-            .await
-            .error("pack_not_orderable");
+        let refused = add_to_cart_refused(&app, id).await;
         assert!(refused.contains(code), "{refused}");
 
         // The finish drop-in (the link a partner may have kept) explains, and takes no order.
@@ -387,14 +380,7 @@ async fn the_press_limits_of_the_day_judge_packs_already_in_carts(kind: StoreKin
     app.restart().await;
     shopper.address.clone_from(&app.address);
     assert_eq!(codes(&app.get_pack(partners).await.ok()), ["PVI004"]);
-    let refused = app
-        .post(&[
-            ("method", "svc.pack.addToCart"),
-            ("packId", partners),
-            ("quantity", "1"),
-        ])
-        .await
-        .error("pack_not_orderable");
+    let refused = add_to_cart_refused(&app, partners).await;
     assert!(
         refused.contains("PVI004") && refused.contains("200 dpi"),
         "{refused}"
