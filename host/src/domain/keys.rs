@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use strum::IntoEnumIterator;
 
-use crate::infra::clock::Clock;
+use crate::infra::clock::system_seconds;
 use crate::infra::store::{self, Kind, Records, StoreError, Versioned};
 
 /// Record kind: API keys, by consumer key.
@@ -215,7 +215,7 @@ pub async fn create(store: &dyn Records, new: NewKey) -> Result<ApiKey, KeyError
         order_callback_url: new.order_callback_url,
         disabled: false,
         // Keys are made by the CLI, outside any server: the system clock.
-        created_at: Clock::default().unix_seconds(),
+        created_at: system_seconds(),
     };
     let value = serde_json::to_vec(&key).map_err(|e| StoreError::corrupt(e.to_string()))?;
     if !store.insert(API_KEYS, &key.consumer_key, &value).await? {

@@ -41,6 +41,11 @@ pub fn system_millis() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// The system clock in whole seconds since 1970.
+pub fn system_seconds() -> u64 {
+    u64::try_from(system_millis() / 1000).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

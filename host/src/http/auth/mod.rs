@@ -8,7 +8,7 @@ pub mod oauth;
 pub mod rate;
 
 use crate::domain::keys::API_KEYS;
-use crate::infra::clock::system_millis;
+use crate::infra::clock::system_seconds;
 use std::time::Duration;
 
 use crate::domain::error::{DomainError, ErrorCode};
@@ -250,7 +250,7 @@ fn check_signature(
 ) -> Result<(), DomainError> {
     let window = state.edge.timestamp_window.as_secs();
     // The partner signs with its own clock: compared with the system's, never a test's.
-    let server_time = u64::try_from(system_millis() / 1000).unwrap_or(0);
+    let server_time = system_seconds();
     if protocol.timestamp.abs_diff(server_time) > window {
         return Err(error(
             ErrorCode::StaleTimestamp,
