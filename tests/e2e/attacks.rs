@@ -20,6 +20,7 @@ use crate::helpers::{
     ApiResponse, Credentials, MEASURE_CALL, StoreKind, TestApp, http_client, spawn_app,
     spawn_app_with,
 };
+use crate::helpers::{email_address, order_number};
 use crate::images::fixture;
 use crate::shop::{ADDRESS, Page, Shopper};
 use crate::{every_store, shared_stores};
@@ -310,13 +311,13 @@ async fn a_password_reset_ends_what_earlier_device_cookies_spared(kind: StoreKin
     squatter.sign_up(&email).await;
     let device = squatter.cookie("pp_device").expect("a device cookie");
     // The owner takes the account back with a reset link.
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
         .await
         .unwrap()
         .unwrap();
     let holder = presspack::domain::account_links::LinkHolder {
         customer_id: customer.id.clone(),
-        email: customer.email.clone(),
+        email: customer.email.to_string(),
         session_generation: customer.session_generation,
     };
     let hashing = customers::PasswordHashing::new(1);
@@ -476,12 +477,12 @@ pub(crate) async fn place_order(shopper: &Shopper, form: &Page) -> Page {
 
 /// The number of the customer's one order (there must be exactly one).
 pub(crate) async fn the_one_order(app: &TestApp, email: &str) -> String {
-    let customer = customers::find_by_email(app.store.as_ref(), email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(email))
         .await
         .unwrap()
         .unwrap();
     assert_eq!(customer.orders.len(), 1, "{:?}", customer.orders);
-    customer.orders[0].clone()
+    customer.orders[0].to_string()
 }
 
 /// Medium: ten parallel "Place order" clicks on one cart made six orders and six webhooks.
@@ -506,7 +507,7 @@ async fn ten_clicks_on_place_order_place_one_order(kind: StoreKind) {
         2,
         "one webhook per tracked pack of one order"
     );
-    assert!(webhooks.iter().all(|w| w.payload.order_number == number));
+    assert!(webhooks.iter().all(|w| *w.payload.order_number == *number));
     // The form's key is spent: sending it again later shows the same order.
     let again = place_order(&shopper, &form).await;
     assert_eq!(again.path, confirmation);
@@ -534,7 +535,7 @@ async fn refused_as_changed_then_placed(
     let page = place_order(shopper, form).await;
     assert_eq!(page.status, 409, "{}", page.body);
     assert!(page.body.contains("Your cart changed"), "{}", page.body);
-    let customer = customers::find_by_email(app.store.as_ref(), email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(email))
         .await
         .unwrap()
         .unwrap();
@@ -593,7 +594,7 @@ async fn sign_ups_are_limited_per_network(kind: StoreKind) {
         refused.body
     );
     assert!(
-        customers::find_by_email(app.store.as_ref(), &email)
+        customers::find_by_email(app.store.as_ref(), &email_address(&email))
             .await
             .unwrap()
             .is_none()
@@ -712,7 +713,7 @@ async fn a_proof_approval_cannot_be_replayed_onto_a_changed_design(kind: StoreKi
     let app = spawn_app(kind).await;
     let (shopper, email, packs) = shopper_with_cart(&app, 1).await;
     let no_orders = || async {
-        let customer = customers::find_by_email(app.store.as_ref(), &email).await;
+        let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email)).await;
         customer.unwrap().unwrap().orders.is_empty()
     };
     let first = shopper.get("/checkout").await;
@@ -770,7 +771,7 @@ async fn a_proof_approval_cannot_be_replayed_onto_a_changed_design(kind: StoreKi
     let page = shopper.place_order(&second, &approved_now).await;
     assert!(page.path.ends_with("/confirmation"), "{}", page.body);
     let number = the_one_order(&app, &email).await;
-    let order = presspack::domain::orders::load(app.store.as_ref(), &number)
+    let order = presspack::domain::orders::load(app.store.as_ref(), &order_number(&number))
         .await
         .unwrap()
         .unwrap();
@@ -803,7 +804,7 @@ async fn a_corrupt_record_fails_the_checkout_not_a_line(kind: StoreKind) {
     assert_eq!(page.status, 500, "{}", page.body);
     let page = shopper.get("/cart").await;
     assert_eq!(page.status, 500, "{}", page.body);
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
         .await
         .unwrap()
         .unwrap();
@@ -1133,7 +1134,7 @@ async fn a_planted_csrf_cookie_is_useless(kind: StoreKind) {
         .await
         .unwrap();
     assert_eq!(response.status(), 403);
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
         .await
         .unwrap()
         .unwrap();
@@ -1163,7 +1164,7 @@ async fn a_cart_drop_in_link_changes_nothing(kind: StoreKind) {
         assert!(page.body.contains("Add to my cart"), "{}", page.body);
     }
     app.get_pack(&pack).await.ok();
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
         .await
         .unwrap()
         .unwrap();

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::customers::new_pack;
 use crate::every_store;
+use crate::helpers::order_number;
 use crate::helpers::{StoreKind, TestApp, spawn_app};
 use crate::shop::{Page, Shopper};
 
@@ -340,7 +341,7 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     // sides and its press file.
     let path = format!("/admin/orders/{first}");
     let page = operator.get(&path).await;
-    let ordered = presspack::domain::orders::load(app.store.as_ref(), &first)
+    let ordered = presspack::domain::orders::load(app.store.as_ref(), &order_number(&first))
         .await
         .unwrap()
         .unwrap();

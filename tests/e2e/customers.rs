@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::every_store;
 use crate::helpers::{Credentials, StoreKind, TestApp, create_key, spawn_app, spawn_app_with};
+use crate::helpers::{email_address, order_number};
 use crate::shop::{Receiver, Shopper};
 
 every_store!(
@@ -583,11 +584,11 @@ async fn two_concurrent_trial_checkouts_place_one_order(kind: StoreKind) {
             page.body
         );
     }
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(customer.orders, [number]);
+    assert_eq!(customer.orders, [order_number(number)]);
     assert_eq!(customer.trial_order.as_deref(), Some(number));
     let listed = app.cli(&["orders", "list", "--json"]);
     let orders: Value = serde_json::from_slice(&listed.stdout).unwrap();
@@ -739,7 +740,7 @@ async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
         assert_eq!(page.status, 403, "{}", page.body);
     }
     assert!(
-        customers::find_by_email(app.store.as_ref(), &email)
+        customers::find_by_email(app.store.as_ref(), &email_address(&email))
             .await
             .unwrap()
             .is_none()
@@ -796,7 +797,7 @@ async fn forms_without_the_csrf_token_are_refused(kind: StoreKind) {
     let cart = shopper.get("/cart").await;
     assert_eq!(cart.status, 200);
     assert!(cart.body.contains("Go to checkout"));
-    let customer = customers::find_by_email(app.store.as_ref(), &email)
+    let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
         .await
         .unwrap()
         .unwrap();

@@ -5,6 +5,8 @@ use std::process::{Command, Output};
 
 use presspack::app::{Application, open_store};
 use presspack::config::{BlobStoreKind, Config};
+use presspack::domain::customers::EmailAddress;
+use presspack::domain::ids::{OrderNumber, PackId};
 use presspack::domain::keys::{self, ApiKey, NewKey, Permission};
 use presspack::domain::packs::{PACKS, StoredPack};
 use presspack::infra::clock::Clock;
@@ -501,7 +503,7 @@ impl TestApp {
             .unwrap()
             .unwrap_or_else(|| panic!("no pack {pack_id} stored"));
         StoredPack {
-            id: pack_id.to_owned(),
+            id: PackId::parse(pack_id).expect("a pack id"),
             record,
         }
     }
@@ -803,4 +805,14 @@ pub async fn python_calls(
             .unwrap(),
         })
         .collect()
+}
+
+/// `raw` as the domain's e-mail address (it must be one).
+pub fn email_address(raw: &str) -> EmailAddress {
+    EmailAddress::parse(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"))
+}
+
+/// `raw` as the domain's order number (it must be one).
+pub fn order_number(raw: &str) -> OrderNumber {
+    OrderNumber::parse(raw).unwrap_or_else(|| panic!("{raw:?} is not an order number"))
 }

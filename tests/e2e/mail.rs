@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::console::signed_in_operator;
 use crate::customers::new_pack;
 use crate::every_store;
+use crate::helpers::email_address;
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
 use crate::shop::Shopper;
 
@@ -481,7 +482,7 @@ pub async fn confirm_address(app: &TestApp, email: &str) {
     let customer = customer_of(app, email).await;
     let holder = presspack::domain::account_links::LinkHolder {
         customer_id: customer.id,
-        email: customer.email,
+        email: customer.email.to_string(),
         session_generation: customer.session_generation,
     };
     presspack::domain::customers::confirm_address(app.store.as_ref(), &holder)
@@ -491,7 +492,7 @@ pub async fn confirm_address(app: &TestApp, email: &str) {
 }
 
 async fn customer_of(app: &TestApp, email: &str) -> presspack::domain::customers::Customer {
-    presspack::domain::customers::find_by_email(app.store.as_ref(), email)
+    presspack::domain::customers::find_by_email(app.store.as_ref(), &email_address(email))
         .await
         .unwrap()
         .unwrap()

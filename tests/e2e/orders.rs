@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::customers::new_pack;
 use crate::every_store;
+use crate::helpers::order_number;
 use crate::helpers::{StoreKind, TestApp, spawn_app_with};
 use crate::shop::{Receiver, Shopper};
 
@@ -156,13 +157,14 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
     let (app, receiver, _, number) = placed_order(kind).await;
     receiver.wait_for("/webhook", 1, 60).await;
     let store = app.store.as_ref();
+    let parsed = order_number(&number);
     let moves = (0..8).map(|i| {
         let requested = if i % 2 == 0 {
             Move::StartProduction
         } else {
             Move::Cancel
         };
-        status::change(store, &app.clock, &number, requested, "test", Mailing::Off)
+        status::change(store, &app.clock, &parsed, requested, "test", Mailing::Off)
     });
     let results = futures_util::future::join_all(moves).await;
     let won: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
@@ -170,7 +172,7 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
     for lost in results.iter().filter_map(|r| r.as_ref().err()) {
         assert!(matches!(lost, MoveError::Illegal { .. }), "{lost:?}");
     }
-    let order = presspack::domain::orders::load(store, &number)
+    let order = presspack::domain::orders::load(store, &order_number(&number))
         .await
         .unwrap()
         .unwrap();

@@ -13,6 +13,7 @@ use crate::attacks::{place_order, shopper_with_cart, the_one_order, trusting_loc
 use crate::console::{OPERATOR_PASSWORD, add_operator, sign_in, signed_in_operator};
 use crate::customers::{add_to_cart, local, new_pack};
 use crate::helpers::{StoreKind, TestApp, spawn_app, spawn_app_with};
+use crate::helpers::{email_address, order_number};
 use crate::mail::{SmtpServer, free_port, link_in, mail_to};
 use crate::shop::{ADDRESS, Page, Shopper};
 use crate::{every_store, shared_stores};
@@ -375,7 +376,7 @@ async fn a_checkout_that_crashed_after_its_claim_can_be_sent_again(kind: StoreKi
         let (shopper, email, _) = shopper_with_cart(&app, 1).await;
         let form = shopper.get("/checkout").await;
         let key = form.hidden("checkout").unwrap();
-        let customer = customers::find_by_email(app.store.as_ref(), &email)
+        let customer = customers::find_by_email(app.store.as_ref(), &email_address(&email))
             .await
             .unwrap()
             .unwrap();
@@ -985,7 +986,7 @@ async fn a_reprint_forms_key_is_bound_to_its_order(kind: StoreKind) {
         .await;
     let reprint = on_b.path.rsplit('/').next().unwrap().to_owned();
     assert_ne!(reprint, first_reprint, "A's reprint answered B's form");
-    let order = orders::load(app.store.as_ref(), &reprint)
+    let order = orders::load(app.store.as_ref(), &order_number(&reprint))
         .await
         .unwrap()
         .unwrap();

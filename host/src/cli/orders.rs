@@ -7,8 +7,9 @@ use clap::Subcommand;
 
 use crate::cli::io::pretty;
 use crate::config::Config;
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::press_files::{self, PressFileState};
-use crate::domain::orders::status::{self, Mailing, Move};
+use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::domain::orders::{self, Order};
 use crate::infra::clock::Clock;
 use crate::infra::store::SharedStore;
@@ -84,7 +85,7 @@ pub(super) async fn order_command(
                     order.status.describe(),
                     order.customer_email,
                     names.join(", "),
-                    crate::domain::prices::money(&order.currency, order.total),
+                    order.amount(order.total),
                     order.payment.state.describe()
                 );
             }
@@ -142,15 +143,17 @@ async fn move_order(
     let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
     let mailing = Mailing::when(config.mail.smtp_host.is_some());
     let by = format!("cli:{user}");
-    let order = status::change(store, &Clock::default(), number, requested, &by, mailing).await?;
+    let number =
+        OrderNumber::parse(number).ok_or_else(|| MoveError::NoSuchOrder(number.to_owned()))?;
+    let order = status::change(store, &Clock::default(), &number, requested, &by, mailing).await?;
     println!("{}  {}", order.number, order.status.describe());
     Ok(())
 }
 
 async fn find_order(store: &dyn crate::infra::store::Store, number: &str) -> anyhow::Result<Order> {
-    orders::load(store, number)
-        .await?
-        .ok_or_else(|| anyhow!("no order {number:?}"))
+    let no_order = || anyhow!("no order {number:?}");
+    let parsed = OrderNumber::parse(number).ok_or_else(no_order)?;
+    orders::load(store, &parsed).await?.ok_or_else(no_order)
 }
 
 /// `orders artwork`: every press file of `order` that is made, written to `out`; an error

@@ -7,7 +7,9 @@ use presspack_engine::model::PhysicalSpec;
 
 use crate::domain::customers::{self, CartLine, Customer};
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::ids::PackId;
 use crate::domain::packs::{self, PackRecord};
+use crate::domain::prices::{Currency, Money};
 use crate::domain::services::Services;
 
 /// Largest quantity of one pack in a cart or an order.
@@ -30,7 +32,7 @@ pub fn parse_quantity(name: &str, value: &str) -> Result<u32, String> {
 pub async fn put(
     state: &Services,
     customer_id: &str,
-    pack_id: &str,
+    pack_id: &PackId,
     quantity: Option<u32>,
 ) -> Result<Customer, DomainError> {
     customers::modify(state.store.as_ref(), customer_id, |customer| {
@@ -38,7 +40,7 @@ pub async fn put(
         match customer
             .cart
             .iter_mut()
-            .find(|line| line.pack_id == pack_id)
+            .find(|line| line.pack_id == *pack_id)
         {
             Some(line) => line.quantity = quantity.unwrap_or(line.quantity),
             None if full => {
@@ -50,7 +52,7 @@ pub async fn put(
                 ));
             }
             None => customer.cart.push(CartLine {
-                pack_id: pack_id.to_owned(),
+                pack_id: pack_id.clone(),
                 quantity: quantity.unwrap_or(1),
             }),
         }
@@ -61,11 +63,11 @@ pub async fn put(
 
 /// A cart line with its pack and price.
 pub struct PricedLine {
-    pub pack_id: String,
+    pub pack_id: PackId,
     pub pack: PackRecord,
     pub quantity: u32,
-    pub unit_price: u64,
-    pub line_total: u64,
+    pub unit_price: Money,
+    pub line_total: Money,
 }
 
 impl PricedLine {
@@ -105,15 +107,15 @@ pub async fn priced_lines(
             pack: stored.record,
             quantity: line.quantity,
             unit_price,
-            line_total: unit_price * u64::from(line.quantity),
+            line_total: unit_price.times(line.quantity),
         });
     }
     Ok(lines)
 }
 
-/// What the lines cost together.
-pub fn total(lines: &[PricedLine]) -> u64 {
-    lines.iter().map(|l| l.line_total).sum()
+/// What the lines cost together, in the shop's `currency`.
+pub fn total(currency: Currency, lines: &[PricedLine]) -> Money {
+    Money::new(lines.iter().map(|l| l.line_total.minor).sum(), currency)
 }
 
 /// Describes a physical specification for people: "classic paper, rounded corners, matte

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use crate::domain::account_links::LinkHolder;
+use crate::domain::ids::{OrderNumber, PackId};
 use crate::domain::one_line;
 use crate::infra::clock::Clock;
 use crate::infra::store::{self, Kind, Records, StoreError, random_id};
@@ -34,7 +35,7 @@ const MAX_NAME: usize = 100;
 pub struct Customer {
     pub id: String,
     /// Normalised: trimmed and lower-case.
-    pub email: String,
+    pub email: EmailAddress,
     pub name: String,
     /// PHC string of an argon2id hash.
     pub password_hash: String,
@@ -43,10 +44,10 @@ pub struct Customer {
     pub cart: Vec<CartLine>,
     /// Order numbers, oldest first.
     #[serde(default)]
-    pub orders: Vec<String>,
+    pub orders: Vec<OrderNumber>,
     /// The order in which this customer bought a trial pack; from then no other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trial_order: Option<String>,
+    pub trial_order: Option<OrderNumber>,
     /// The latest checkouts started, by the key of their checkout form: one form gives at
     /// most one order however often it is sent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -65,7 +66,7 @@ pub struct Customer {
 #[serde(rename_all = "camelCase")]
 pub struct Checkout {
     pub key: String,
-    pub order_number: String,
+    pub order_number: OrderNumber,
     /// When the sending that places the order claimed the key, milliseconds since 1970 (a
     /// claim stored before claims had a time reads as long ago).
     #[serde(default)]
@@ -76,7 +77,7 @@ pub struct Checkout {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CartLine {
-    pub pack_id: String,
+    pub pack_id: PackId,
     pub quantity: u32,
 }
 
@@ -107,28 +108,49 @@ fn invalid(field: &'static str, problem: impl Into<String>) -> AccountError {
     }
 }
 
-/// The address as stored and looked up: trimmed, lower-case, one `@` with text either side
-/// and a dot in the domain. Deliverability is the shop's business, not a regex's.
-pub fn normalise_email(raw: &str) -> Result<String, AccountError> {
-    let email = raw.trim().to_lowercase();
-    let plausible = email.split_once('@').is_some_and(|(local, domain)| {
-        !local.is_empty()
-            && domain.contains('.')
-            && !domain.starts_with('.')
-            && !domain.ends_with('.')
-            && !domain.contains('@')
-    });
-    if email.chars().count() > MAX_EMAIL {
-        return Err(invalid("email", format!("at most {MAX_EMAIL} characters")));
+/// An e-mail address as stored and looked up: trimmed, lower-case, one `@` with text either
+/// side and a dot in the domain. Deliverability is the shop's business, not a regex's.
+/// Stored addresses are read back as they are: they were parsed when they arrived, and a
+/// stricter rule later must not lock an account out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct EmailAddress(String);
+
+impl EmailAddress {
+    pub fn parse(raw: &str) -> Result<EmailAddress, AccountError> {
+        let email = raw.trim().to_lowercase();
+        let plausible = email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && !domain.contains('@')
+        });
+        if email.chars().count() > MAX_EMAIL {
+            return Err(invalid("email", format!("at most {MAX_EMAIL} characters")));
+        }
+        let one_line = one_line::required(&email, MAX_EMAIL).is_ok();
+        if !plausible || !one_line || email.chars().any(char::is_whitespace) {
+            return Err(invalid(
+                "email",
+                "enter an e-mail address such as ann@example.com",
+            ));
+        }
+        Ok(EmailAddress(email))
     }
-    let one_line = one_line::required(&email, MAX_EMAIL).is_ok();
-    if !plausible || !one_line || email.chars().any(char::is_whitespace) {
-        return Err(invalid(
-            "email",
-            "enter an e-mail address such as ann@example.com",
-        ));
+}
+
+impl std::ops::Deref for EmailAddress {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
     }
-    Ok(email)
+}
+
+impl std::fmt::Display for EmailAddress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// Whether `password` is one an account may have (its length).
@@ -229,17 +251,16 @@ pub async fn sign_up(
     store: &dyn Records,
     hashing: &PasswordHashing,
     clock: &Clock,
-    email: &str,
+    email: &EmailAddress,
     name: &str,
     password: &str,
 ) -> Result<Customer, AccountError> {
-    let email = normalise_email(email)?;
     let name = one_line::required(name, MAX_NAME)
         .map_err(|problem| invalid("name", problem.to_string()))?;
     check_password(password)?;
     // Hashed first, whether or not the address has an account: the answer takes as long.
     let password_hash = hashing.hash(password).await?;
-    if store.get(CUSTOMER_EMAILS, &email).await?.is_some() {
+    if store.get(CUSTOMER_EMAILS, email).await?.is_some() {
         return Err(AccountError::EmailTaken);
     }
     let customer = Customer {
@@ -260,7 +281,7 @@ pub async fn sign_up(
     // The address record decides who has the address; a sign-up that lost the race removes
     // its customer record again.
     if !store
-        .insert(CUSTOMER_EMAILS, &email, customer.id.as_bytes())
+        .insert(CUSTOMER_EMAILS, email, customer.id.as_bytes())
         .await?
     {
         store.delete(CUSTOMERS, &customer.id).await?;
@@ -269,13 +290,18 @@ pub async fn sign_up(
     Ok(customer)
 }
 
+/// Signs in with `email` as it arrived, or `None` for text that is no address: answered as
+/// an unknown address, after the same hashing work.
 pub async fn sign_in(
     store: &dyn Records,
     hashing: &PasswordHashing,
-    email: &str,
+    email: Option<&EmailAddress>,
     password: &str,
 ) -> Result<Customer, AccountError> {
-    let customer = find_by_email(store, email).await?;
+    let customer = match email {
+        Some(email) => find_by_email(store, email).await?,
+        None => None,
+    };
     let hash = customer.as_ref().map(|c| c.password_hash.as_str());
     if password.chars().count() > MAX_PASSWORD || !hashing.verify(password, hash).await? {
         return Err(AccountError::WrongCredentials);
@@ -283,15 +309,12 @@ pub async fn sign_in(
     customer.ok_or(AccountError::WrongCredentials)
 }
 
-/// The customer with this e-mail address (normalised first), if any.
+/// The customer with this e-mail address, if any.
 pub async fn find_by_email(
     store: &dyn Records,
-    email: &str,
+    email: &EmailAddress,
 ) -> Result<Option<Customer>, StoreError> {
-    let Ok(email) = normalise_email(email) else {
-        return Ok(None);
-    };
-    match store.get(CUSTOMER_EMAILS, &email).await? {
+    match store.get(CUSTOMER_EMAILS, email).await? {
         Some(id) => load(store, &String::from_utf8_lossy(&id.value)).await,
         None => Ok(None),
     }
@@ -304,7 +327,7 @@ pub async fn confirm_address(
     holder: &LinkHolder,
 ) -> Result<Option<Customer>, StoreError> {
     let changed = modify(store, &holder.customer_id, |customer| {
-        if customer.email != holder.email {
+        if *customer.email != holder.email {
             return Err(AccountError::LinkOutdated);
         }
         customer.email_confirmed = true;
@@ -329,7 +352,7 @@ pub async fn reset_password(
     check_password(password)?;
     let hash = hashing.hash(password).await?;
     modify(store, &holder.customer_id, |customer| {
-        if customer.email != holder.email
+        if *customer.email != holder.email
             || customer.session_generation != holder.session_generation
         {
             return Err(AccountError::LinkOutdated);

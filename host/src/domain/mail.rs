@@ -26,10 +26,10 @@ use maud::{Markup, html};
 use serde::{Deserialize, Serialize};
 
 use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
-use crate::domain::customers::{self, Customer};
+use crate::domain::customers::{self, Customer, EmailAddress};
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::record::{self, Order, OrderStatus};
 use crate::domain::press::ordered_proof;
-use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::infra::clock::system_millis;
 use crate::infra::mail::Letter;
@@ -80,10 +80,10 @@ impl MailKind {
 pub struct MailMessage {
     pub kind: MailKind,
     /// The order it tells of (none for the account's messages).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub order_number: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_number: Option<OrderNumber>,
     /// The address, as the order holds it (or as the account message was asked for).
-    pub to: String,
+    pub to: EmailAddress,
     /// The order change it tells (none: the order's confirmation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change: Option<String>,
@@ -99,7 +99,7 @@ pub async fn enqueue(
 ) -> Result<String, StoreError> {
     let message = MailMessage {
         kind,
-        order_number: order.number.clone(),
+        order_number: Some(order.number.clone()),
         to: order.customer_email.clone(),
         change: change.map(str::to_owned),
     };
@@ -137,15 +137,15 @@ pub async fn of_order(
 pub async fn send_account_mail(
     services: &Services,
     kind: MailKind,
-    to: &str,
+    to: &EmailAddress,
 ) -> Result<(), StoreError> {
     if !services.mailer.is_configured() {
         return Ok(());
     }
     let message = MailMessage {
         kind,
-        order_number: String::new(),
-        to: to.to_owned(),
+        order_number: None,
+        to: to.clone(),
         change: None,
     };
     let id = format!("mail_{:032x}", rand::random::<u128>());
@@ -200,14 +200,16 @@ impl Queue for Mails {
     async fn attempt(&self, store: &dyn Store, job: &Job<MailMessage>) -> Outcome {
         let mail = &job.payload;
         let message = if mail.kind.is_about_an_order() {
-            let (number, queued_at) = (&mail.order_number, job.created_at);
+            let Some(number) = &mail.order_number else {
+                return Outcome::give_up("a message about an order names no order");
+            };
             let change = mail.change.as_deref();
             if let Some(waiting) =
-                record::hold_until_written(store, number, change, queued_at).await
+                record::hold_until_written(store, number, change, job.created_at).await
             {
                 return waiting;
             }
-            self.message(store, job).await
+            self.message(store, job, number).await
         } else {
             self.account_message(store, &job.id, mail).await
         };
@@ -235,12 +237,17 @@ fn one_line(text: &str) -> String {
 impl Mails {
     /// The message of job `job`, made from the order as stored now; what the attempt answers
     /// when it cannot be made, or must wait for the customer to confirm the address.
-    async fn message(&self, store: &dyn Store, job: &Job<MailMessage>) -> Result<Letter, Outcome> {
+    async fn message(
+        &self,
+        store: &dyn Store,
+        job: &Job<MailMessage>,
+        number: &OrderNumber,
+    ) -> Result<Letter, Outcome> {
         let (services, mail, id) = (&self.0, &job.payload, job.id.as_str());
-        let order = record::load(store, &mail.order_number)
+        let order = record::load(store, number)
             .await
             .map_err(|e| Outcome::retry(e.to_string()))?
-            .ok_or_else(|| Outcome::give_up(format!("order {} vanished", mail.order_number)))?;
+            .ok_or_else(|| Outcome::give_up(format!("order {number} vanished")))?;
         let customer = customers::load(store, &order.customer_id)
             .await
             .map_err(|e| Outcome::retry(e.to_string()))?;
@@ -311,7 +318,7 @@ impl Mails {
         };
         let holder = LinkHolder {
             customer_id: customer.id.clone(),
-            email: customer.email.clone(),
+            email: customer.email.to_string(),
             session_generation: customer.session_generation,
         };
         let token = account_links::issue(store, purpose, &holder)
@@ -439,7 +446,6 @@ fn confirmation(
     link: &str,
     without_proof: &[usize],
 ) -> (String, String, Markup) {
-    let currency = &order.currency;
     let mut text = format!(
         "Hello {name},\n\nthank you for your order {}.\n\n",
         order.number
@@ -449,14 +455,14 @@ fn confirmation(
             "{} x {}: {} each, {}\n",
             line.quantity,
             one_line(&line.name),
-            money(currency, line.unit_price),
-            money(currency, line.line_total)
+            order.amount(line.unit_price),
+            order.amount(line.line_total)
         );
     }
     text += &format!(
         "\nTotal: {}\nPayment: {}. This message is your invoice; please pay within 14 days, \
          quoting {}.\n\n{}Your order: {link}\n",
-        money(currency, order.total),
+        order.amount(order.total),
         order.payment.state.describe(),
         order.number,
         proofs_note(without_proof)
@@ -468,12 +474,12 @@ fn confirmation(
             @for line in &order.lines {
                 tr {
                     td { (line.quantity) " × " (line.name) }
-                    td { (money(currency, line.unit_price)) " each" }
-                    td { (money(currency, line.line_total)) }
+                    td { (order.amount(line.unit_price)) " each" }
+                    td { (order.amount(line.line_total)) }
                 }
             }
         }
-        p { "Total: " strong { (money(currency, order.total)) } }
+        p { "Total: " strong { (order.amount(order.total)) } }
         p { "Payment: " (order.payment.state.describe()) ". This message is your invoice; please pay within 14 days, quoting " (order.number) "." }
         p { (proofs_note(without_proof)) a href=(link) { "Your order" } }
     };

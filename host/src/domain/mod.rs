@@ -11,6 +11,7 @@ pub mod customers;
 pub mod designs;
 pub mod dropins;
 pub mod error;
+pub mod ids;
 pub mod images;
 pub mod keys;
 pub mod mail;

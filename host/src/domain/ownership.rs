@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::ids::PackId;
 use crate::domain::packs::{self, PackRecord};
 use crate::domain::services::Services;
 use crate::infra::clock::Clock;
@@ -33,7 +34,7 @@ const GUEST_PREFIX: &str = "guest:";
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GuestRecord {
-    packs: Vec<String>,
+    packs: Vec<PackId>,
     /// Unix seconds; the hold has run out after.
     expires_at: u64,
 }
@@ -73,7 +74,7 @@ pub fn held_by_another(owner: &str) -> DomainError {
 /// owner seen is checked again as the pack is written, so of two at once one wins.
 pub async fn take(
     services: &Services,
-    pack_id: &str,
+    pack_id: &PackId,
     owner: &str,
 ) -> Result<PackRecord, DomainError> {
     let store = services.store.as_ref();
@@ -107,7 +108,7 @@ async fn extend(
     store: &dyn Store,
     clock: &Clock,
     guest: &str,
-    pack_id: &str,
+    pack_id: &PackId,
 ) -> Result<(), DomainError> {
     let fresh = GuestRecord {
         packs: Vec::new(),

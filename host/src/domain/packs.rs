@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 
 use crate::domain::designs;
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::ids::PackId;
 use crate::domain::images::retention::pin_images;
 use crate::domain::keys::ApiKey;
 use crate::domain::services::Services;
@@ -63,7 +64,7 @@ pub struct PackRecord {
 
 /// A pack record with its id.
 pub struct StoredPack {
-    pub id: String,
+    pub id: PackId,
     pub record: PackRecord,
 }
 
@@ -300,7 +301,7 @@ pub const SHOP_CREATOR: &str = "shop-design-canvas";
 pub async fn create(
     services: &Services,
     new: PackToCreate<'_>,
-) -> Result<(String, PackRecord), DomainError> {
+) -> Result<(PackId, PackRecord), DomainError> {
     let product = new.product;
     let design = match new.design_code {
         None => None,
@@ -427,22 +428,20 @@ fn not_found() -> DomainError {
     DomainError::new(ErrorCode::PackNotFound, "packId: no pack has this id")
 }
 
-/// Ids are 32 hex digits; anything else cannot name a pack and is not looked up.
-fn is_pack_id(id: &str) -> bool {
-    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+/// The pack `raw` names, parsed where it arrives; a string that cannot be an id is "not
+/// found" like an id of no pack, so the answer does not tell the two apart.
+pub fn pack_id(raw: &str) -> Result<PackId, DomainError> {
+    PackId::parse(raw).ok_or_else(not_found)
 }
 
 /// The pack `id`, its pictures judged by today's press limits.
-pub async fn load(services: &Services, id: &str) -> Result<StoredPack, DomainError> {
-    if !is_pack_id(id) {
-        return Err(not_found());
-    }
+pub async fn load(services: &Services, id: &PackId) -> Result<StoredPack, DomainError> {
     let (mut record, _) = crate::infra::store::load(services.store.as_ref(), PACKS, id)
         .await?
         .ok_or_else(not_found)?;
     judge_pictures(services, &mut record);
     Ok(StoredPack {
-        id: id.to_owned(),
+        id: id.clone(),
         record,
     })
 }
@@ -455,11 +454,11 @@ fn judge_pictures(services: &Services, record: &mut PackRecord) {
 }
 
 /// Stores a new pack under a fresh id and returns the id.
-pub async fn insert(store: &dyn Records, record: &PackRecord) -> Result<String, DomainError> {
+pub async fn insert(store: &dyn Records, record: &PackRecord) -> Result<PackId, DomainError> {
     let value = serde_json::to_vec(record).map_err(|e| internal("pack", e))?;
     // A collision of 128 random bits does not happen; the loop only keeps that a certainty.
     for _ in 0..4 {
-        let id = random_id();
+        let id = PackId::random();
         if store.insert(PACKS, &id, &value).await? {
             return Ok(id);
         }
@@ -471,12 +470,9 @@ pub async fn insert(store: &dyn Records, record: &PackRecord) -> Result<String, 
 /// back; see [`crate::infra::store::modify`].
 pub async fn modify(
     services: &Services,
-    id: &str,
+    id: &PackId,
     mut change: impl FnMut(&mut PackRecord) -> Result<(), DomainError>,
 ) -> Result<StoredPack, DomainError> {
-    if !is_pack_id(id) {
-        return Err(not_found());
-    }
     let store = services.store.as_ref();
     let record = crate::infra::store::modify(store, PACKS, id, |record: &mut PackRecord| {
         judge_pictures(services, record);
@@ -485,7 +481,7 @@ pub async fn modify(
     .await?
     .ok_or_else(not_found)?;
     Ok(StoredPack {
-        id: id.to_owned(),
+        id: id.clone(),
         record,
     })
 }
@@ -609,7 +605,7 @@ pub struct AlsoRecord<'a> {
 /// owning customer.
 pub async fn replace_pack(
     state: &Services,
-    id: &str,
+    id: &PackId,
     text: &str,
     also: AlsoRecord<'_>,
     may_update: impl Fn(&PackRecord) -> Result<(), DomainError>,

@@ -28,6 +28,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
+use crate::domain::ids::OrderNumber;
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, PressFileLinks};
 use crate::domain::orders::record::{self, Order, OrderStatus, StatusChange};
@@ -98,7 +99,7 @@ pub const PRESS_FILE_WAIT: Duration = Duration::from_secs(120);
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookMessage {
-    pub order_number: String,
+    pub order_number: OrderNumber,
     pub consumer_key: String,
     pub url: String,
     /// The exact body sent (and signed).

@@ -24,7 +24,7 @@ use crate::domain::mail::MAILS_PENDING;
 use crate::domain::orders::press_files::PRESS_JOBS;
 use crate::domain::webhooks::WEBHOOKS_PENDING;
 use crate::http::metrics::{ApiOutcome, QueueBacklog, Readings, count_store_error};
-use crate::http::state::AppState;
+use crate::http::state::{AppState, ServicesState};
 use crate::infra::clock::system_millis;
 use crate::infra::engine::Starting;
 use crate::infra::engine::holders::Holders;
@@ -227,19 +227,16 @@ const NO_SUCH_BLOB: &str = "0000000000000000000000000000000000000000000000000000
 /// `GET /readyz`: the store and the blob store answer and the engine has started and has
 /// instances; 503 naming what is not ready otherwise, so a load balancer sends traffic
 /// elsewhere.
-pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
+pub async fn readyz(State(ServicesState(services)): State<ServicesState>) -> Response {
     let store = tokio::time::timeout(
         Duration::from_secs(2),
-        state.services.store.get(API_KEYS, "readiness-probe"),
+        services.store.get(API_KEYS, "readiness-probe"),
     )
     .await;
     // The blob store too (object storage may be down while the records are not): a read of
     // a blob that is never there.
-    let blobs = tokio::time::timeout(
-        Duration::from_secs(2),
-        state.services.blobs.get(NO_SUCH_BLOB),
-    )
-    .await;
+    let blobs =
+        tokio::time::timeout(Duration::from_secs(2), services.blobs.get(NO_SUCH_BLOB)).await;
     let blob_problem = match blobs {
         Ok(Ok(_)) => None,
         Ok(Err(error)) => {
@@ -249,7 +246,7 @@ pub async fn readyz(State(state): State<Arc<AppState>>) -> Response {
         }
         Err(_) => Some("the blob store did not answer within 2 s"),
     };
-    let problem = match (store, state.services.engine.state()) {
+    let problem = match (store, services.engine.state()) {
         (Ok(Ok(_)), _) if blob_problem.is_some() => blob_problem,
         (Ok(Ok(_)), Starting::Ready(pool)) if pool.usage().instances > 0 => None,
         (Ok(Ok(_)), Starting::Ready(_)) => Some("the engine has no instances"),

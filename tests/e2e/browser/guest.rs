@@ -132,10 +132,11 @@ async fn guest_journey(kind: StoreKind, (browser, _driver): (Client, Driver), si
     assert!(number.starts_with("PP-"), "{number}");
     assert!(text(&browser).await.contains("Proof approved"));
     screenshot(&browser, &format!("guest-{name}-5-ordered")).await;
-    let order = presspack::domain::orders::load(app.store.as_ref(), &number)
-        .await
-        .unwrap()
-        .unwrap();
+    let order =
+        presspack::domain::orders::load(app.store.as_ref(), &crate::helpers::order_number(&number))
+            .await
+            .unwrap()
+            .unwrap();
     let ordered = order.lines[0].pack.get();
     assert!(ordered.contains("Grace Hopper"), "{ordered}");
     assert!(

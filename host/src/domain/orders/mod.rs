@@ -23,6 +23,7 @@ pub mod status;
 use crate::domain::cart::PricedLine;
 use crate::domain::customers::{self, Checkout, Customer};
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::ids::{OrderNumber, PackId};
 use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::orders::record::ORDERS;
 use crate::domain::orders::record::OrderStatus;
@@ -38,7 +39,7 @@ pub use record::{
 };
 
 /// The proofs a customer approved at checkout: pack id to the design hash its proof showed.
-pub type Approvals = std::collections::HashMap<String, String>;
+pub type Approvals = std::collections::HashMap<PackId, String>;
 
 /// Checkout forms remembered per customer (the latest ones).
 const REMEMBERED_CHECKOUTS: usize = 20;
@@ -52,7 +53,9 @@ pub const MAX_UNCONFIRMED_ORDERS: usize = 3;
 fn check_confirmation(state: &Services, customer: &Customer) -> Result<(), CheckoutError> {
     let unconfirmed = state.mailer.is_configured() && !customer.email_confirmed;
     if unconfirmed && customer.orders.len() >= MAX_UNCONFIRMED_ORDERS {
-        return Err(CheckoutError::ConfirmAddressFirst(customer.email.clone()));
+        return Err(CheckoutError::ConfirmAddressFirst(
+            customer.email.to_string(),
+        ));
     }
     Ok(())
 }
@@ -76,7 +79,7 @@ pub enum Placed {
     /// It placed this order.
     New(Box<Order>),
     /// The same form was sent before (a second click): that sending's order number.
-    Already(String),
+    Already(OrderNumber),
 }
 
 /// Why an order was not placed; the checkout page shows it.
@@ -117,7 +120,7 @@ pub enum CheckoutError {
     ConfirmAddressFirst(String),
     /// The form's key was claimed by an earlier sending, for this order.
     #[error("This order is being placed already.")]
-    AlreadyPlaced(String),
+    AlreadyPlaced(OrderNumber),
 }
 
 impl From<DomainError> for CheckoutError {
@@ -130,16 +133,6 @@ impl From<StoreError> for CheckoutError {
     fn from(error: StoreError) -> Self {
         CheckoutError::Api(error.into())
     }
-}
-
-/// An order number: `PP-` and 12 characters of Crockford base32 (60 random bits).
-pub(crate) fn order_number() -> String {
-    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-    let bits = rand::random::<u64>();
-    let digits: String = (0..12)
-        .map(|i| ALPHABET[((bits >> (i * 5)) & 31) as usize] as char)
-        .collect();
-    format!("PP-{digits}")
 }
 
 /// The trial line of an order, if any; more than one trial pack (or copy) is refused.
@@ -195,7 +188,7 @@ pub async fn place(
     {
         return Err(CheckoutError::TrialAlreadyOrdered(name.clone()));
     }
-    let number = order_number();
+    let number = OrderNumber::random();
     let mut abandoned = None;
     let claimed = customers::modify(state.store.as_ref(), &customer.id, |record| {
         let now = state.clock.unix_millis();
@@ -257,7 +250,7 @@ pub async fn place(
 /// Deletes what the crashed sending of a checkout form stored for order `number`, whose claim
 /// was taken over: it can never be committed now. Its queued webhooks and mail give up by
 /// themselves, finding no order.
-async fn forget_abandoned(state: &Services, number: &str) -> Result<(), StoreError> {
+async fn forget_abandoned(state: &Services, number: &OrderNumber) -> Result<(), StoreError> {
     let store = state.store.as_ref();
     press_files::withdraw(store, number).await?;
     store.delete(ORDERS, number).await?;
@@ -272,7 +265,7 @@ async fn place_claimed(
     lines: &[PricedLine],
     trial: Option<String>,
     delivery: DeliveryAddress,
-    number: String,
+    number: OrderNumber,
     checkout_key: &str,
 ) -> Result<Order, CheckoutError> {
     let approved_at = state.clock.unix_seconds();
@@ -288,8 +281,8 @@ async fn place_claimed(
                 product: l.pack.product.clone(),
                 physical_spec: l.pack.physical_spec.clone(),
                 quantity: l.quantity,
-                unit_price: l.unit_price,
-                line_total: l.line_total,
+                unit_price: l.unit_price.minor,
+                line_total: l.line_total.minor,
                 trial: l.pack.trial,
                 tracking_id: l.pack.tracking_id.clone(),
                 created_by: l.pack.created_by.clone(),
@@ -303,8 +296,8 @@ async fn place_claimed(
                 }),
             })
             .collect(),
-        currency: state.prices.currency.clone(),
-        total: crate::domain::cart::total(lines),
+        currency: state.prices.currency,
+        total: crate::domain::cart::total(state.prices.currency, lines).minor,
         delivery,
         payment: Payment {
             provider: state.payment.name().to_owned(),
@@ -340,7 +333,7 @@ async fn place_claimed(
         true => Some(mail::enqueue(store, &order, MailKind::OrderConfirmed, None).await?),
         false => None,
     };
-    let ordered: Vec<&str> = order.lines.iter().map(|l| l.pack_id.as_str()).collect();
+    let ordered: Vec<&PackId> = order.lines.iter().map(|l| &l.pack_id).collect();
     let committed = customers::modify(state.store.as_ref(), &customer.id, |record| {
         // A later sending of this form took the claim over (this one took longer than the
         // lease): that sending places the order.
@@ -370,9 +363,7 @@ async fn place_claimed(
             record.trial_order = Some(order.number.clone());
         }
         record.orders.push(order.number.clone());
-        record
-            .cart
-            .retain(|line| !ordered.contains(&line.pack_id.as_str()));
+        record.cart.retain(|line| !ordered.contains(&&line.pack_id));
         Ok(())
     })
     .await;
@@ -403,7 +394,7 @@ pub fn cart_state(lines: &[PricedLine]) -> String {
         for part in [
             line.pack_id.as_bytes(),
             &line.quantity.to_le_bytes(),
-            &line.unit_price.to_le_bytes(),
+            &line.unit_price.minor.to_le_bytes(),
             // What is printed, not when it was saved: two saves in one second differ here.
             line.pack.pack.get().as_bytes(),
             line.pack.display_name().as_bytes(),

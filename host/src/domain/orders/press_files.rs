@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use crate::domain::error::DomainError;
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::record::{self, Order, OrderLine};
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
@@ -87,24 +88,24 @@ pub fn file_name(number: &str, line: usize) -> String {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PressJob {
-    pub order_number: String,
+    pub order_number: OrderNumber,
 }
 
 /// Queues the job making `number`'s press files (nothing if one is queued already).
-pub async fn enqueue(store: &dyn Store, number: &str) -> Result<bool, StoreError> {
+pub async fn enqueue(store: &dyn Store, number: &OrderNumber) -> Result<bool, StoreError> {
     let job = PressJob {
-        order_number: number.to_owned(),
+        order_number: number.clone(),
     };
     queue::enqueue::<PressFileJobs>(store, number, job).await
 }
 
 /// Takes the job back (an order whose checkout failed).
-pub async fn withdraw(store: &dyn Store, number: &str) -> Result<(), StoreError> {
-    queue::withdraw::<PressFileJobs>(store, &[number.to_owned()]).await
+pub async fn withdraw(store: &dyn Store, number: &OrderNumber) -> Result<(), StoreError> {
+    queue::withdraw::<PressFileJobs>(store, &[number.to_string()]).await
 }
 
 /// Whether the job making `number`'s press files is still waiting or running.
-pub async fn in_production(store: &dyn Records, number: &str) -> Result<bool, StoreError> {
+pub async fn in_production(store: &dyn Records, number: &OrderNumber) -> Result<bool, StoreError> {
     Ok(store.get(PRESS_JOBS, number).await?.is_some())
 }
 
@@ -181,7 +182,11 @@ impl Queue for PressFileJobs {
 
 impl PressFileJobs {
     /// Makes and records the press file of every pack of order `number` that has none yet.
-    async fn make_missing(&self, store: &dyn Store, number: &str) -> Result<(), DomainError> {
+    async fn make_missing(
+        &self,
+        store: &dyn Store,
+        number: &OrderNumber,
+    ) -> Result<(), DomainError> {
         let order = record::load(store, number)
             .await?
             .ok_or_else(|| StoreError::corrupt(format!("order {number} vanished")))?;
@@ -246,7 +251,7 @@ impl PressFileJobs {
 }
 
 /// Records one pack's file in the order's press-file record (made by the first).
-async fn save(store: &dyn Store, number: &str, file: PressFile) -> Result<(), StoreError> {
+async fn save(store: &dyn Store, number: &OrderNumber, file: PressFile) -> Result<(), StoreError> {
     loop {
         let changed = store::modify(
             store,

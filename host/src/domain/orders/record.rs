@@ -6,7 +6,9 @@ use presspack_engine::model::PhysicalSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::domain::customers;
+use crate::domain::customers::{self, EmailAddress};
+use crate::domain::ids::{OrderNumber, PackId};
+use crate::domain::prices::{Currency, Money};
 use crate::infra::clock::system_millis;
 use crate::infra::queue::Outcome;
 use crate::infra::store::{self, Kind, Records, Schedule, Store, StoreError};
@@ -59,7 +61,7 @@ pub struct Payment {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderLine {
-    pub pack_id: String,
+    pub pack_id: PackId,
     pub name: String,
     pub product: String,
     pub physical_spec: PhysicalSpec,
@@ -95,11 +97,11 @@ pub struct ProofApproval {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
-    pub number: String,
+    pub number: OrderNumber,
     pub customer_id: String,
-    pub customer_email: String,
+    pub customer_email: EmailAddress,
     pub lines: Vec<OrderLine>,
-    pub currency: String,
+    pub currency: Currency,
     pub total: u64,
     pub delivery: DeliveryAddress,
     pub payment: Payment,
@@ -112,7 +114,14 @@ pub struct Order {
     pub history: Vec<StatusChange>,
     /// The order this one prints again, for an operator's reprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reprint_of: Option<String>,
+    pub reprint_of: Option<OrderNumber>,
+}
+
+impl Order {
+    /// `minor` units of the order's currency: a line's price or the total.
+    pub fn amount(&self, minor: u64) -> Money {
+        Money::new(minor, self.currency)
+    }
 }
 
 /// Takes payment for an order. The built-in [`InvoicePayment`] records the order as awaiting
@@ -203,7 +212,7 @@ const WRITE_GRACE: std::time::Duration = std::time::Duration::from_secs(120);
 /// [`hold_until_placed`]).
 pub async fn hold_until_written(
     store: &dyn Records,
-    number: &str,
+    number: &OrderNumber,
     change: Option<&str>,
     queued_at: i64,
 ) -> Option<Outcome> {
@@ -225,7 +234,7 @@ pub async fn hold_until_written(
 /// commit it, and give up once it cannot (an abandoned checkout is never placed).
 pub async fn hold_until_placed(
     store: &dyn Records,
-    number: &str,
+    number: &OrderNumber,
     queued_at: i64,
 ) -> Option<Outcome> {
     let placed = match load(store, number).await {
@@ -255,10 +264,7 @@ fn hold(written: Result<bool, StoreError>, queued_at: i64, never: &str) -> Optio
     }
 }
 
-pub async fn load(store: &dyn Records, number: &str) -> Result<Option<Order>, StoreError> {
-    if number.len() > 32 {
-        return Ok(None);
-    }
+pub async fn load(store: &dyn Records, number: &OrderNumber) -> Result<Option<Order>, StoreError> {
     Ok(store::load(store, ORDERS, number).await?.map(|(o, _)| o))
 }
 
@@ -276,7 +282,8 @@ async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
         Box::pin(async move {
             // An order record no customer lists (a checkout that crashed before its commit)
             // was never placed and is left out.
-            if let Some(order) = load(store, &number).await?
+            if let Some(number) = OrderNumber::parse(&number)
+                && let Some(order) = load(store, &number).await?
                 && is_committed(store, &order).await?
             {
                 index(store, &order).await?;
@@ -303,7 +310,11 @@ pub async fn newest(
     index_earlier_orders(store).await?;
     let (placed, _) = store.backlog(PLACED).await?;
     let mut orders = Vec::new();
-    for number in store.latest(PLACED, skip, limit).await? {
+    for indexed in store.latest(PLACED, skip, limit).await? {
+        let Some(number) = OrderNumber::parse(&indexed) else {
+            tracing::warn!(order = %indexed, "the index of placed orders holds no order number");
+            continue;
+        };
         match load(store, &number).await? {
             Some(order) => orders.push(order),
             None => tracing::warn!(order = %number, "an indexed order has no record"),

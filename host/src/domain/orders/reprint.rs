@@ -12,8 +12,9 @@
 //! press files queued before it is committed to the customer's record, as at checkout.
 
 use crate::domain::customers;
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
-use crate::domain::orders::{Payment, PaymentState, order_number, press_files};
+use crate::domain::orders::{Payment, PaymentState, press_files};
 use crate::domain::services::Services;
 use crate::infra::store::{Kind, StoreError};
 
@@ -34,7 +35,7 @@ pub enum ReprintError {
 
 /// What sending a reprint form did: the new order's number, and whether this sending made it.
 pub struct Reprinted {
-    pub number: String,
+    pub number: OrderNumber,
     pub new: bool,
 }
 
@@ -46,7 +47,7 @@ pub fn form_key() -> String {
 /// Prints order `number` again, as `by`, once per form `key`.
 pub async fn reprint(
     services: &Services,
-    number: &str,
+    number: &OrderNumber,
     key: &str,
     by: &str,
 ) -> Result<Reprinted, ReprintError> {
@@ -56,14 +57,14 @@ pub async fn reprint(
     let store = services.store.as_ref();
     let original = super::load(store, number)
         .await?
-        .ok_or_else(|| ReprintError::NoSuchOrder(number.to_owned()))?;
+        .ok_or_else(|| ReprintError::NoSuchOrder(number.to_string()))?;
     if !super::is_committed(store, &original).await? {
-        return Err(ReprintError::NoSuchOrder(number.to_owned()));
+        return Err(ReprintError::NoSuchOrder(number.to_string()));
     }
     if original.status == OrderStatus::Cancelled {
-        return Err(ReprintError::Cancelled(original.number));
+        return Err(ReprintError::Cancelled(original.number.to_string()));
     }
-    let new_number = order_number();
+    let new_number = OrderNumber::random();
     let key = format!("{number}:{key}");
     if !store
         .insert(REPRINT_KEYS, &key, new_number.as_bytes())
@@ -73,10 +74,9 @@ pub async fn reprint(
             .get(REPRINT_KEYS, &key)
             .await?
             .ok_or_else(|| StoreError::conflict("a reprint form's key vanished"))?;
-        return Ok(Reprinted {
-            number: String::from_utf8_lossy(&earlier.value).into_owned(),
-            new: false,
-        });
+        let number = OrderNumber::parse(&String::from_utf8_lossy(&earlier.value))
+            .ok_or_else(|| StoreError::corrupt("a reprint form's key names no order number"))?;
+        return Ok(Reprinted { number, new: false });
     }
     let placed_at = services.clock.unix_seconds();
     let order = Order {

@@ -10,6 +10,7 @@
 //! lost takes its messages back; after a crash between the two, the change is never in the
 //! order and its messages are given up.
 
+use crate::domain::ids::OrderNumber;
 use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::one_line::{self, LineProblem};
 use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
@@ -119,7 +120,7 @@ impl Move {
 
     fn illegal(&self, order: &Order) -> MoveError {
         MoveError::Illegal {
-            number: order.number.clone(),
+            number: order.number.to_string(),
             from: order.status.describe(),
             to: self.verb(),
         }
@@ -150,7 +151,7 @@ impl Mailing {
 pub async fn change(
     store: &dyn Store,
     clock: &Clock,
-    number: &str,
+    number: &OrderNumber,
     requested: Move,
     by: &str,
     mail: Mailing,
@@ -158,9 +159,9 @@ pub async fn change(
     let requested = requested.checked()?;
     let order = record::load(store, number)
         .await?
-        .ok_or_else(|| MoveError::NoSuchOrder(number.to_owned()))?;
+        .ok_or_else(|| MoveError::NoSuchOrder(number.to_string()))?;
     if !record::is_committed(store, &order).await? {
-        return Err(MoveError::NoSuchOrder(number.to_owned()));
+        return Err(MoveError::NoSuchOrder(number.to_string()));
     }
     // Refused before anything is queued when it is plainly illegal; checked again on write.
     let Some(status) = requested.from(&order.status) else {
@@ -194,7 +195,7 @@ pub async fn change(
             tracing::info!(order = %number, status = order.status.describe(), by, "order moved");
             Ok(order)
         }
-        Ok(None) => Err(MoveError::NoSuchOrder(number.to_owned())),
+        Ok(None) => Err(MoveError::NoSuchOrder(number.to_string())),
         Err(error) => {
             // Lost: its messages would never be sent; take them back now.
             queue::withdraw::<webhooks::Webhooks>(store, &queued).await?;

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
+use crate::domain::customers::{self, AccountError, EmailAddress, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::{Fields, PostedForm, csrf_field, field};
@@ -127,8 +127,10 @@ pub async fn sign_in(
         (status, layout::page(visitor, "Sign in", content)).into_response()
     };
     let limits = &state.sign_in_limits;
+    // Text that is no address is answered as an unknown one (and counted as one).
+    let address = EmailAddress::parse(email).ok();
     let known_device = visitor
-        .is_known_device(state.services.store.as_ref(), email)
+        .is_known_device(state.services.store.as_ref(), address.as_ref())
         .await?;
     let admitted = limits
         .admit(
@@ -148,7 +150,7 @@ pub async fn sign_in(
     match customers::sign_in(
         state.services.store.as_ref(),
         &state.services.passwords,
-        email,
+        address.as_ref(),
         password,
     )
     .await
@@ -194,16 +196,21 @@ pub async fn sign_up(
         let page = layout::page(&visitor, "Create an account", content);
         return Ok((StatusCode::TOO_MANY_REQUESTS, page).into_response());
     }
-    let result = customers::sign_up(
-        state.services.store.as_ref(),
-        &state.services.passwords,
-        &state.services.clock,
-        email,
-        name,
-        &fields.password,
-    )
-    .await;
-    match result {
+    let refused = |visitor: &Visitor, error: AccountError| {
+        let content = html! {
+            (layout::alert(&error.to_string()))
+            (sign_up_form(visitor, next, name, email))
+        };
+        let page = layout::page(visitor, "Create an account", content);
+        (StatusCode::BAD_REQUEST, page).into_response()
+    };
+    let address = match EmailAddress::parse(email) {
+        Ok(address) => address,
+        Err(error) => return Ok(refused(&visitor, error)),
+    };
+    let (store, clock) = (state.services.store.as_ref(), &state.services.clock);
+    let hashing = &state.services.passwords;
+    match customers::sign_up(store, hashing, clock, &address, name, &fields.password).await {
         Ok(customer) => {
             mail::send_account_mail(&state.services, MailKind::ConfirmAddress, &customer.email)
                 .await?;
@@ -212,30 +219,22 @@ pub async fn sign_up(
         }
         // The page does not say the address has an account: its owner is told by mail.
         Err(AccountError::EmailTaken) if state.services.mailer.is_configured() => {
-            let email = customers::normalise_email(email).unwrap_or_default();
             // At most a few notices an hour reach one owner, however many sign-ups name it.
             let notices = [(
-                format!("signup-notice:{}", address_key(&email)),
+                format!("signup-notice:{}", address_key(&address)),
                 NOTICES_PER_ADDRESS,
             )];
             if !over_hourly_limit(state.services.store.as_ref(), &notices).await? {
-                mail::send_account_mail(&state.services, MailKind::SignUpAttempt, &email).await?;
+                mail::send_account_mail(&state.services, MailKind::SignUpAttempt, &address).await?;
             }
             let content = html! {
-                p.notice role="status" { "A message about this sign-up is on its way to " strong { (email) } ". Follow what it says to go on." }
+                p.notice role="status" { "A message about this sign-up is on its way to " strong { (address) } ". Follow what it says to go on." }
                 p.actions { a.button href=(format!("/account/signin?next={}", form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>())) { "Sign in" } }
             };
             Ok(layout::page(&visitor, "Check your e-mail", content))
         }
         Err(AccountError::Store(error)) => Err(error.into()),
-        Err(error) => {
-            let content = html! {
-                (layout::alert(&error.to_string()))
-                (sign_up_form(&visitor, next, name, email))
-            };
-            let page = layout::page(&visitor, "Create an account", content);
-            Ok((StatusCode::BAD_REQUEST, page).into_response())
-        }
+        Err(error) => Ok(refused(&visitor, error)),
     }
 }
 

@@ -16,7 +16,7 @@ use maud::{Markup, html};
 use serde::Deserialize;
 
 use crate::domain::account_links::{self, LinkPurpose};
-use crate::domain::customers::{self, AccountError, MAX_PASSWORD, MIN_PASSWORD};
+use crate::domain::customers::{self, AccountError, EmailAddress, MAX_PASSWORD, MIN_PASSWORD};
 use crate::domain::mail::{self, MailKind};
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::{PostedForm, csrf_field};
@@ -116,7 +116,7 @@ pub async fn request_reset(
     PostedForm { visitor, fields }: PostedForm<EmailForm>,
 ) -> Result<Response, PageError> {
     let title = "Forgot your password?";
-    let email = match customers::normalise_email(&fields.email) {
+    let email = match EmailAddress::parse(&fields.email) {
         Ok(email) => email,
         Err(error) => {
             let content =

@@ -24,6 +24,7 @@ use sha2::{Digest, Sha256};
 use crate::domain::brand::Swatch;
 use crate::domain::designs::{self, Design as RegisteredDesign};
 use crate::domain::error::{DomainError, ErrorCode};
+use crate::domain::ids::PackId;
 use crate::domain::packs::{self, AlsoRecord, PackRecord, PackToCreate, SHOP_CREATOR, StoredPack};
 use crate::domain::{dropins, ownership};
 use crate::http::pages::error::PageError;
@@ -370,7 +371,8 @@ async fn editable_pack(
 ) -> Result<StoredPack, PageError> {
     let store = state.services.store.as_ref();
     let no_such_pack = || PageError::not_found("There is no such pack.");
-    let stored = packs::load(&state.services, pack_id)
+    let id = PackId::parse(pack_id).ok_or_else(no_such_pack)?;
+    let stored = packs::load(&state.services, &id)
         .await
         .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
     let holder = stored.record.owner.as_deref();
@@ -460,7 +462,7 @@ pub async fn save(
         Err(error) => return json_error(error.status, &error.message),
     };
     let response = match saving_owner(&state, &mut visitor, &pack_id, &query).await {
-        Ok(owner) => store_design(&state, &pack_id, text, &owner, design.as_ref()).await,
+        Ok((owner, id)) => store_design(&state, &id, text, &owner, design.as_ref()).await,
         Err(error) => json_error(error.status, &error.message),
     };
     // Whatever came of the save, a guest keeps the session it started: their first save may
@@ -482,7 +484,7 @@ fn with_cookies(mut response: Response, visitor: &Visitor) -> Response {
 /// error for the editor.
 async fn store_design(
     state: &AppState,
-    pack_id: &str,
+    pack_id: &PackId,
     text: &str,
     owner: &str,
     design: Option<&RegisteredDesign>,
@@ -626,7 +628,7 @@ async fn chosen_design(
     }
 }
 
-/// Who a save is for: the customer who owns the pack, or a guest. Every save of a guest's
+/// Who a save is for (the customer who owns the pack, or a guest) and the pack. Every save of a guest's
 /// takes (or keeps) the pack for them: it extends their hold, and issues their session
 /// cookie afresh.
 async fn saving_owner(
@@ -634,16 +636,16 @@ async fn saving_owner(
     visitor: &mut Visitor,
     pack_id: &str,
     query: &Fields,
-) -> Result<String, PageError> {
+) -> Result<(String, PackId), PageError> {
     let token = query.get("token").map(String::as_str);
-    editable_pack(state, visitor, pack_id, token).await?;
+    let id = editable_pack(state, visitor, pack_id, token).await?.id;
     // (A customer may edit only their own pack: `editable_pack` said so.)
     if let Some(customer) = &visitor.customer {
-        return Ok(customer.id.clone());
+        return Ok((customer.id.clone(), id));
     }
     let guest = visitor.keep_as_guest(state).await?;
-    ownership::take(&state.services, pack_id, &guest).await?;
-    Ok(guest)
+    ownership::take(&state.services, &id, &guest).await?;
+    Ok((guest, id))
 }
 
 /// Width of a design's thumbnail in the chooser, in pixels (twice its CSS size, for sharp

@@ -12,9 +12,9 @@ use crate::domain::cart::{
 };
 use crate::domain::customers::{self, Customer};
 use crate::domain::error::DomainError;
+use crate::domain::ids::PackId;
 use crate::domain::one_line;
 use crate::domain::packs;
-use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::pages::dropins::drop_in_path;
 use crate::http::pages::error::PageError;
@@ -27,14 +27,14 @@ use crate::http::state::ServicesState;
 const MAX_NAME: usize = 255;
 
 /// A thumbnail and summary of one line; shared by the cart, checkout and order pages.
-pub fn line_summary(line: &PricedLine, currency: &str) -> maud::Markup {
+pub fn line_summary(line: &PricedLine) -> maud::Markup {
     html! {
         img.thumb src=(format!("/packs/{}/sides/0?max=300", line.pack_id)) alt=(format!("Front of {}", line.pack.display_name()));
         div.summary {
             strong.name { (line.pack.display_name()) }
             @if line.pack.trial { " " span.badge { "Trial pack" } }
             p.spec { (describe_spec(line.spec())) }
-            p.price { (money(currency, line.unit_price)) " per pack" }
+            p.price { (line.unit_price) " per pack" }
             a.change href=(drop_in_path(&line.pack_id, "edit", &line.pack.drop_in_token)) {
                 "Change the design"
             }
@@ -63,8 +63,7 @@ fn cart_page(
     lines: &[PricedLine],
     problem: Option<&str>,
 ) -> Response {
-    let currency = &services.prices.currency;
-    let total = cart::total(lines);
+    let total = cart::total(services.prices.currency, lines);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
         @if lines.is_empty() {
@@ -73,7 +72,7 @@ fn cart_page(
             ul.lines aria-label="Packs in your cart" {
                 @for line in lines {
                     li.line {
-                        (line_summary(line, currency))
+                        (line_summary(line))
                         (not_orderable_notice(&packs::blocking_reasons(services, &line.pack), line))
                         div.controls {
                             form method="post" action=(format!("/cart/lines/{}", line.pack_id)) {
@@ -98,11 +97,11 @@ fn cart_page(
                                 button.danger type="submit" aria-label=(format!("Remove {}", line.pack.display_name())) { "Remove" }
                             }
                         }
-                        p.line-total { (money(currency, line.line_total)) }
+                        p.line-total { (line.line_total) }
                     }
                 }
             }
-            p.total { "Total " strong #cart-total { (money(currency, total)) } }
+            p.total { "Total " strong #cart-total { (total) } }
             p.actions { a.button href="/checkout" { "Go to checkout" } }
         }
     };
@@ -139,6 +138,9 @@ pub async fn change_line(
     }: PostedForm<LineChange>,
 ) -> Result<Response, PageError> {
     let customer_id = visitor.customer()?.id.clone();
+    // No line of the cart, and no pack, has an id that is not one.
+    let pack_id =
+        PackId::parse(&pack_id).ok_or_else(|| PageError::not_found("There is no such pack."))?;
     let outcome: Result<Customer, String> = match fields.action.as_str() {
         "quantity" => match parse_quantity("Quantity", &fields.quantity) {
             Ok(quantity) => {
@@ -179,7 +181,7 @@ pub async fn change_line(
 async fn set_quantity(
     services: &Services,
     customer_id: &str,
-    pack_id: &str,
+    pack_id: &PackId,
     quantity: Option<u32>,
 ) -> Result<Customer, PageError> {
     Ok(
@@ -188,9 +190,9 @@ async fn set_quantity(
                 Some(q) => customer
                     .cart
                     .iter_mut()
-                    .filter(|line| line.pack_id == pack_id)
+                    .filter(|line| line.pack_id == *pack_id)
                     .for_each(|line| line.quantity = q),
-                None => customer.cart.retain(|line| line.pack_id != pack_id),
+                None => customer.cart.retain(|line| line.pack_id != *pack_id),
             }
             Ok::<_, DomainError>(())
         })

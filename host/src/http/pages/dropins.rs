@@ -16,9 +16,10 @@ use presspack_engine::render::BoxType;
 use serde::Deserialize;
 
 use crate::domain::cart::{self, describe_spec, option_description, option_name, parse_quantity};
+use crate::domain::ids::PackId;
 use crate::domain::ownership;
 use crate::domain::packs::{self, PackRecord, StoredPack};
-use crate::domain::prices::money;
+use crate::domain::prices::Money;
 use crate::domain::services::Services;
 use crate::http::pages::account::sign_in_or_up;
 use crate::http::pages::error::PageError;
@@ -42,7 +43,8 @@ async fn pack_for_token(
     pack_id: &str,
     token: Option<&str>,
 ) -> Result<StoredPack, PageError> {
-    let stored = packs::load(services, pack_id)
+    let id = PackId::parse(pack_id).ok_or_else(invalid_link)?;
+    let stored = packs::load(services, &id)
         .await
         .map_err(|e| PageError::unless_not_found(e, invalid_link))?;
     if !stored.record.opens_with(token) {
@@ -54,7 +56,7 @@ async fn pack_for_token(
 /// Makes `customer_id` the pack's owner unless someone else holds it.
 async fn take_ownership(
     services: &Services,
-    pack_id: &str,
+    pack_id: &PackId,
     customer_id: &str,
 ) -> Result<PackRecord, PageError> {
     Ok(ownership::take(services, pack_id, customer_id).await?)
@@ -78,6 +80,7 @@ pub async fn open(
     };
     let token = query.get("token").map(String::as_str);
     let stored = pack_for_token(&services, &pack_id, token).await?;
+    let pack_id = stored.id.clone();
     let here = drop_in_path(&pack_id, &name, &stored.record.drop_in_token);
     let pack = stored.record;
     // Someone else holds the pack: another customer, or a guest whose hold runs on.
@@ -183,6 +186,7 @@ pub async fn continue_with(
     };
     let customer = visitor.customer()?.clone();
     let stored = pack_for_token(&services, &pack_id, fields.token.as_deref()).await?;
+    let pack_id = stored.id.clone();
     let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !allows_blocking && !pack.is_orderable() {
         return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));
@@ -330,10 +334,9 @@ fn finish_page(
         priced.pack_size = size;
         services.prices.unit_price(&pack.product, &priced)
     };
-    let currency = &services.prices.currency;
     let price = |paper: &str, size: u32| {
         unit_price(paper, size)
-            .map(|p| money(currency, p))
+            .map(|p| p.to_string())
             .unwrap_or_default()
     };
     // For the running price (static/finish.js): paper -> pack size -> price in minor units,
@@ -345,12 +348,19 @@ fn finish_page(
             let sizes: serde_json::Map<String, serde_json::Value> = options
                 .pack_sizes
                 .iter()
-                .filter_map(|size| Some((size.to_string(), unit_price(&paper.code, *size)?.into())))
+                .filter_map(|size| {
+                    Some((
+                        size.to_string(),
+                        unit_price(&paper.code, *size)?.minor.into(),
+                    ))
+                })
                 .collect();
             (paper.code.clone(), sizes.into())
         })
         .collect();
-    let money_form = money(currency, 0).replacen("0.00", "{}", 1);
+    let money_form = Money::new(0, services.prices.currency)
+        .to_string()
+        .replacen("0.00", "{}", 1);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
         div.columns {
@@ -438,6 +448,7 @@ pub async fn finish(
 ) -> Result<Response, PageError> {
     let customer = visitor.customer()?.clone();
     let stored = pack_for_token(&services, &pack_id, fields.token.as_deref()).await?;
+    let pack_id = stored.id.clone();
     let pack = take_ownership(&services, &pack_id, &customer.id).await?;
     if !pack.is_orderable() {
         return Ok(not_orderable_page(&services, &visitor, &pack_id, &pack));

@@ -10,6 +10,7 @@ use presspack_engine::render::BoxType;
 
 use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::customers::Customer;
+use crate::domain::ids::OrderNumber;
 use crate::domain::keys;
 use crate::domain::one_line;
 use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
@@ -18,7 +19,6 @@ use crate::domain::orders::{
     self, CHECKOUT_LEASE, CheckoutError, DeliveryAddress, Order, Placed, cart_state,
 };
 use crate::domain::press::ordered_proof;
-use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::pages::account_links::resend_confirmation_form;
 use crate::http::pages::cart::line_summary;
@@ -83,8 +83,7 @@ fn checkout_page(
     fields: &Fields,
     problem: Option<&str>,
 ) -> Response {
-    let currency = &services.prices.currency;
-    let total = crate::domain::cart::total(lines);
+    let total = crate::domain::cart::total(services.prices.currency, lines);
     let content = html! {
         @if let Some(problem) = problem { (layout::alert(problem)) }
         (unconfirmed_notice(services, visitor, "Your invoice and proofs are e-mailed once you confirm your address"))
@@ -107,10 +106,10 @@ fn checkout_page(
                     h2 { "Your order" }
                     ul.lines {
                         @for line in lines {
-                            li.line { (line_summary(line, currency)) p.line-total { (line.quantity) " × " (money(currency, line.unit_price)) " = " (money(currency, line.line_total)) } }
+                            li.line { (line_summary(line)) p.line-total { (line.quantity) " × " (line.unit_price) " = " (line.line_total) } }
                         }
                     }
-                    p.total { "Total " strong { (money(currency, total)) } }
+                    p.total { "Total " strong { (total) } }
                 }
                 form.card id=(CHECKOUT_FORM) method="post" action="/checkout" {
                     h2 { "Delivery address" }
@@ -269,7 +268,7 @@ const PLACING_WAIT: std::time::Duration =
 async fn placed_by_another_click(
     services: &Services,
     visitor: &Visitor,
-    number: &str,
+    number: &OrderNumber,
     key: &str,
 ) -> Result<Option<Response>, PageError> {
     let customer = visitor.customer()?;
@@ -311,16 +310,15 @@ async fn own_order(
     number: &str,
 ) -> Result<Order, PageError> {
     let customer = visitor.customer()?;
-    match orders::load(services.store.as_ref(), number).await? {
+    let not_found = || PageError::not_found("There is no such order in your account.");
+    let number = OrderNumber::parse(number).ok_or_else(not_found)?;
+    match orders::load(services.store.as_ref(), &number).await? {
         Some(order) if order.customer_id == customer.id => Ok(order),
-        _ => Err(PageError::not_found(
-            "There is no such order in your account.",
-        )),
+        _ => Err(not_found()),
     }
 }
 
 fn order_details(order: &Order) -> Markup {
-    let currency = &order.currency;
     let address = &order.delivery;
     html! {
         p.lead { "Order " strong.order-number { (order.number) } " · " span.status { (capitalised(order.status.describe())) } " · Payment: " (order.payment.state.describe()) }
@@ -336,13 +334,13 @@ fn order_details(order: &Order) -> Markup {
                         @if line.trial { " " span.badge { "Trial pack" } }
                         p.spec { (describe_spec(&line.physical_spec)) }
                     }
-                    p.line-total { (line.quantity) " × " (money(currency, line.unit_price)) " = " (money(currency, line.line_total)) }
+                    p.line-total { (line.quantity) " × " (order.amount(line.unit_price)) " = " (order.amount(line.line_total)) }
                     p.proof { a.proof-link href=(format!("/orders/{}/proof/{index}", order.number)) download { "Proof (PDF)" } }
                     (proofs::approval_note(line.proof_approval.as_ref()))
                 }
             }
         }
-        p.total { "Total " strong { (money(currency, order.total)) } }
+        p.total { "Total " strong { (order.amount(order.total)) } }
         h2 { "Delivery to" }
         address {
             (address.name) br; (address.line1) br;
@@ -537,7 +535,7 @@ pub async fn history(
                         tr {
                             td { a href=(format!("/orders/{}", order.number)) { (order.number) } }
                             td { @for (i, line) in order.lines.iter().enumerate() { @if i > 0 { ", " } (line.name) " × " (line.quantity) } }
-                            td { (money(&order.currency, order.total)) }
+                            td { (order.amount(order.total)) }
                             td { (order.payment.state.describe()) }
                         }
                     }
@@ -586,6 +584,10 @@ pub async fn press_file_download(
         };
         return text(status, error.to_string());
     }
+    let no_such_order = || text(StatusCode::NOT_FOUND, "there is no such order".to_owned());
+    let Some(number) = OrderNumber::parse(&number) else {
+        return no_such_order();
+    };
     let unavailable = |error: StoreError| {
         tracing::warn!(%error, order = %number, "press file download");
         text(
@@ -596,7 +598,7 @@ pub async fn press_file_download(
     let store = services.store.as_ref();
     let order = match orders::load(store, &number).await {
         Ok(Some(order)) => order,
-        Ok(None) => return text(StatusCode::NOT_FOUND, "there is no such order".to_owned()),
+        Ok(None) => return no_such_order(),
         Err(error) => return unavailable(error),
     };
     let states = match press_files::states(store, &order).await {

@@ -9,6 +9,7 @@ use presspack_engine::raster::ViewArea;
 use presspack_engine::render::BoxType;
 
 use crate::domain::cart::PricedLine;
+use crate::domain::ids::PackId;
 use crate::domain::orders::{Approvals, ProofApproval};
 use crate::domain::packs::{self, PackRecord};
 use crate::domain::services::Services;
@@ -30,8 +31,8 @@ pub fn approvals(fields: &Fields) -> Approvals {
     fields
         .iter()
         .filter_map(|(name, design)| {
-            let pack_id = name.strip_prefix("approve-")?;
-            Some((pack_id.to_owned(), design.clone()))
+            let pack_id = PackId::parse(name.strip_prefix("approve-")?)?;
+            Some((pack_id, design.clone()))
         })
         .collect()
 }

@@ -25,7 +25,8 @@ use cookie::Cookie;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::domain::customers::{self, Customer};
+use crate::domain::customers::{self, Customer, EmailAddress};
+use crate::domain::ids::PackId;
 use crate::domain::ownership;
 use crate::domain::packs::{self, StoredPack};
 use crate::domain::services::Services;
@@ -136,7 +137,8 @@ impl Visitor {
     ) -> Result<StoredPack, PageError> {
         let owner = self.owner_id().ok_or_else(PageError::sign_in_needed)?;
         let no_such_pack = || PageError::not_found("There is no such pack.");
-        let stored = packs::load(services, pack_id)
+        let id = PackId::parse(pack_id).ok_or_else(no_such_pack)?;
+        let stored = packs::load(services, &id)
             .await
             .map_err(|e| PageError::unless_not_found(e, no_such_pack))?;
         if !stored.record.is_owned_by(owner) {
@@ -282,9 +284,9 @@ impl Visitor {
     pub async fn is_known_device(
         &self,
         store: &dyn Store,
-        email: &str,
+        email: Option<&EmailAddress>,
     ) -> Result<bool, StoreError> {
-        let Some(device) = self.device.as_deref() else {
+        let (Some(device), Some(email)) = (self.device.as_deref(), email) else {
             return Ok(false);
         };
         let Some(customer) = customers::find_by_email(store, email).await? else {

@@ -237,7 +237,8 @@ async fn create(services: &Services, call: &Call<'_>, trial: bool) -> Result<Rep
 
 /// The pack named by `packId`, if the calling key may read and update it.
 pub async fn load(services: &Services, call: &Call<'_>) -> Result<StoredPack, DomainError> {
-    let stored = packs::load(services, call.params.required("packId")?).await?;
+    let id = packs::pack_id(call.params.required("packId")?)?;
+    let stored = packs::load(services, &id).await?;
     stored.record.check_access(call.key.as_ref())?;
     Ok(stored)
 }
@@ -265,7 +266,7 @@ pub async fn update_pack(services: &Services, call: &Call<'_>) -> Result<Reply, 
         friendly_name,
         design_code: None,
     };
-    let stored = replace_pack(services, id, text, also, |record| {
+    let stored = replace_pack(services, &packs::pack_id(id)?, text, also, |record| {
         record.check_access(call.key.as_ref())
     })
     .await?;
@@ -294,7 +295,7 @@ pub async fn update_physical_spec(
     let params = call.params;
     let id = params.required("packId")?;
     params.required("physicalSpec")?;
-    let stored = packs::modify(services, id, |record| {
+    let stored = packs::modify(services, &packs::pack_id(id)?, |record| {
         record.check_access(call.key.as_ref())?;
         let product = stored_product(services, record)?;
         // Fields the client leaves out keep the pack's current values.

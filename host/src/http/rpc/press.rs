@@ -7,6 +7,7 @@ use serde::Serialize;
 use presspack_engine::press::PressReport;
 
 use crate::domain::error::DomainError;
+use crate::domain::ids::PackId;
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
 use crate::http::rpc::call::{Call, Reply};
@@ -17,7 +18,7 @@ async fn requested_press_file(
     services: &Services,
     call: &Call<'_>,
     default_kind: &str,
-) -> Result<(String, PressReport, Vec<u8>), DomainError> {
+) -> Result<(PackId, PressReport, Vec<u8>), DomainError> {
     let stored = load(services, call).await?;
     let slug = format!("Pack {}", stored.id);
     let kind = match call.params.text("kind", 16)?.unwrap_or(default_kind) {
@@ -44,7 +45,7 @@ pub async fn render_pack_pdf(services: &Services, call: &Call<'_>) -> Result<Rep
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct PreflightEnvelope {
-    pack_id: String,
+    pack_id: PackId,
     #[serde(flatten)]
     report: PressReport,
 }

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use serde::Deserialize;
 
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::reprint::{self, ReprintError};
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::http::admin::orders::page::{no_order, order_page, placed_order};
@@ -60,7 +61,7 @@ pub async fn move_order(
     match status::change(
         store,
         clock,
-        &number,
+        &order.number,
         requested,
         &operator.signature(),
         mailing,
@@ -108,7 +109,10 @@ pub async fn reprint(
     }: OperatorForm<ReprintForm>,
 ) -> Result<Response, ConsoleError> {
     let key = fields.key.as_str();
-    match reprint::reprint(&services, &number, key, &operator.signature()).await {
+    let Some(parsed) = OrderNumber::parse(&number) else {
+        return Err(no_order(&number));
+    };
+    match reprint::reprint(&services, &parsed, key, &operator.signature()).await {
         Ok(reprinted) => Ok(redirect_setting(
             &format!("/admin/orders/{}", reprinted.number),
             &[],

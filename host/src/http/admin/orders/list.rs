@@ -9,7 +9,6 @@ use maud::{Markup, html};
 use time::{Date, Month};
 
 use crate::domain::orders::{self, Order};
-use crate::domain::prices::money;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::forms::{Fields, field};
@@ -211,7 +210,7 @@ pub async fn list(
                         td.state { (capitalised(order.status.describe())) }
                         td { (order.customer_email) }
                         td { @for (i, line) in order.lines.iter().enumerate() { @if i > 0 { ", " } (line.name) " × " (line.quantity) } }
-                        td { (money(&order.currency, order.total)) }
+                        td { (order.amount(order.total)) }
                         td.key { @for key in partner_keys(order) { code title=(key) { (key) } " " } }
                     }
                 }

@@ -8,11 +8,11 @@ use maud::{Markup, html};
 
 use crate::domain::cart::describe_spec;
 use crate::domain::customers;
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::press_files::{self, PressFileLinks, PressFileState};
 use crate::domain::orders::record::OrderStatus;
 use crate::domain::orders::reprint::{self};
 use crate::domain::orders::{self, Order};
-use crate::domain::prices::money;
 use crate::domain::services::Services;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
@@ -34,7 +34,10 @@ const PRESS_LINK_SECONDS: u64 = 60 * 60;
 /// An order the console may show: placed (committed), else "not found".
 pub(crate) async fn placed_order(services: &Services, number: &str) -> Result<Order, ConsoleError> {
     let store = services.store.as_ref();
-    match orders::load(store, number).await? {
+    let Some(parsed) = OrderNumber::parse(number) else {
+        return Err(no_order(number));
+    };
+    match orders::load(store, &parsed).await? {
         Some(order) if orders::is_committed(store, &order).await? => Ok(order),
         _ => Err(no_order(number)),
     }
@@ -88,7 +91,7 @@ pub(crate) async fn order_page(
         @if let Some((_, problem)) = &problem { (alert(problem)) }
         p.lead {
             "Order " strong.order-number { (n) } " · " span.status { (capitalised(order.status.describe())) }
-            " · placed " (when(order.placed_at)) " · " (money(&order.currency, order.total))
+            " · placed " (when(order.placed_at)) " · " (order.amount(order.total))
             " · payment: " (order.payment.state.describe())
         }
         @if let Some(original) = &order.reprint_of {
@@ -241,8 +244,8 @@ pub(crate) fn mail_table(mail: &[queue::Job<crate::domain::mail::MailMessage>]) 
                 @for job in mail {
                     tr.mail-job {
                         td {
-                            @if !job.payload.order_number.is_empty() {
-                                a href=(format!("/admin/orders/{}", job.payload.order_number)) { (job.payload.order_number) } " "
+                            @if let Some(number) = &job.payload.order_number {
+                                a href=(format!("/admin/orders/{number}")) { (number) } " "
                             }
                             (job.payload.kind.describe())
                         }
