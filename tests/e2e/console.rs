@@ -5,21 +5,23 @@
 //! journey in Chromium is `browser::console`.
 
 use presspack::domain::operators;
-use presspack::domain::orders::record::{ORDERS, PLACED};
+use presspack::domain::orders::record::{OPEN, ORDERS, PLACED, state_index};
 use presspack::infra::store::INDEXES_BUILT;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::order_number;
 use crate::helpers::{StoreKind, TestApp, spawn_app};
 use crate::shop::{Page, Shopper};
+use crate::warnings::image_side;
 
 every_store!(
     operators_sign_in_with_password_and_code_and_nobody_else_gets_in,
     the_console_lists_filters_moves_and_reprints_orders,
     the_order_list_pages_through_an_index_that_takes_in_earlier_orders,
     changing_an_operators_credentials_ends_their_sessions,
+    the_console_puts_blocked_orders_on_top_and_starts_them_only_when_told,
 );
 
 pub const OPERATOR_PASSWORD: &str = "operator password 1";
@@ -307,7 +309,14 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
             .parse::<usize>()
             .unwrap()
     };
-    let all = operator.get("/admin/orders").await;
+    // First the work to do, the oldest first; any state, the newest first.
+    let to_do = operator.get("/admin/orders").await;
+    assert_eq!(count(&to_do), 2);
+    assert!(
+        to_do.body.find(&first).unwrap() < to_do.body.find(&second).unwrap(),
+        "oldest first"
+    );
+    let all = operator.get("/admin/orders?state=").await;
     assert_eq!(count(&all), 2);
     assert!(
         all.body.find(&second).unwrap() < all.body.find(&first).unwrap(),
@@ -472,7 +481,7 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
     assert!(one.body.contains("placed by admin:ann.ops"));
     assert!(!one.body.contains("placed by the customer"));
     assert!(buyer.get("/orders").await.body.contains(&reprint));
-    assert_eq!(count(&operator.get("/admin/orders").await), 3);
+    assert_eq!(count(&operator.get("/admin/orders?state=").await), 3);
     let bad_key = operator.post(&page, &action, &[("key", "x")]).await;
     assert_eq!(bad_key.status, 400);
 
@@ -490,7 +499,7 @@ async fn the_console_lists_filters_moves_and_reprints_orders(kind: StoreKind) {
         .await;
     assert_eq!(refused.status, 409, "{}", refused.body);
     assert!(refused.body.contains("was cancelled"), "{}", refused.body);
-    assert_eq!(count(&operator.get("/admin/orders").await), 3);
+    assert_eq!(count(&operator.get("/admin/orders?state=").await), 3);
 }
 
 /// The order numbers on a list page, in the order shown.
@@ -514,16 +523,22 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
     }
     // The store as it was before the index: no entries and no mark that it was built. And a
     // checkout that crashed before its commit left an order record no customer lists.
+    let in_placed = state_index("placed").unwrap();
     for number in &placed {
-        app.store.unschedule(PLACED, number).await.unwrap();
+        app.press_job_finished(number).await;
+        for index in [PLACED, OPEN, in_placed] {
+            app.store.unschedule(index, number).await.unwrap();
+        }
     }
-    assert!(
-        app.store
-            .delete(INDEXES_BUILT, PLACED.as_str())
-            .await
-            .unwrap()
-    );
-    let abandoned = "PP-ABANDONED0000";
+    for index in [PLACED, OPEN] {
+        assert!(
+            app.store
+                .delete(INDEXES_BUILT, index.as_str())
+                .await
+                .unwrap()
+        );
+    }
+    let abandoned = "PP-ABANDNED0000";
     let stored = app.store.get(ORDERS, &first).await.unwrap().unwrap();
     let mut record: Value = serde_json::from_slice(&stored.value).unwrap();
     record["number"] = abandoned.into();
@@ -556,9 +571,17 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
         "every placed order once, not the abandoned one"
     );
 
-    // The console shows them newest first, 25 to a page.
+    // The console shows the work to do oldest first, 25 to a page, as the CLI lists them.
+    let to_do = operator.get("/admin/orders").await;
+    assert!(
+        to_do.body.contains(">26 orders · page 1 of 2<"),
+        "{}",
+        to_do.body
+    );
+    assert_eq!(listed_numbers(&to_do), numbers[..25]);
+    // Any state: the newest first.
     numbers.reverse();
-    let first_page = operator.get("/admin/orders").await;
+    let first_page = operator.get("/admin/orders?state=").await;
     assert!(
         first_page.body.contains(">26 orders · page 1 of 2<"),
         "{}",
@@ -583,7 +606,7 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let (pack, _) = new_pack(&app, &[]).await;
     let newest = buyer.order(&app, &[&pack]).await;
-    let first_page = operator.get("/admin/orders").await;
+    let first_page = operator.get("/admin/orders?state=").await;
     assert!(first_page.body.contains(">27 orders · page 1 of 2<"));
     assert!(listed_numbers(&first_page).contains(&newest));
 
@@ -591,7 +614,7 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
     // operator rebuilds the indexes. (Its press-file job, which indexes it too, is over.)
     app.press_job_finished(&newest).await;
     app.store.unschedule(PLACED, &newest).await.unwrap();
-    let first_page = operator.get("/admin/orders").await;
+    let first_page = operator.get("/admin/orders?state=").await;
     assert!(first_page.body.contains(">26 orders · page 1 of 2<"));
     let rebuilt = app.cli(&["indexes", "rebuild"]);
     assert!(
@@ -599,7 +622,219 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
         "{}",
         String::from_utf8_lossy(&rebuilt.stderr)
     );
-    let first_page = operator.get("/admin/orders").await;
+    let first_page = operator.get("/admin/orders?state=").await;
     assert!(first_page.body.contains(">27 orders · page 1 of 2<"));
     assert!(listed_numbers(&first_page).contains(&newest));
+}
+
+/// A pack whose one photo prints at 172 dpi: a warning under the default press limits, a
+/// block once the operator asks for 200 dpi. Its id.
+pub(crate) async fn photo_pack(app: &TestApp, extra: &[(&str, &str)]) -> String {
+    // 1200 x 800 pixels over 177 x 118 mm (the 88 x 59 mm slot zoomed in twice): 172 dpi.
+    let photo = app.upload_fixture("png-rgb.png", &[]).await;
+    let zoomed = json!({"center": {"x": 44, "y": 29.5}, "width": 177, "height": 118, "angle": 0});
+    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": photo["resourceUri"], "imageBox": zoomed}]);
+    let pack = json!({"sides": [image_side(placed)], "imageBasket": {"items": [photo]}});
+    let pack = pack.to_string();
+    let mut params = vec![("pack", pack.as_str())];
+    params.extend_from_slice(extra);
+    let (id, _) = new_pack(app, &params).await;
+    id
+}
+
+/// The press-check label shown on a list page's row of order `number`.
+fn verdict_in_row(page: &Page, number: &str) -> String {
+    let row = page
+        .body
+        .split("<tr>")
+        .find(|row| row.contains(number))
+        .unwrap();
+    let label = row.split("class=\"verdict verdict-").nth(1).unwrap();
+    label.split_once('"').unwrap().0.to_owned()
+}
+
+/// Triage: the default view is the work to do, oldest first, with orders whose press file
+/// blocks in a table of their own on top; the list filters by press verdict and searches
+/// names and tracking ids; a blocked order starts only when the operator says they looked
+/// (in the console or the CLI), and the history says who did.
+async fn the_console_puts_blocked_orders_on_top_and_starts_them_only_when_told(kind: StoreKind) {
+    let mut app = spawn_app(kind).await;
+    let mut operator = signed_in_operator(&app).await;
+    let buyer = Shopper::new(&app);
+    buyer.sign_up("triage@example.com").await;
+    let photo = photo_pack(&app, &[("trackingId", "Shop-Track-77")]).await;
+    let with_photo = buyer.order(&app, &[&photo]).await;
+    app.clock.advance(std::time::Duration::from_secs(3600));
+    let (plain, _) = new_pack(&app, &[]).await;
+    let without = buyer.order(&app, &[&plain]).await;
+    for number in [&with_photo, &without] {
+        app.press_job_finished(number).await;
+    }
+    let to_do = operator.get("/admin/orders").await;
+    assert_eq!(
+        listed_numbers(&to_do),
+        [with_photo.clone(), without.clone()]
+    );
+    assert_eq!(verdict_in_row(&to_do, &with_photo), "warning");
+    // (A card of the starter template has a warning of its own.)
+    assert_eq!(verdict_in_row(&to_do, &without), "warning");
+    assert!(!to_do.body.contains("Blocked: look at these first"));
+    assert!(
+        to_do.body.contains(">1 h<"),
+        "the older order's age: {}",
+        to_do.body
+    );
+
+    // The operator asks for sharper pictures; a reprint's press file is made under the new
+    // limit and blocks.
+    app.config.images.press_block_dpi = 200;
+    app.restart().await;
+    operator.address.clone_from(&app.address);
+    let page = operator.get(&format!("/admin/orders/{with_photo}")).await;
+    let key = page.hidden("key").unwrap();
+    let reprinted = operator
+        .post(
+            &page,
+            &format!("/admin/orders/{with_photo}/reprint"),
+            &[("key", &key)],
+        )
+        .await;
+    let blocked = reprinted
+        .path
+        .strip_prefix("/admin/orders/")
+        .unwrap()
+        .to_owned();
+    app.press_job_finished(&blocked).await;
+    let to_do = operator.get("/admin/orders").await;
+    let (top, rest) = to_do.body.split_once("id=\"order-count\"").unwrap();
+    assert!(
+        top.contains("Blocked: look at these first"),
+        "{}",
+        to_do.body
+    );
+    assert!(top.contains(&blocked) && !top.contains(&without), "{top}");
+    assert!(rest.contains(&blocked) && rest.contains(&without));
+    assert_eq!(verdict_in_row(&to_do, &blocked), "block");
+
+    // Filters: by verdict, by the customer's name and by the partner's tracking id.
+    for (query, expected) in [
+        ("state=&verdict=block", vec![&blocked]),
+        ("state=placed&verdict=block", vec![&blocked]),
+        ("verdict=warning", vec![&with_photo, &without]),
+        ("verdict=pass", vec![]),
+        ("verdict=not_made", vec![]),
+        ("q=shop-track-77", vec![&with_photo, &blocked]),
+        ("q=ANN%20EXAMPLE", vec![&with_photo, &without, &blocked]),
+        ("q=nobody", vec![]),
+    ] {
+        let page = operator.get(&format!("/admin/orders?{query}")).await;
+        let mut listed = listed_numbers(&page);
+        listed.sort();
+        let mut expected: Vec<String> = expected.into_iter().cloned().collect();
+        expected.sort();
+        assert_eq!(listed, expected, "{query}");
+    }
+    let bad = operator.get("/admin/orders?verdict=maybe").await;
+    assert_eq!(bad.status, 400);
+    assert!(bad.body.contains("verdict: one of block"), "{}", bad.body);
+
+    // Starting it asks for the operator's word; without it nothing moves.
+    let path = format!("/admin/orders/{blocked}");
+    let page = operator.get(&path).await;
+    assert!(page.body.contains("id=\"over-block\""), "{}", page.body);
+    let refused = operator
+        .post(&page, &format!("{path}/move"), &[("move", "start")])
+        .await;
+    assert_eq!(refused.status, 409, "{}", refused.body);
+    assert!(
+        refused.body.contains("press file blocks"),
+        "{}",
+        refused.body
+    );
+    assert!(operator.get(&path).await.body.contains("Start production"));
+    let started = operator
+        .post(
+            &page,
+            &format!("{path}/move"),
+            &[("move", "start"), ("over_block", "yes")],
+        )
+        .await;
+    assert_eq!(started.status, 200, "{}", started.body);
+    assert!(
+        started
+            .body
+            .contains("in production by admin:ann.ops<strong class=\"over-block\"> over a press file that blocks"),
+        "{}",
+        started.body
+    );
+    let order = presspack::domain::orders::load(app.store.as_ref(), &order_number(&blocked))
+        .await
+        .unwrap()
+        .unwrap();
+    let change = order.history.last().unwrap();
+    assert!(
+        change.over_block && change.by == "admin:ann.ops",
+        "{change:?}"
+    );
+    // Started, it is off the top but still work to do; the state's own list has it.
+    let to_do = operator.get("/admin/orders").await;
+    assert!(!to_do.body.contains("Blocked: look at these first"));
+    assert!(listed_numbers(&to_do).contains(&blocked));
+    let in_production = operator.get("/admin/orders?state=in_production").await;
+    assert_eq!(listed_numbers(&in_production), [blocked.clone()]);
+
+    // The CLI asks the same: another reprint blocks, and starts only with --over-block.
+    let page = operator.get(&format!("/admin/orders/{with_photo}")).await;
+    let key = page.hidden("key").unwrap();
+    let again = operator
+        .post(
+            &page,
+            &format!("/admin/orders/{with_photo}/reprint"),
+            &[("key", &key)],
+        )
+        .await;
+    let again = again
+        .path
+        .strip_prefix("/admin/orders/")
+        .unwrap()
+        .to_owned();
+    app.press_job_finished(&again).await;
+    let refused = app.cli(&["orders", "start", &again]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("press file blocks"),
+        "{}",
+        stderr(&refused)
+    );
+    let started = app.cli(&["orders", "start", &again, "--over-block"]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    let shown = app.cli(&["orders", "show", &again]);
+    let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["history"][1]["overBlock"], true, "{shown}");
+    // Shipped, an order leaves the work to do.
+    let page = operator.get(&format!("/admin/orders/{without}")).await;
+    operator
+        .post(
+            &page,
+            &format!("/admin/orders/{without}/move"),
+            &[("move", "start")],
+        )
+        .await;
+    let page = operator.get(&format!("/admin/orders/{without}")).await;
+    let shipped = operator
+        .post(
+            &page,
+            &format!("/admin/orders/{without}/move"),
+            &[("move", "ship"), ("carrier", "DHL"), ("tracking", "JD1")],
+        )
+        .await;
+    assert!(
+        shipped.body.contains("Shipped with DHL"),
+        "{}",
+        shipped.body
+    );
+    assert!(!listed_numbers(&operator.get("/admin/orders").await).contains(&without));
+    let shipped = operator.get("/admin/orders?state=shipped").await;
+    assert_eq!(listed_numbers(&shipped), [without.clone()]);
 }

@@ -559,7 +559,9 @@ impl TestApp {
         let replaced = self.store.replace(ORDERS, number, &value, stored.revision);
         assert!(replaced.await.unwrap());
         if let Ok(order) = serde_json::from_value::<orders::Order>(order) {
-            orders::index(self.store.as_ref(), &order).await.unwrap();
+            orders::index(self.store.as_ref(), &order, None)
+                .await
+                .unwrap();
         }
     }
 

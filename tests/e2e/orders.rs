@@ -160,7 +160,7 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
     let parsed = order_number(&number);
     let moves = (0..8).map(|i| {
         let requested = if i % 2 == 0 {
-            Move::StartProduction
+            Move::StartProduction { over_block: false }
         } else {
             Move::Cancel
         };

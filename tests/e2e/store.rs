@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use presspack::app::open_store;
-use presspack::infra::store::{Claim, SharedStore};
+use presspack::infra::store::{Claim, IndexEnd, SharedStore};
 
 use crate::every_store;
 use crate::helpers::{RedisKeys, StoreKind, test_config};
@@ -235,6 +235,16 @@ async fn the_schedule_gives_what_is_due_earliest_first_and_pages_latest_first(ki
     assert!(store.latest(queue, 4, 10).await.unwrap().is_empty());
     assert!(store.latest(queue, 0, 0).await.unwrap().is_empty());
     assert_eq!(store.latest(ORDERS, 0, 10).await.unwrap(), ["other kind"]);
+    // From the earliest end: the ids of one time in order.
+    let earliest = |skip, limit| store.page(queue, IndexEnd::Earliest, skip, limit);
+    assert_eq!(
+        earliest(0, 10).await.unwrap(),
+        ["also late", "late", "early", "future"]
+    );
+    assert_eq!(earliest(1, 2).await.unwrap(), ["late", "early"]);
+    assert_eq!(earliest(3, usize::MAX).await.unwrap(), ["future"]);
+    assert!(earliest(4, 10).await.unwrap().is_empty());
+    assert!(earliest(0, 0).await.unwrap().is_empty());
 }
 
 async fn windows_count_events_until_they_end(kind: StoreKind) {
@@ -270,4 +280,35 @@ async fn windows_count_events_until_they_end(kind: StoreKind) {
         .await
         .unwrap();
     assert_eq!(count, 1);
+}
+
+/// An embedded store made before the schedules' counts were kept counts what it holds once,
+/// as it opens, and keeps counting from there.
+#[tokio::test]
+async fn an_embedded_store_of_an_earlier_version_counts_its_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, config, _) = store(StoreKind::Embedded, dir.path()).await;
+    for (id, at) in [("a", 1), ("b", 2), ("c", 3)] {
+        store.schedule(ORDERS, id, at).await.unwrap();
+    }
+    drop(store);
+    // As the earlier version left it: no counts, no triggers.
+    let file = dir.path().join("presspack.sqlite3");
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .execute_batch(
+            "DROP TRIGGER schedule_counted; DROP TRIGGER schedule_uncounted;
+             DROP TABLE schedule_counts;",
+        )
+        .unwrap();
+    let store = open_store(&config).await.unwrap();
+    assert_eq!(store.backlog(ORDERS).await.unwrap(), (3, Some(1)));
+    store.unschedule(ORDERS, "a").await.unwrap();
+    store.schedule(ORDERS, "b", 5).await.unwrap();
+    store.schedule(ORDERS, "d", 4).await.unwrap();
+    assert_eq!(store.backlog(ORDERS).await.unwrap(), (3, Some(3)));
+    assert_eq!(
+        store.page(ORDERS, IndexEnd::Earliest, 0, 10).await.unwrap(),
+        ["c", "d", "b"]
+    );
 }

@@ -17,7 +17,7 @@ every_store!(
     thai_lao_khmer_and_myanmar_lines_have_faces,
 );
 
-fn image_side(data: Value) -> Value {
+pub(crate) fn image_side(data: Value) -> Value {
     json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape", "data": data})
 }
 

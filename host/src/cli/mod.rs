@@ -133,7 +133,7 @@ pub async fn run(cli: Cli) -> ExitCode {
             OperatorCommand::Indexes(IndexCommand::Rebuild) => {
                 let store = store.as_ref();
                 let rebuilt = async {
-                    crate::domain::orders::rebuild_index(store).await?;
+                    crate::domain::orders::rebuild_indexes(store).await?;
                     queue::rebuild_indexes::<Webhooks>(store).await?;
                     queue::rebuild_indexes::<press_files::PressFileJobs>(store).await?;
                     queue::rebuild_indexes::<Mails>(store).await

@@ -32,6 +32,10 @@ pub(super) enum OrderCommand {
     Start {
         /// The order number (PP-...).
         number: String,
+        /// Start it even though its press file blocks (you have looked at it); the history
+        /// records that you did.
+        #[arg(long)]
+        over_block: bool,
     },
     /// Mark an order in production as shipped (tells the partners: order.shipped).
     Ship {
@@ -110,8 +114,8 @@ pub(super) async fn order_command(
             println!("{}", pretty(&shown)?);
             Ok(())
         }
-        OrderCommand::Start { number } => {
-            move_order(config, store, &number, Move::StartProduction).await
+        OrderCommand::Start { number, over_block } => {
+            move_order(config, store, &number, Move::StartProduction { over_block }).await
         }
         OrderCommand::Ship {
             number,

@@ -1,13 +1,14 @@
 //! The console journey in real headless Chromium: an operator signs in (sent there from the
 //! order's address), finds the order in the list, sees its pack's sides, starts production
 //! and marks it shipped; the customer gets the shipping notice by e-mail and the partner the
-//! signed `order.shipped` webhook.
+//! signed `order.shipped` webhook. Then triage: a reprint whose press file blocks heads the
+//! list and starts only with the operator's tick.
 
 use fantoccini::Client;
 
-use super::{click, fill, path, screenshot, text};
+use super::{click, click_in_page, element_text, fill, path, screenshot, text};
 use crate::chromium::browser;
-use crate::console::{OPERATOR_PASSWORD, add_operator};
+use crate::console::{OPERATOR_PASSWORD, add_operator, photo_pack};
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::{StoreKind, spawn_app_with};
@@ -32,7 +33,7 @@ async fn images_loaded(browser: &Client) -> bool {
 async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     let smtp = SmtpServer::start();
     let receiver = Receiver::start(0).await;
-    let app = spawn_app_with(kind, |config| {
+    let mut app = spawn_app_with(kind, |config| {
         mail_to(config, smtp.port, 200);
         config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
     })
@@ -82,11 +83,12 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     );
     screenshot(&browser, &format!("console-shipped-{store}")).await;
 
-    // The list finds it by the customer's address.
+    // The list finds it by the customer's address, in any state (it is no longer work to do).
     browser
         .goto(&format!("{}/admin/orders", app.address))
         .await
         .unwrap();
+    click_in_page(&browser, "#filter-state option[value='']").await;
     fill(&browser, "#filter-q", &email).await;
     click(&browser, "form.filters button").await;
     let listed = text(&browser).await;
@@ -113,4 +115,46 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     assert_eq!(data["orderNumber"], number.as_str());
     assert_eq!(data["trackingNumber"], "RM123456785GB");
     assert_eq!(data["trackingId"], "shop-9/ann");
+
+    // Triage: under a stricter picture limit, a reprint's press file blocks. It heads the
+    // list, and starts only once the operator ticks that they looked.
+    let photo = photo_pack(&app, &[]).await;
+    let with_photo = shopper.order(&app, &[&photo]).await;
+    app.press_job_finished(&with_photo).await;
+    app.config.images.press_block_dpi = 200;
+    app.restart().await;
+    browser
+        .goto(&format!("{}/admin/orders/{with_photo}", app.address))
+        .await
+        .unwrap();
+    click(&browser, "#reprint").await;
+    let reprint = path(&browser).await.rsplit('/').next().unwrap().to_owned();
+    app.press_job_finished(&reprint).await;
+    browser
+        .goto(&format!("{}/admin/orders", app.address))
+        .await
+        .unwrap();
+    let blocked = element_text(&browser, "section.blocked").await;
+    assert!(
+        blocked.contains(&reprint) && blocked.contains("Blocked"),
+        "{blocked}"
+    );
+    screenshot(&browser, &format!("console-triage-{store}")).await;
+    browser
+        .goto(&format!("{}/admin/orders/{reprint}", app.address))
+        .await
+        .unwrap();
+    screenshot(&browser, &format!("console-over-block-{store}")).await;
+    // The box is required: the browser does not send the form without it.
+    click_in_page(&browser, "#start-production").await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(path(&browser).await, format!("/admin/orders/{reprint}"));
+    assert!(!text(&browser).await.contains("In production"));
+    click_in_page(&browser, "#over-block").await;
+    click(&browser, "#start-production").await;
+    let shown = text(&browser).await;
+    assert!(
+        shown.contains("in production by admin:ann.ops over a press file that blocks"),
+        "{shown}"
+    );
 }

@@ -19,6 +19,7 @@ pub mod press_files;
 pub mod record;
 pub mod reprint;
 pub mod status;
+pub mod triage;
 
 use crate::domain::cart::PricedLine;
 use crate::domain::customers::{self, Checkout, Customer};
@@ -35,8 +36,9 @@ use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
-    ProofApproval, index, is_committed, list, load, newest, rebuild_index,
+    ProofApproval, index, is_committed, list, load, newest,
 };
+pub use triage::rebuild_indexes;
 
 /// The proofs a customer approved at checkout: pack id to the design hash its proof showed.
 pub type Approvals = std::collections::HashMap<PackId, String>;
@@ -375,7 +377,7 @@ async fn place_claimed(
         return Err(error);
     }
     // Placed. Should this write fail, the order's press-file job indexes it.
-    if let Err(error) = index(store, &order).await {
+    if let Err(error) = index(store, &order, None).await {
         tracing::warn!(order = %order.number, %error, "the order is not in the index yet");
     }
     state.wake.press_files.notify_one();

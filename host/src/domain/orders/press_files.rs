@@ -16,13 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use presspack_engine::press::PressReport;
+use presspack_engine::press::{PressReport, Verdict};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use crate::domain::error::DomainError;
 use crate::domain::ids::OrderNumber;
-use crate::domain::orders::record::{self, Order, OrderLine};
+use crate::domain::orders::record::{self, Order, OrderLine, PressVerdict};
 use crate::domain::press::{PackToPrint, PressKind, press_file};
 use crate::domain::services::Services;
 use crate::infra::queue::{self, Job, Outcome, Queue};
@@ -136,6 +136,30 @@ pub async fn states(store: &dyn Store, order: &Order) -> Result<Vec<PressFileSta
         .collect())
 }
 
+/// What the printer's check says of `states` (an order's packs'), the worst first: a file that
+/// blocks, or a pack that cannot be printed or whose job gave up, blocks the order.
+pub fn verdict_of(states: &[PressFileState]) -> PressVerdict {
+    let of_one = |state: &PressFileState| match state {
+        PressFileState::Produced { report, .. } => match report.verdict {
+            Verdict::Block => PressVerdict::Block,
+            Verdict::Warn => PressVerdict::Warning,
+            Verdict::Pass => PressVerdict::Pass,
+        },
+        PressFileState::Failed { .. } | PressFileState::GaveUp { .. } => PressVerdict::Block,
+        PressFileState::InProduction { .. } | PressFileState::NotQueued => PressVerdict::NotMade,
+    };
+    states
+        .iter()
+        .map(of_one)
+        .min()
+        .unwrap_or(PressVerdict::Pass)
+}
+
+/// The press verdict of `order` as its files stand now.
+pub async fn verdict(store: &dyn Store, order: &Order) -> Result<PressVerdict, StoreError> {
+    Ok(verdict_of(&states(store, order).await?))
+}
+
 /// Delays before the second, third, ... attempt of a press-file job (about a day in all).
 const RETRY_DELAYS: [Duration; 7] = [
     Duration::from_secs(10),
@@ -190,8 +214,8 @@ impl PressFileJobs {
         let order = record::load(store, number)
             .await?
             .ok_or_else(|| StoreError::corrupt(format!("order {number} vanished")))?;
-        // The order is placed: in the index, should the checkout's own write have been lost.
-        record::index(store, &order).await?;
+        // The order is placed: in the indexes, should the checkout's own write have been lost.
+        record::index(store, &order, None).await?;
         let recorded = store::load::<OrderPressFiles>(store, PRESS_FILES, number)
             .await?
             .map(|(record, _)| record)
@@ -213,7 +237,10 @@ impl PressFileJobs {
             }
             save(store, number, PressFile { line, state }).await?;
         }
-        tracing::info!(order = %number, packs = order.lines.len(), "press files made");
+        // Blocked orders go on top of the console's list.
+        let verdict = verdict(store, &order).await?;
+        record::index(store, &order, Some(verdict)).await?;
+        tracing::info!(order = %number, packs = order.lines.len(), verdict = verdict.code(), "press files made");
         Ok(())
     }
 

@@ -11,7 +11,7 @@ use crate::domain::ids::{OrderNumber, PackId};
 use crate::domain::prices::{Currency, Money};
 use crate::infra::clock::system_millis;
 use crate::infra::queue::Outcome;
-use crate::infra::store::{self, Kind, Records, Schedule, Store, StoreError};
+use crate::infra::store::{self, IndexEnd, Kind, Records, Schedule, Store, StoreError};
 
 /// Record kind: placed orders, by order number.
 pub const ORDERS: Kind = Kind::new("order");
@@ -20,6 +20,73 @@ pub const ORDERS: Kind = Kind::new("order");
 /// `placed_at`), so that the console and the CLI find orders without listing every record of
 /// the store (on Redis, a scan of the whole key space).
 pub const PLACED: Kind = Kind::new("orders-placed");
+
+/// Index: placed orders still to work on (placed or in production), by `placed_at`: the
+/// console's default view.
+pub const OPEN: Kind = Kind::new("orders-open");
+/// Index: orders not started yet (placed) whose press verdict is [`PressVerdict::Block`], by
+/// `placed_at`: what the floor must look at first. An operator who starts one over the block
+/// has looked.
+pub const BLOCKED: Kind = Kind::new("orders-blocked");
+/// Indexes: placed orders in each state, by `placed_at`.
+const IN_STATE: [(&str, Kind); 4] = [
+    ("placed", Kind::new("orders-in-placed")),
+    ("in_production", Kind::new("orders-in-in_production")),
+    ("shipped", Kind::new("orders-in-shipped")),
+    ("cancelled", Kind::new("orders-in-cancelled")),
+];
+
+/// The index of the orders in the state whose code (`in_production`) is `code`.
+pub fn state_index(code: &str) -> Option<Kind> {
+    IN_STATE
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map(|(_, kind)| *kind)
+}
+
+/// What the printer's check says of an order's press files, the worst of its packs' first:
+/// a pack that cannot be printed as it is, one whose file is not made yet, one with a
+/// warning, all clear.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PressVerdict {
+    Block,
+    NotMade,
+    Warning,
+    Pass,
+}
+
+impl PressVerdict {
+    pub const ALL: [PressVerdict; 4] = [
+        PressVerdict::Block,
+        PressVerdict::NotMade,
+        PressVerdict::Warning,
+        PressVerdict::Pass,
+    ];
+
+    /// As the console's filter spells it: `not_made`.
+    pub fn code(self) -> &'static str {
+        match self {
+            PressVerdict::Block => "block",
+            PressVerdict::NotMade => "not_made",
+            PressVerdict::Warning => "warning",
+            PressVerdict::Pass => "pass",
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<PressVerdict> {
+        PressVerdict::ALL.into_iter().find(|v| v.code() == code)
+    }
+
+    /// For people: "blocked", "not made yet".
+    pub fn describe(self) -> &'static str {
+        match self {
+            PressVerdict::Block => "blocked",
+            PressVerdict::NotMade => "not made yet",
+            PressVerdict::Warning => "warning",
+            PressVerdict::Pass => "pass",
+        }
+    }
+}
 
 /// Where an order goes. Every field is bounded; `line2` may be empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,6 +246,11 @@ impl OrderStatus {
         }
     }
 
+    /// Whether the floor still has work on it (placed or in production).
+    pub fn is_open(&self) -> bool {
+        matches!(self, OrderStatus::Placed | OrderStatus::InProduction)
+    }
+
     /// For people: "in production", "shipped".
     pub fn describe(&self) -> &'static str {
         match self {
@@ -202,6 +274,9 @@ pub struct StatusChange {
     pub at: u64,
     /// Who made it: `cli:<user>` for the operator command, `admin:<name>` for the console.
     pub by: String,
+    /// Production was started over a press file that blocks, by `by`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_block: bool,
 }
 
 /// How long a checkout or a change may take between queueing its jobs and being written.
@@ -268,16 +343,42 @@ pub async fn load(store: &dyn Records, number: &OrderNumber) -> Result<Option<Or
     Ok(store::load(store, ORDERS, number).await?.map(|(o, _)| o))
 }
 
-/// Puts order `order` in the index of placed orders, once it is placed (committed). Doing it
+/// Puts order `order` in the indexes once it is placed (committed): of placed orders, of its
+/// state (and out of the others'), of open orders while it is open, and of blocked ones as
+/// `verdict` says (`None`: as it was; an order that is started or over leaves it). Doing it
 /// again does nothing, so the press-file job of every order does it too: it mends an index
-/// write lost to a crash just after the commit.
-pub async fn index(store: &dyn Schedule, order: &Order) -> Result<(), StoreError> {
-    let at = i64::try_from(order.placed_at).unwrap_or(i64::MAX);
-    store.schedule(PLACED, &order.number, at).await
+/// write lost to a crash just after the commit or a move.
+pub async fn index(
+    store: &dyn Schedule,
+    order: &Order,
+    verdict: Option<PressVerdict>,
+) -> Result<(), StoreError> {
+    let (number, at) = (
+        &order.number,
+        i64::try_from(order.placed_at).unwrap_or(i64::MAX),
+    );
+    store.schedule(PLACED, number, at).await?;
+    let open = order.status.is_open();
+    let blocked = match verdict {
+        _ if order.status != OrderStatus::Placed => Some(false),
+        Some(verdict) => Some(verdict == PressVerdict::Block),
+        None => None,
+    };
+    let memberships = (IN_STATE.iter())
+        .map(|(code, kind)| (*kind, Some(*code == order.status.code())))
+        .chain([(OPEN, Some(open)), (BLOCKED, blocked)]);
+    for (kind, member) in memberships {
+        match member {
+            Some(true) => store.schedule(kind, number, at).await?,
+            Some(false) => store.unschedule(kind, number).await?,
+            None => {}
+        }
+    }
+    Ok(())
 }
 
-/// Indexes the orders placed before the index existed (once per store).
-async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
+/// Indexes the orders placed before the index of placed orders existed (once per store).
+pub(super) async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
     store::index_once(store, PLACED, ORDERS, |number| {
         Box::pin(async move {
             // An order record no customer lists (a checkout that crashed before its commit)
@@ -286,7 +387,7 @@ async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
                 && let Some(order) = load(store, &number).await?
                 && is_committed(store, &order).await?
             {
-                index(store, &order).await?;
+                index(store, &order, None).await?;
             }
             Ok(())
         })
@@ -294,10 +395,29 @@ async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
     .await
 }
 
-/// Puts every placed order in the index again (`presspack indexes rebuild`).
-pub async fn rebuild_index(store: &dyn Store) -> Result<(), StoreError> {
-    store.delete(store::INDEXES_BUILT, PLACED.as_str()).await?;
-    index_earlier_orders(store).await
+/// How many orders index `index` holds, and up to `limit` of them from the end `from`, after
+/// skipping `skip`. (The console reads the indexes of states and triage through
+/// [`super::triage::page`], which first puts earlier orders in them.)
+pub async fn indexed(
+    store: &dyn Store,
+    index: Kind,
+    from: IndexEnd,
+    skip: usize,
+    limit: usize,
+) -> Result<(u64, Vec<Order>), StoreError> {
+    let (count, _) = store.backlog(index).await?;
+    let mut orders = Vec::new();
+    for indexed in store.page(index, from, skip, limit).await? {
+        let Some(number) = OrderNumber::parse(&indexed) else {
+            tracing::warn!(order = %indexed, "an index of orders holds no order number");
+            continue;
+        };
+        match load(store, &number).await? {
+            Some(order) => orders.push(order),
+            None => tracing::warn!(order = %number, "an indexed order has no record"),
+        }
+    }
+    Ok((count, orders))
 }
 
 /// How many orders are placed, and up to `limit` of them, the newest first, after skipping
@@ -308,24 +428,12 @@ pub async fn newest(
     limit: usize,
 ) -> Result<(u64, Vec<Order>), StoreError> {
     index_earlier_orders(store).await?;
-    let (placed, _) = store.backlog(PLACED).await?;
-    let mut orders = Vec::new();
-    for indexed in store.latest(PLACED, skip, limit).await? {
-        let Some(number) = OrderNumber::parse(&indexed) else {
-            tracing::warn!(order = %indexed, "the index of placed orders holds no order number");
-            continue;
-        };
-        match load(store, &number).await? {
-            Some(order) => orders.push(order),
-            None => tracing::warn!(order = %number, "an indexed order has no record"),
-        }
-    }
-    Ok((placed, orders))
+    indexed(store, PLACED, IndexEnd::Latest, skip, limit).await
 }
 
 /// Every placed order, oldest first (the operator CLI, the console's filtered lists).
 pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
-    let (_, mut orders) = newest(store, 0, usize::MAX).await?;
-    orders.reverse();
+    index_earlier_orders(store).await?;
+    let (_, orders) = indexed(store, PLACED, IndexEnd::Earliest, 0, usize::MAX).await?;
     Ok(orders)
 }

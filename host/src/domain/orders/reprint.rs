@@ -102,6 +102,7 @@ pub async fn reprint(
             status: OrderStatus::Placed,
             at: placed_at,
             by: by.to_owned(),
+            over_block: false,
         }],
         reprint_of: Some(original.number.clone()),
         ..original
@@ -124,7 +125,7 @@ pub async fn reprint(
         return Err(error.into());
     }
     // Placed. Should this write fail, the order's press-file job indexes it.
-    if let Err(error) = record::index(store, &order).await {
+    if let Err(error) = record::index(store, &order, None).await {
         tracing::warn!(order = %order.number, %error, "the order is not in the index yet");
     }
     services.wake.press_files.notify_one();

@@ -13,7 +13,8 @@
 use crate::domain::ids::OrderNumber;
 use crate::domain::mail::{self, MailKind, Mails};
 use crate::domain::one_line::{self, LineProblem};
-use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, StatusChange};
+use crate::domain::orders::press_files;
+use crate::domain::orders::record::{self, ORDERS, Order, OrderStatus, PressVerdict, StatusChange};
 use crate::domain::webhooks::{self, OrderEvent};
 use crate::infra::clock::Clock;
 use crate::infra::queue;
@@ -22,7 +23,10 @@ use crate::infra::store::{self, Store, StoreError};
 /// A move an operator asks for.
 #[derive(Debug, Clone)]
 pub enum Move {
-    StartProduction,
+    /// `over_block`: the operator has looked at a press file that blocks and starts anyway.
+    StartProduction {
+        over_block: bool,
+    },
     Ship {
         carrier: String,
         tracking_number: String,
@@ -47,6 +51,10 @@ pub enum MoveError {
         from: &'static str,
         to: &'static str,
     },
+    #[error(
+        "order {0}'s press file blocks: it cannot be printed as it is. Look at its preflight, then start it anyway or ask for new artwork"
+    )]
+    Blocked(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -93,7 +101,7 @@ impl Move {
 
     fn verb(&self) -> &'static str {
         match self {
-            Move::StartProduction => "put in production",
+            Move::StartProduction { .. } => "put in production",
             Move::Ship { .. } => "shipped",
             Move::Cancel => "cancelled",
         }
@@ -102,7 +110,7 @@ impl Move {
     /// The state `from` moves to, if the move is legal there.
     fn from(&self, from: &OrderStatus) -> Option<OrderStatus> {
         match (from, self) {
-            (OrderStatus::Placed, Move::StartProduction) => Some(OrderStatus::InProduction),
+            (OrderStatus::Placed, Move::StartProduction { .. }) => Some(OrderStatus::InProduction),
             (OrderStatus::Placed, Move::Cancel) => Some(OrderStatus::Cancelled),
             (
                 OrderStatus::InProduction,
@@ -167,11 +175,23 @@ pub async fn change(
     let Some(status) = requested.from(&order.status) else {
         return Err(requested.illegal(&order));
     };
+    // A file that blocks goes to press only when someone says they looked, on the record.
+    let over_block = match requested {
+        Move::StartProduction { over_block } => {
+            let blocks = press_files::verdict(store, &order).await? == PressVerdict::Block;
+            if blocks && !over_block {
+                return Err(MoveError::Blocked(order.number.to_string()));
+            }
+            blocks
+        }
+        _ => false,
+    };
     let change = StatusChange {
         id: format!("chg_{:032x}", rand::random::<u128>()),
         status,
         at: clock.unix_seconds(),
         by: by.to_owned(),
+        over_block,
     };
     let queued =
         webhooks::enqueue_order_event(store, &order, &OrderEvent::Changed(&change)).await?;
@@ -193,6 +213,11 @@ pub async fn change(
     match written {
         Ok(Some(order)) => {
             tracing::info!(order = %number, status = order.status.describe(), by, "order moved");
+            // Should this write fail, the list shows the order by its own state, and
+            // `presspack indexes rebuild` mends the index.
+            if let Err(error) = record::index(store, &order, None).await {
+                tracing::warn!(order = %number, %error, "the order's indexes are behind its state");
+            }
             Ok(order)
         }
         Ok(None) => Err(MoveError::NoSuchOrder(number.to_string())),

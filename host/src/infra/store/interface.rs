@@ -198,15 +198,34 @@ pub trait Schedule: Send + Sync {
     /// queue metrics).
     async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError>;
 
-    /// Up to `limit` ids of `kind`, the latest time first (ids of one time in reverse order),
-    /// after skipping `skip` of them: a page of an index, read at a cost that grows with the
-    /// page and what it skips, not with the whole store.
+    /// Up to `limit` ids of `kind` from one end of the schedule, after skipping `skip` of
+    /// them: a page of an index, read at a cost that grows with the page and what it skips,
+    /// not with the whole store. From the latest end, ids of one time come in reverse order;
+    /// from the earliest, in order.
+    async fn page(
+        &self,
+        kind: Kind,
+        from: IndexEnd,
+        skip: usize,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
+
+    /// [`Schedule::page`] from the latest end.
     async fn latest(
         &self,
         kind: Kind,
         skip: usize,
         limit: usize,
-    ) -> Result<Vec<String>, StoreError>;
+    ) -> Result<Vec<String>, StoreError> {
+        self.page(kind, IndexEnd::Latest, skip, limit).await
+    }
+}
+
+/// Which end of a schedule a page of it starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexEnd {
+    Latest,
+    Earliest,
 }
 
 /// A whole store: every capability, and what a serving process needs of it.

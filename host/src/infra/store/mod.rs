@@ -19,8 +19,9 @@ mod sqlite;
 pub use blobs::{BlobCacheStats, BlobStore, Delivery, DirectoryBlobs, SharedBlobs, blob_id};
 pub use cache::CachedBlobs;
 pub use interface::{
-    Claim, Claims, Counters, ExpiringValues, INDEXES_BUILT, Kind, Records, Schedule, SharedStore,
-    Store, StoreError, StoreErrorKind, Versioned, decode, index_once, load, modify, random_id,
+    Claim, Claims, Counters, ExpiringValues, INDEXES_BUILT, IndexEnd, Kind, Records, Schedule,
+    SharedStore, Store, StoreError, StoreErrorKind, Versioned, decode, index_once, load, modify,
+    random_id,
 };
 pub use migrate::{MigrateError, Migrated, migrate};
 pub use redis::RedisStore;

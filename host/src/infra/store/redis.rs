@@ -18,7 +18,8 @@ use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
 use redis::{AsyncCommands, Cmd, FromRedisValue, Pipeline, RedisFuture, Script, Value};
 
 use super::interface::{
-    Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, Store, StoreError, Versioned,
+    Claim, Claims, Counters, ExpiringValues, IndexEnd, Kind, Records, Schedule, Store, StoreError,
+    Versioned,
 };
 
 const INSERT: &str = r"
@@ -479,9 +480,10 @@ impl Schedule for RedisStore {
             .map_err(error)
     }
 
-    async fn latest(
+    async fn page(
         &self,
         kind: Kind,
+        from: IndexEnd,
         skip: usize,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
@@ -491,7 +493,11 @@ impl Schedule for RedisStore {
         // Ranks count from 0 and the last is inclusive; ranks past the end read nothing.
         let rank = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         let mut conn = self.connection.clone();
-        redis::cmd("ZREVRANGE")
+        let command = match from {
+            IndexEnd::Latest => "ZREVRANGE",
+            IndexEnd::Earliest => "ZRANGE",
+        };
+        redis::cmd(command)
             .arg(self.schedule_key(kind))
             .arg(rank(skip))
             .arg(rank(skip.saturating_add(limit - 1)))

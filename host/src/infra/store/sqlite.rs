@@ -15,7 +15,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::expiring::ExpiringSet;
 use super::interface::{
-    Claim, Claims, Counters, ExpiringValues, Kind, Records, Schedule, Store, StoreError, Versioned,
+    Claim, Claims, Counters, ExpiringValues, IndexEnd, Kind, Records, Schedule, Store, StoreError,
+    Versioned,
 };
 
 /// The key of a claim under the record `kind`/`id` in the [`ExpiringSet`].
@@ -220,7 +221,25 @@ impl SqliteStore {
                  at INTEGER NOT NULL,
                  PRIMARY KEY (kind, id)
              );
-             CREATE INDEX IF NOT EXISTS schedule_due ON schedule (kind, at);",
+             CREATE INDEX IF NOT EXISTS schedule_order ON schedule (kind, at, id);
+             DROP INDEX IF EXISTS schedule_due;
+             -- How many entries each kind's schedule holds, kept by triggers: counting a
+             -- kind's rows would read them all (the console counts indexes of 100,000s).
+             CREATE TABLE IF NOT EXISTS schedule_counts (
+                 kind TEXT PRIMARY KEY,
+                 entries INTEGER NOT NULL
+             ) WITHOUT ROWID;
+             -- Counted once from the entries a store of an earlier version holds.
+             INSERT INTO schedule_counts (kind, entries)
+                 SELECT kind, COUNT(*) FROM schedule
+                 WHERE NOT EXISTS (SELECT 1 FROM schedule_counts) GROUP BY kind;
+             CREATE TRIGGER IF NOT EXISTS schedule_counted AFTER INSERT ON schedule BEGIN
+                 INSERT INTO schedule_counts (kind, entries) VALUES (NEW.kind, 1)
+                     ON CONFLICT (kind) DO UPDATE SET entries = entries + 1;
+             END;
+             CREATE TRIGGER IF NOT EXISTS schedule_uncounted AFTER DELETE ON schedule BEGIN
+                 UPDATE schedule_counts SET entries = entries - 1 WHERE kind = OLD.kind;
+             END;",
         )?;
         Ok(SqliteStore {
             records,
@@ -495,22 +514,28 @@ impl Schedule for SqliteStore {
             .await
     }
 
-    async fn latest(
+    async fn page(
         &self,
         kind: Kind,
+        from: IndexEnd,
         skip: usize,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let skip = i64::try_from(skip).unwrap_or(i64::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let query = match from {
+            IndexEnd::Latest => {
+                "SELECT id FROM schedule WHERE kind = ?1 ORDER BY at DESC, id DESC LIMIT ?2 OFFSET ?3"
+            }
+            IndexEnd::Earliest => {
+                "SELECT id FROM schedule WHERE kind = ?1 ORDER BY at, id LIMIT ?2 OFFSET ?3"
+            }
+        };
         self.records
             .read(move |conn| {
-                conn.prepare_cached(
-                    "SELECT id FROM schedule WHERE kind = ?1 ORDER BY at DESC, id DESC
-                     LIMIT ?2 OFFSET ?3",
-                )?
-                .query_map(params![kind.as_str(), limit, skip], |row| row.get(0))?
-                .collect()
+                conn.prepare_cached(query)?
+                    .query_map(params![kind.as_str(), limit, skip], |row| row.get(0))?
+                    .collect()
             })
             .await
     }
@@ -518,10 +543,14 @@ impl Schedule for SqliteStore {
     async fn backlog(&self, kind: Kind) -> Result<(u64, Option<i64>), StoreError> {
         self.records
             .read(move |conn| {
-                conn.prepare_cached("SELECT COUNT(*), MIN(at) FROM schedule WHERE kind = ?1")?
-                    .query_row(params![kind.as_str()], |row| {
-                        Ok((row.get::<_, i64>(0)?.unsigned_abs(), row.get(1)?))
-                    })
+                conn.prepare_cached(
+                    "SELECT (SELECT entries FROM schedule_counts WHERE kind = ?1),
+                            (SELECT MIN(at) FROM schedule WHERE kind = ?1)",
+                )?
+                .query_row(params![kind.as_str()], |row| {
+                    let entries = row.get::<_, Option<i64>>(0)?.unwrap_or(0);
+                    Ok((entries.unsigned_abs(), row.get(1)?))
+                })
             })
             .await
     }

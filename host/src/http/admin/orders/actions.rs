@@ -23,6 +23,8 @@ pub struct MoveForm {
     r#move: String,
     carrier: String,
     tracking: String,
+    /// `yes`: start even though the press file blocks.
+    over_block: String,
 }
 
 /// `POST /admin/orders/{number}/move` (`move` = start, ship with `carrier` and `tracking`,
@@ -38,7 +40,9 @@ pub async fn move_order(
 ) -> Result<Response, ConsoleError> {
     let order = placed_order(&services, &number).await?;
     let requested = match fields.r#move.as_str() {
-        "start" => Move::StartProduction,
+        "start" => Move::StartProduction {
+            over_block: fields.over_block == "yes",
+        },
         "ship" => Move::Ship {
             carrier: fields.carrier,
             tracking_number: fields.tracking,
@@ -77,7 +81,7 @@ pub async fn move_order(
         Err(MoveError::NoSuchOrder(_)) => Err(no_order(&number)),
         Err(error) => {
             let status = match error {
-                MoveError::Illegal { .. } => StatusCode::CONFLICT,
+                MoveError::Illegal { .. } | MoveError::Blocked(_) => StatusCode::CONFLICT,
                 _ => StatusCode::BAD_REQUEST,
             };
             // The page as it is now: another operator's move may be why.

@@ -1,4 +1,6 @@
-//! The console's order list: paged, filtered by state, dates, partner key and text.
+//! The console's order list: the work to do first (open orders, oldest first, blocked ones
+//! on top), paged, filtered by state, press verdict, dates, partner key and text, sorted by
+//! age.
 
 use std::sync::Arc;
 
@@ -8,13 +10,16 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use time::{Date, Month};
 
-use crate::domain::orders::{self, Order};
+use crate::domain::orders::record::{BLOCKED, OPEN, PLACED, PressVerdict, state_index};
+use crate::domain::orders::triage::{self, Triaged};
+use crate::domain::orders::{Order, press_files};
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::forms::{Fields, field};
 use crate::http::pages::layout::{alert, when};
 use crate::http::pages::orders::capitalised;
 use crate::http::state::AppState;
+use crate::infra::store::{IndexEnd, Kind};
 
 /// Orders per page of the list.
 const PAGE_SIZE: usize = 25;
@@ -22,7 +27,12 @@ const PAGE_SIZE: usize = 25;
 /// Longest filter value.
 const MAX_FILTER: usize = 200;
 
-const STATES: [(&str, &str); 5] = [
+/// Most blocked orders shown on top of the work to do.
+const MAX_BLOCKED_SHOWN: usize = 100;
+
+/// The list's states: `open` (the default) is the work to do.
+const STATES: [(&str, &str); 6] = [
+    ("open", "To do: placed or in production"),
     ("", "Any state"),
     ("placed", "Placed"),
     ("in_production", "In production"),
@@ -51,9 +61,15 @@ fn day_start(parameter: &'static str, text: &str) -> Result<u64, String> {
     u64::try_from(date.midnight().assume_utc().unix_timestamp()).map_err(|_| problem())
 }
 
+const SORTS: [(&str, &str); 2] = [("oldest", "Oldest first"), ("newest", "Newest first")];
+
 /// The list's filters, read from the query.
 struct Filter {
     state: String,
+    /// A [`PressVerdict`]'s code, or empty.
+    verdict: String,
+    /// `oldest` or `newest`.
+    sort: String,
     from: String,
     to: String,
     key: String,
@@ -72,12 +88,26 @@ impl Filter {
             }
             Ok(value.to_owned())
         };
-        let state = text("state")?;
+        // No state at all (the list as first opened) is the work to do; the form sends one.
+        let state = match query.contains_key("state") {
+            true => text("state")?,
+            false => "open".to_owned(),
+        };
         if !STATES.iter().any(|(code, _)| *code == state) {
             return Err(
-                "state: one of placed, in_production, shipped, cancelled, or none".to_owned(),
+                "state: one of open, placed, in_production, shipped, cancelled, or none".to_owned(),
             );
         }
+        let verdict = text("verdict")?;
+        if !verdict.is_empty() && PressVerdict::parse(&verdict).is_none() {
+            return Err("verdict: one of block, not_made, warning, pass, or none".to_owned());
+        }
+        let sort = match text("sort")?.as_str() {
+            "" if state == "open" => "oldest".to_owned(),
+            "" => "newest".to_owned(),
+            sort if SORTS.iter().any(|(code, _)| *code == sort) => sort.to_owned(),
+            _ => return Err("sort: oldest or newest".to_owned()),
+        };
         let (from, to) = (text("from")?, text("to")?);
         let start = match from.as_str() {
             "" => 0,
@@ -97,6 +127,8 @@ impl Filter {
         };
         Ok(Filter {
             state,
+            verdict,
+            sort,
             from,
             to,
             key: text("key")?,
@@ -106,26 +138,57 @@ impl Filter {
         })
     }
 
-    /// Whether every order matches.
-    fn is_empty(&self) -> bool {
-        [&self.state, &self.from, &self.to, &self.key, &self.search]
-            .iter()
-            .all(|value| value.is_empty())
+    /// The index that holds exactly the orders this filter lets through, if one does: a
+    /// state (or every placed order, or the open ones) with no other filter, or the open
+    /// orders that are blocked.
+    fn index(&self) -> Option<Kind> {
+        let others = [&self.from, &self.to, &self.key, &self.search];
+        if !others.iter().all(|value| value.is_empty()) {
+            return None;
+        }
+        match (self.state.as_str(), self.verdict.as_str()) {
+            ("placed", "block") => Some(BLOCKED),
+            ("open", "") => Some(OPEN),
+            ("", "") => Some(PLACED),
+            (state, "") => state_index(state),
+            _ => None,
+        }
     }
 
+    fn end(&self) -> IndexEnd {
+        match self.sort.as_str() {
+            "oldest" => IndexEnd::Earliest,
+            _ => IndexEnd::Latest,
+        }
+    }
+
+    /// Whether `order` passes every filter but the verdict's (which needs its press files).
     fn matches(&self, order: &Order) -> bool {
-        (self.state.is_empty() || order.status.code() == self.state)
+        let state = match self.state.as_str() {
+            "" => true,
+            "open" => order.status.is_open(),
+            code => order.status.code() == code,
+        };
+        let search = &self.search;
+        let found = search.is_empty()
+            || order.number.to_lowercase().contains(search)
+            || order.customer_email.contains(search.as_str())
+            || order.delivery.name.to_lowercase().contains(search)
+            || (order.lines.iter())
+                .filter_map(|line| line.tracking_id.as_deref())
+                .any(|tracking| tracking.to_lowercase().contains(search));
+        state
+            && found
             && (self.window.0..self.window.1).contains(&order.placed_at)
             && (self.key.is_empty() || order.lines.iter().any(|l| l.created_by == self.key))
-            && (self.search.is_empty()
-                || order.number.to_lowercase().contains(&self.search)
-                || order.customer_email.contains(&self.search))
     }
 
     /// The list's address with these filters, on `page`.
     fn address(&self, page: usize) -> String {
         let query: String = form_urlencoded::Serializer::new(String::new())
             .append_pair("state", &self.state)
+            .append_pair("verdict", &self.verdict)
+            .append_pair("sort", &self.sort)
             .append_pair("from", &self.from)
             .append_pair("to", &self.to)
             .append_pair("key", &self.key)
@@ -146,17 +209,35 @@ impl Filter {
                         }
                     }
                 }
+                div {
+                    label for="filter-verdict" { "Press check" }
+                    select #filter-verdict name="verdict" {
+                        option value="" selected[self.verdict.is_empty()] { "Any" }
+                        @for verdict in PressVerdict::ALL {
+                            option value=(verdict.code()) selected[verdict.code() == self.verdict] { (capitalised(verdict.describe())) }
+                        }
+                    }
+                }
+                div {
+                    label for="filter-sort" { "Order" }
+                    select #filter-sort name="sort" {
+                        @for (code, label) in SORTS {
+                            option value=(code) selected[code == self.sort] { (label) }
+                        }
+                    }
+                }
                 div { label for="filter-from" { "Placed from" } input #filter-from type="date" name="from" value=(self.from); }
                 div { label for="filter-to" { "Placed until" } input #filter-to type="date" name="to" value=(self.to); }
                 div { label for="filter-key" { "Partner key" } input #filter-key type="text" name="key" value=(self.key) maxlength=(MAX_FILTER); }
-                div { label for="filter-q" { "Order number or e-mail" } input #filter-q type="search" name="q" value=(self.search) maxlength=(MAX_FILTER); }
+                div { label for="filter-q" { "Order, e-mail, name or tracking id" } input #filter-q type="search" name="q" value=(self.search) maxlength=(MAX_FILTER); }
                 button type="submit" { "Show" }
             }
         }
     }
 }
 
-/// `GET /admin/orders?state=&from=&to=&key=&q=&page=`: newest first.
+/// `GET /admin/orders?state=&verdict=&sort=&from=&to=&key=&q=&page=`: without a state, the
+/// work to do, oldest first, with the blocked orders in a table of their own above it.
 pub async fn list(
     State(state): State<Arc<AppState>>,
     staff: Staff,
@@ -174,54 +255,94 @@ pub async fn list(
     };
     let store = state.services.store.as_ref();
     let skip = (filter.page - 1) * PAGE_SIZE;
-    // Unfiltered, a page is read from the index of placed orders; a filter reads every order.
-    let (count, shown) = if filter.is_empty() {
-        let (placed, page) = orders::newest(store, skip, PAGE_SIZE).await?;
-        (usize::try_from(placed).unwrap_or(usize::MAX), page)
-    } else {
-        let mut matching: Vec<Order> = orders::list(store)
-            .await?
-            .into_iter()
-            .filter(|order| filter.matches(order))
-            .collect();
-        matching.reverse();
-        let count = matching.len();
-        (
-            count,
-            matching.into_iter().skip(skip).take(PAGE_SIZE).collect(),
-        )
+    let (count, shown) = match filter.index() {
+        Some(index) => {
+            let (count, shown) = triage::page(store, index, filter.end(), skip, PAGE_SIZE).await?;
+            (usize::try_from(count).unwrap_or(usize::MAX), shown)
+        }
+        // A filter no index answers reads every order, and the verdict of each it keeps.
+        None => {
+            let mut matching = Vec::new();
+            for order in triage::every_order(store).await? {
+                if !filter.matches(&order) {
+                    continue;
+                }
+                if let Some(wanted) = PressVerdict::parse(&filter.verdict)
+                    && press_files::verdict(store, &order).await? != wanted
+                {
+                    continue;
+                }
+                matching.push(order);
+            }
+            if filter.end() == IndexEnd::Latest {
+                matching.reverse();
+            }
+            let count = matching.len();
+            let page = matching.into_iter().skip(skip).take(PAGE_SIZE).collect();
+            (count, triage::with_verdicts(store, page).await?)
+        }
     };
+    let blocked = match filter.index() == Some(OPEN) && filter.page == 1 {
+        true => triage::blocked(store, MAX_BLOCKED_SHOWN).await?,
+        false => Vec::new(),
+    };
+    let now = state.services.clock.unix_seconds();
     let pages = count.div_ceil(PAGE_SIZE).max(1);
     let content = html! {
         (filter.form())
+        @if !blocked.is_empty() {
+            section.blocked aria-labelledby="blocked-heading" {
+                h2 #blocked-heading { "Blocked: look at these first" }
+                p.hint { "Their press files cannot be printed as they are. Open an order to see why." }
+                (order_table("Blocked orders", &blocked, now))
+            }
+        }
         p.lead #order-count { (count) @if count == 1 { " order" } @else { " orders" } " · page " (filter.page.min(pages)) " of " (pages) }
+        (order_table("Orders", &shown, now))
+        nav.pages aria-label="Pages" {
+            @if filter.page > 1 { a rel="prev" href=(filter.address(filter.page - 1)) { "Previous" } }
+            @if filter.page < pages { a rel="next" href=(filter.address(filter.page + 1)) { "Next" } }
+        }
+    };
+    Ok(page(&staff, "Orders", content))
+}
+
+fn order_table(caption: &str, orders: &[Triaged], now: u64) -> Markup {
+    html! {
         table.orders {
-            caption.visually-hidden { "Orders" }
+            caption.visually-hidden { (caption) }
             thead { tr {
-                th scope="col" { "Order" } th scope="col" { "Placed" } th scope="col" { "State" }
+                th scope="col" { "Order" } th scope="col" { "Placed" } th scope="col" { "Age" }
+                th scope="col" { "State" } th scope="col" { "Press check" }
                 th scope="col" { "Customer" } th scope="col" { "Packs" } th scope="col" { "Total" }
                 th scope="col" { "Partner key" }
             } }
             tbody {
-                @for order in &shown {
+                @for Triaged { order, verdict } in orders {
                     tr {
                         td.number { a href=(format!("/admin/orders/{}", order.number)) { (order.number) } }
                         td.nowrap { (when(order.placed_at)) }
-                        td.state { (capitalised(order.status.describe())) }
-                        td { (order.customer_email) }
+                        td.age.nowrap { (age(now.saturating_sub(order.placed_at))) }
+                        td.state.nowrap { (capitalised(order.status.describe())) }
+                        td { span class=(format!("verdict verdict-{}", verdict.code())) { (capitalised(verdict.describe())) } }
+                        td { (order.delivery.name) br; (order.customer_email) }
                         td { @for (i, line) in order.lines.iter().enumerate() { @if i > 0 { ", " } (line.name) " × " (line.quantity) } }
-                        td { (order.amount(order.total)) }
+                        td.nowrap { (order.amount(order.total)) }
                         td.key { @for key in partner_keys(order) { code title=(key) { (key) } " " } }
                     }
                 }
             }
         }
-        nav.pages aria-label="Pages" {
-            @if filter.page > 1 { a rel="prev" href=(filter.address(filter.page - 1)) { "Newer" } }
-            @if filter.page < pages { a rel="next" href=(filter.address(filter.page + 1)) { "Older" } }
-        }
-    };
-    Ok(page(&staff, "Orders", content))
+    }
+}
+
+/// How long ago, roughly: "5 min", "3 h", "2 d".
+fn age(seconds: u64) -> String {
+    match seconds {
+        0..3600 => format!("{} min", seconds / 60),
+        3600..86_400 => format!("{} h", seconds / 3600),
+        _ => format!("{} d", seconds / 86_400),
+    }
 }
 
 fn partner_keys(order: &Order) -> Vec<&str> {
@@ -254,6 +375,14 @@ mod tests {
     }
 
     #[test]
+    fn ages_read_in_minutes_hours_and_days() {
+        assert_eq!(age(59), "0 min");
+        assert_eq!(age(3599), "59 min");
+        assert_eq!(age(7200), "2 h");
+        assert_eq!(age(3 * 86_400 + 5), "3 d");
+    }
+
+    #[test]
     fn filters_are_bounded_and_named() {
         let read = |pairs: &[(&str, &str)]| {
             let fields: Fields = pairs
@@ -270,6 +399,12 @@ mod tests {
                 .unwrap_err()
                 .starts_with("state:")
         );
+        assert!(
+            read(&[("verdict", "maybe")])
+                .unwrap_err()
+                .starts_with("verdict:")
+        );
+        assert!(read(&[("sort", "up")]).unwrap_err().starts_with("sort:"));
         let long = "x".repeat(MAX_FILTER + 1);
         assert!(read(&[("q", &long)]).unwrap_err().starts_with("q:"));
     }

@@ -10,7 +10,7 @@ use crate::domain::cart::describe_spec;
 use crate::domain::customers;
 use crate::domain::ids::OrderNumber;
 use crate::domain::orders::press_files::{self, PressFileLinks, PressFileState};
-use crate::domain::orders::record::OrderStatus;
+use crate::domain::orders::record::{OrderStatus, PressVerdict};
 use crate::domain::orders::reprint::{self};
 use crate::domain::orders::{self, Order};
 use crate::domain::services::Services;
@@ -104,8 +104,16 @@ pub(crate) async fn order_page(
             h2 #actions-heading { "Actions" }
             @match &order.status {
                 OrderStatus::Placed => {
-                    form.inline method="post" action=(format!("/admin/orders/{n}/move")) {
+                    @let blocks = press_files::verdict_of(&press) == PressVerdict::Block;
+                    form.inline[!blocks].blocked-start[blocks] method="post" action=(format!("/admin/orders/{n}/move")) {
                         (csrf) input type="hidden" name="move" value="start";
+                        @if blocks {
+                            p.notice #blocked-notice { "A press file of this order blocks: it cannot be printed as it is (see Packs below)." }
+                            label.approve {
+                                input #over-block type="checkbox" name="over_block" value="yes" required;
+                                " I have looked at the press file and start production anyway"
+                            }
+                        }
                         button #start-production type="submit" { "Start production" }
                     }
                     form.inline method="post" action=(format!("/admin/orders/{n}/move")) {
@@ -171,7 +179,10 @@ pub(crate) async fn order_page(
         ol.history {
             @if order.reprint_of.is_none() { li { (when(order.placed_at)) ": placed by the customer" } }
             @for change in &order.history {
-                li { (when(change.at)) ": " (change.status.describe()) " by " (change.by) }
+                li {
+                    (when(change.at)) ": " (change.status.describe()) " by " (change.by)
+                    @if change.over_block { strong.over-block { " over a press file that blocks" } }
+                }
             }
         }
         h2 { "E-mail" }
