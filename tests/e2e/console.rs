@@ -22,6 +22,7 @@ every_store!(
     the_order_list_pages_through_an_index_that_takes_in_earlier_orders,
     changing_an_operators_credentials_ends_their_sessions,
     the_console_puts_blocked_orders_on_top_and_starts_them_only_when_told,
+    operators_keep_notes_customers_never_see_and_export_orders_as_csv,
 );
 
 pub const OPERATOR_PASSWORD: &str = "operator password 1";
@@ -782,7 +783,7 @@ async fn the_console_puts_blocked_orders_on_top_and_starts_them_only_when_told(k
     assert!(!to_do.body.contains("Blocked: look at these first"));
     assert!(listed_numbers(&to_do).contains(&blocked));
     let in_production = operator.get("/admin/orders?state=in_production").await;
-    assert_eq!(listed_numbers(&in_production), [blocked.clone()]);
+    assert_eq!(listed_numbers(&in_production), [blocked.as_str()]);
 
     // The CLI asks the same: another reprint blocks, and starts only with --over-block.
     let page = operator.get(&format!("/admin/orders/{with_photo}")).await;
@@ -836,5 +837,121 @@ async fn the_console_puts_blocked_orders_on_top_and_starts_them_only_when_told(k
     );
     assert!(!listed_numbers(&operator.get("/admin/orders").await).contains(&without));
     let shipped = operator.get("/admin/orders?state=shipped").await;
-    assert_eq!(listed_numbers(&shipped), [without.clone()]);
+    assert_eq!(listed_numbers(&shipped), [without.as_str()]);
+}
+
+/// Notes on an order are the floor's: who wrote what and when, on the order's page, bounded,
+/// and never on the customer's pages. The list's orders export as CSV for its filter, every
+/// cell quoted and formulas neutralised.
+async fn operators_keep_notes_customers_never_see_and_export_orders_as_csv(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let operator = signed_in_operator(&app).await;
+    let (buyer, email, first) = customer_with_order(&app).await;
+    let formula = "=HYPERLINK(\"http://evil.example\")";
+    let (pack, _) = new_pack(&app, &[("friendlyName", formula)]).await;
+    // A minute later, so that "newest first" is one order for certain.
+    app.clock.advance(std::time::Duration::from_secs(60));
+    let second = buyer.order(&app, &[&pack]).await;
+
+    let path = format!("/admin/orders/{first}");
+    let page = operator.get(&path).await;
+    assert!(page.body.contains("No notes yet."));
+    let note = "Call the shop before printing:\nthe logo may change";
+    let noted = operator
+        .post(&page, &format!("{path}/notes"), &[("note", note)])
+        .await;
+    assert_eq!((noted.status, noted.path.as_str()), (200, path.as_str()));
+    assert!(
+        noted
+            .body
+            .contains("Call the shop before printing:\nthe logo may change")
+            && noted.body.contains(" · admin:ann.ops"),
+        "{}",
+        noted.body
+    );
+    for (bad, problem) in [
+        ("  ", "Note: write something"),
+        ("evil \u{202e}txt", "Note: only text and line breaks"),
+    ] {
+        let refused = operator
+            .post(&page, &format!("{path}/notes"), &[("note", bad)])
+            .await;
+        assert_eq!(refused.status, 400, "{bad:?}");
+        assert!(refused.body.contains(problem), "{}", refused.body);
+    }
+    let long = "x".repeat(2001);
+    let refused = operator
+        .post(&page, &format!("{path}/notes"), &[("note", &long)])
+        .await;
+    assert!(refused.body.contains("at most 2000 characters"));
+    // The customer sees none of it, and cannot write one.
+    let theirs = buyer.get(&format!("/orders/{first}")).await;
+    assert_eq!(theirs.status, 200);
+    assert!(!theirs.body.contains("Call the shop"), "{}", theirs.body);
+    let token = page.hidden("csrf").unwrap();
+    let stranger = buyer
+        .post_raw(
+            &format!("{path}/notes"),
+            &[("csrf", &token), ("note", "mine")],
+        )
+        .await;
+    assert_eq!(stranger.path, "/admin/signin");
+    assert!(!operator.get(&path).await.body.contains("mine"));
+
+    // The export: a header, then one row per order of the filter.
+    let export = |query: String| {
+        let (operator, app) = (&operator, &app);
+        async move {
+            let response = operator
+                .client
+                .get(format!("{}/admin/orders.csv?{query}", app.address))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            let kind = response.headers()[reqwest::header::CONTENT_TYPE].clone();
+            (status, kind, response.text().await.unwrap())
+        }
+    };
+    let (status, content_type, csv) = export("state=".into()).await;
+    assert_eq!(
+        (status, content_type.to_str().unwrap()),
+        (200, "text/csv; charset=utf-8")
+    );
+    let lines: Vec<&str> = csv.split("\r\n").filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("\"order\",\"placed\",\"state\",\"press check\""));
+    assert!(
+        lines[1].starts_with(&format!("\"{second}\"")),
+        "newest first: {csv}"
+    );
+    assert!(
+        lines[2].contains(&email) && lines[2].contains("\"14.99\",\"GBP\""),
+        "{csv}"
+    );
+    // The pack named as a formula is text in a spreadsheet.
+    assert!(
+        lines[1].contains("\"'=HYPERLINK(\"\"http://evil.example\"\") × 1\""),
+        "{csv}"
+    );
+    assert!(
+        !csv.contains("Call the shop"),
+        "notes stay out of the export"
+    );
+    let (_, _, csv) = export(format!("state=&q={second}")).await;
+    assert_eq!(
+        csv.split("\r\n").filter(|l| !l.is_empty()).count(),
+        2,
+        "{csv}"
+    );
+    let (status, _, problem) = export("verdict=maybe".into()).await;
+    assert_eq!(status, 400);
+    assert!(problem.starts_with("verdict:"), "{problem}");
+    let response = buyer
+        .client
+        .get(format!("{}/admin/orders.csv", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.url().path(), "/admin/signin");
 }

@@ -15,6 +15,7 @@
 //! commit so that a crash after it cannot lose them; their workers do nothing for an order
 //! that was never committed ([`record::hold_until_placed`]).
 
+pub mod notes;
 pub mod press_files;
 pub mod record;
 pub mod reprint;

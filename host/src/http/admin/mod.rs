@@ -54,6 +54,8 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/admin/orders/{number}", get(orders::show))
         .route("/admin/orders/{number}/move", post(orders::move_order))
         .route("/admin/orders/{number}/reprint", post(orders::reprint))
+        .route("/admin/orders/{number}/notes", post(orders::add_note))
+        .route("/admin/orders.csv", get(orders::export))
         .route(
             "/admin/orders/{number}/lines/{line}/sides/{side}",
             get(orders::side_image),

@@ -7,6 +7,7 @@ use axum::response::Response;
 use serde::Deserialize;
 
 use crate::domain::ids::OrderNumber;
+use crate::domain::orders::notes::{self, NoteError};
 use crate::domain::orders::reprint::{self, ReprintError};
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::http::admin::orders::page::{no_order, order_page, placed_order};
@@ -93,6 +94,40 @@ pub async fn move_order(
                 Some((status, capitalised(&error.to_string()))),
             )
             .await
+        }
+    }
+}
+
+/// The note form.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct NoteForm {
+    note: String,
+}
+
+/// `POST /admin/orders/{number}/notes` (`note`): back to the order's page, with the note
+/// among its notes, or the page with the problem.
+pub async fn add_note(
+    State(ServicesState(services)): State<ServicesState>,
+    Path(number): Path<String>,
+    OperatorForm {
+        staff,
+        operator,
+        fields,
+    }: OperatorForm<NoteForm>,
+) -> Result<Response, ConsoleError> {
+    let order = placed_order(&services, &number).await?;
+    let (store, clock) = (services.store.as_ref(), &services.clock);
+    let by = operator.signature();
+    match notes::add(store, clock, &order.number, &by, &fields.note).await {
+        Ok(()) => Ok(redirect_setting(
+            &format!("/admin/orders/{}", order.number),
+            &[],
+        )),
+        Err(NoteError::Store(error)) => Err(error.into()),
+        Err(error @ NoteError::Invalid(_)) => {
+            let problem = (StatusCode::BAD_REQUEST, capitalised(&error.to_string()));
+            order_page(&services, &staff, &order, Some(problem)).await
         }
     }
 }

@@ -63,8 +63,8 @@ fn day_start(parameter: &'static str, text: &str) -> Result<u64, String> {
 
 const SORTS: [(&str, &str); 2] = [("oldest", "Oldest first"), ("newest", "Newest first")];
 
-/// The list's filters, read from the query.
-struct Filter {
+/// The list's filters, read from the query (the CSV export takes the same).
+pub(super) struct Filter {
     state: String,
     /// A [`PressVerdict`]'s code, or empty.
     verdict: String,
@@ -80,7 +80,7 @@ struct Filter {
 }
 
 impl Filter {
-    fn read(query: &Fields) -> Result<Filter, String> {
+    pub(super) fn read(query: &Fields) -> Result<Filter, String> {
         let text = |name: &'static str| -> Result<String, String> {
             let value = field(query, name).trim();
             if value.chars().count() > MAX_FILTER {
@@ -141,7 +141,7 @@ impl Filter {
     /// The index that holds exactly the orders this filter lets through, if one does: a
     /// state (or every placed order, or the open ones) with no other filter, or the open
     /// orders that are blocked.
-    fn index(&self) -> Option<Kind> {
+    pub(super) fn index(&self) -> Option<Kind> {
         let others = [&self.from, &self.to, &self.key, &self.search];
         if !others.iter().all(|value| value.is_empty()) {
             return None;
@@ -155,7 +155,7 @@ impl Filter {
         }
     }
 
-    fn end(&self) -> IndexEnd {
+    pub(super) fn end(&self) -> IndexEnd {
         match self.sort.as_str() {
             "oldest" => IndexEnd::Earliest,
             _ => IndexEnd::Latest,
@@ -163,7 +163,7 @@ impl Filter {
     }
 
     /// Whether `order` passes every filter but the verdict's (which needs its press files).
-    fn matches(&self, order: &Order) -> bool {
+    pub(super) fn matches(&self, order: &Order) -> bool {
         let state = match self.state.as_str() {
             "" => true,
             "open" => order.status.is_open(),
@@ -183,9 +183,14 @@ impl Filter {
             && (self.key.is_empty() || order.lines.iter().any(|l| l.created_by == self.key))
     }
 
-    /// The list's address with these filters, on `page`.
-    fn address(&self, page: usize) -> String {
-        let query: String = form_urlencoded::Serializer::new(String::new())
+    /// Whether an order with `verdict` passes the verdict's filter.
+    pub(super) fn admits(&self, verdict: PressVerdict) -> bool {
+        self.verdict.is_empty() || verdict.code() == self.verdict
+    }
+
+    /// The query of these filters, on `page`.
+    fn query(&self, page: usize) -> String {
+        form_urlencoded::Serializer::new(String::new())
             .append_pair("state", &self.state)
             .append_pair("verdict", &self.verdict)
             .append_pair("sort", &self.sort)
@@ -194,8 +199,12 @@ impl Filter {
             .append_pair("key", &self.key)
             .append_pair("q", &self.search)
             .append_pair("page", &page.to_string())
-            .finish();
-        format!("/admin/orders?{query}")
+            .finish()
+    }
+
+    /// The list's address with these filters, on `page`.
+    fn address(&self, page: usize) -> String {
+        format!("/admin/orders?{}", self.query(page))
     }
 
     fn form(&self) -> Markup {
@@ -231,6 +240,7 @@ impl Filter {
                 div { label for="filter-key" { "Partner key" } input #filter-key type="text" name="key" value=(self.key) maxlength=(MAX_FILTER); }
                 div { label for="filter-q" { "Order, e-mail, name or tracking id" } input #filter-q type="search" name="q" value=(self.search) maxlength=(MAX_FILTER); }
                 button type="submit" { "Show" }
+                a.export href=(format!("/admin/orders.csv?{}", self.query(1))) download { "Export as CSV" }
             }
         }
     }
@@ -345,7 +355,7 @@ fn age(seconds: u64) -> String {
     }
 }
 
-fn partner_keys(order: &Order) -> Vec<&str> {
+pub(super) fn partner_keys(order: &Order) -> Vec<&str> {
     let mut keys: Vec<&str> = order.lines.iter().map(|l| l.created_by.as_str()).collect();
     keys.sort_unstable();
     keys.dedup();

@@ -9,6 +9,7 @@ use maud::{Markup, html};
 use crate::domain::cart::describe_spec;
 use crate::domain::customers;
 use crate::domain::ids::OrderNumber;
+use crate::domain::orders::notes;
 use crate::domain::orders::press_files::{self, PressFileLinks, PressFileState};
 use crate::domain::orders::record::{OrderStatus, PressVerdict};
 use crate::domain::orders::reprint::{self};
@@ -84,6 +85,7 @@ pub(crate) async fn order_page(
         expires: services.clock.unix_seconds() + PRESS_LINK_SECONDS,
     };
     let mail = crate::domain::mail::of_order(store, order).await?;
+    let notes = notes::of(store, &order.number).await?;
     let address = &order.delivery;
     let n = &order.number;
     let csrf = html! { input type="hidden" name="csrf" value=(staff.csrf_token); };
@@ -183,6 +185,25 @@ pub(crate) async fn order_page(
                     (when(change.at)) ": " (change.status.describe()) " by " (change.by)
                     @if change.over_block { strong.over-block { " over a press file that blocks" } }
                 }
+            }
+        }
+        section.notes aria-labelledby="notes-heading" {
+            h2 #notes-heading { "Notes" }
+            p.hint { "For the floor only: customers never see them." }
+            @if notes.is_empty() {
+                p { "No notes yet." }
+            } @else {
+                ol.notes {
+                    @for note in &notes {
+                        li { span.note-meta { (when(note.at)) " · " (note.by) } p.note-text { (note.text) } }
+                    }
+                }
+            }
+            form #note-form method="post" action=(format!("/admin/orders/{n}/notes")) {
+                (csrf)
+                label for="note-text" { "Add a note" }
+                textarea #note-text name="note" rows="3" maxlength=(notes::MAX_NOTE) required {}
+                button #add-note.secondary type="submit" { "Add note" }
             }
         }
         h2 { "E-mail" }
