@@ -7,14 +7,14 @@
 use presspack::domain::operators;
 use presspack::domain::orders::record::{OPEN, ORDERS, PLACED, state_index};
 use presspack::infra::store::INDEXES_BUILT;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::order_number;
 use crate::helpers::{StoreKind, TestApp, spawn_app};
 use crate::shop::{Page, Shopper};
-use crate::warnings::image_side;
+use crate::warnings::photo_at_172_dpi;
 
 every_store!(
     operators_sign_in_with_password_and_code_and_nobody_else_gets_in,
@@ -628,16 +628,9 @@ async fn the_order_list_pages_through_an_index_that_takes_in_earlier_orders(kind
     assert!(listed_numbers(&first_page).contains(&newest));
 }
 
-/// A pack whose one photo prints at 172 dpi: a warning under the default press limits, a
-/// block once the operator asks for 200 dpi. Its id.
+/// A pack whose one photo prints at 172 dpi (see [`photo_at_172_dpi`]); its id.
 pub(crate) async fn photo_pack(app: &TestApp, extra: &[(&str, &str)]) -> String {
-    // 1200 x 800 pixels over 177 x 118 mm (the 88 x 59 mm slot zoomed in twice): 172 dpi.
-    let photo = app.upload_fixture("png-rgb.png", &[]).await;
-    let zoomed = json!({"center": {"x": 44, "y": 29.5}, "width": 177, "height": 118, "angle": 0});
-    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
-        "resourceUri": photo["resourceUri"], "imageBox": zoomed}]);
-    let pack = json!({"sides": [image_side(placed)], "imageBasket": {"items": [photo]}});
-    let pack = pack.to_string();
+    let pack = photo_at_172_dpi(app).await;
     let mut params = vec![("pack", pack.as_str())];
     params.extend_from_slice(extra);
     let (id, _) = new_pack(app, &params).await;

@@ -17,7 +17,18 @@ every_store!(
     thai_lao_khmer_and_myanmar_lines_have_faces,
 );
 
-pub(crate) fn image_side(data: Value) -> Value {
+/// A pack (its JSON) whose one photo prints at 172 dpi: a warning under the default press
+/// limits, a block once the operator asks for 200 dpi.
+pub(crate) async fn photo_at_172_dpi(app: &TestApp) -> String {
+    // 1200 x 800 pixels over 177 x 118 mm (the 88 x 59 mm slot zoomed in twice): 172 dpi.
+    let photo = app.upload_fixture("png-rgb.png", &[]).await;
+    let zoomed = json!({"center": {"x": 44, "y": 29.5}, "width": 177, "height": 118, "angle": 0});
+    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
+        "resourceUri": photo["resourceUri"], "imageBox": zoomed}]);
+    json!({"sides": [image_side(placed)], "imageBasket": {"items": [photo]}}).to_string()
+}
+
+fn image_side(data: Value) -> Value {
     json!({"type": "image", "sideNum": 1, "templateCode": "businesscard_full_image_landscape", "data": data})
 }
 
@@ -344,13 +355,7 @@ async fn what_preflight_blocks_no_channel_orders(kind: StoreKind) {
 /// back at the old limit the pack is orderable again.
 async fn the_press_limits_of_the_day_judge_packs_already_in_carts(kind: StoreKind) {
     let mut app = spawn_app(kind).await;
-    // 1200 x 800 pixels over 177 x 118 mm (the 88 x 59 mm slot zoomed in twice): 172 dpi.
-    let photo = app.upload_fixture("png-rgb.png", &[]).await;
-    let zoomed = json!({"center": {"x": 44, "y": 29.5}, "width": 177, "height": 118, "angle": 0});
-    let placed = json!([{"type": "imageData", "linkId": "variable_image_front",
-        "resourceUri": photo["resourceUri"], "imageBox": zoomed}]);
-    let pack = json!({"sides": [image_side(placed)], "imageBasket": {"items": [photo]}});
-    let pack = pack.to_string();
+    let pack = photo_at_172_dpi(&app).await;
     let params = [("pack", pack.as_str()), ("friendlyName", "Photo cards")];
     // One pack a customer has put in their cart, one still the partner's.
     let in_cart = app.create_pack("businesscard", &params).await;
