@@ -24,7 +24,6 @@ use crate::domain::webhooks::Webhooks;
 use crate::http::auth::oauth::SignatureCheck;
 use crate::http::metrics::Metrics;
 use crate::http::pages::settings::{CookiePolicy, SignInLimits};
-use crate::http::pages::static_files::StaticFiles;
 use crate::http::serve;
 use crate::http::state::AppState;
 use crate::infra::engine::{EngineCallError, EngineClient, EngineHost, EngineSetup, engine_wasm};
@@ -196,7 +195,7 @@ impl Application {
             signature_check,
             fonts: engine.fonts,
             metrics: Metrics::default(),
-            static_files: StaticFiles::default(),
+            static_files: Arc::default(),
         });
         let (router, metrics_router) =
             crate::http::router::router(&state, config.service.metrics_listen.is_some());

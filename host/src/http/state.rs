@@ -27,7 +27,7 @@ pub struct AppState {
     pub sign_in_limits: SignInLimits,
     pub metrics: Metrics,
     /// The pages' and the canvas's static files, compressed and tagged once.
-    pub static_files: StaticFiles,
+    pub static_files: Arc<StaticFiles>,
 }
 
 /// The API edge's settings: request size, signing window, per-key rate, proxies.
@@ -75,5 +75,15 @@ pub struct ServicesState(pub Arc<Services>);
 impl FromRef<Arc<AppState>> for ServicesState {
     fn from_ref(state: &Arc<AppState>) -> Self {
         ServicesState(Arc::clone(&state.services))
+    }
+}
+
+/// The static files as the state of a handler that serves only them.
+#[derive(Clone)]
+pub struct StaticFilesState(pub Arc<StaticFiles>);
+
+impl FromRef<Arc<AppState>> for StaticFilesState {
+    fn from_ref(state: &Arc<AppState>) -> Self {
+        StaticFilesState(Arc::clone(&state.static_files))
     }
 }

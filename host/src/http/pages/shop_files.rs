@@ -2,14 +2,12 @@
 //! pages' scripts, answered through [`StaticFiles`](crate::http::pages::static_files) (compressed
 //! once, with ETags).
 
-use std::sync::Arc;
-
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::http::pages::static_files::Source;
-use crate::http::state::{AppState, ServicesState};
+use crate::http::state::{ServicesState, StaticFilesState};
 
 const STYLESHEET: &str = include_str!("../../../static/shop.css");
 /// The pages' scripts, each in its own file (the policy runs no inline script): the order
@@ -25,26 +23,27 @@ const SCRIPTS: [(&str, &str); 2] = [
 const CSS: &str = "text/css; charset=utf-8";
 
 /// `GET /static/shop.css`
-pub async fn stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+pub async fn stylesheet(
+    State(StaticFilesState(files)): State<StaticFilesState>,
+    headers: HeaderMap,
+) -> Response {
     let source = || Source::new(CSS, STYLESHEET);
-    state
-        .static_files
-        .respond(&headers, "shop.css", None, source)
-        .await
+    files.respond(&headers, "shop.css", None, source).await
 }
 
 /// `GET /static/brand.css`: the brand's colour over the stylesheet's.
-pub async fn brand_stylesheet(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+pub async fn brand_stylesheet(
+    State(ServicesState(services)): State<ServicesState>,
+    State(StaticFilesState(files)): State<StaticFilesState>,
+    headers: HeaderMap,
+) -> Response {
     let css = format!(
         ":root {{ --brand: {}; --brand-dark: {}; }}\n",
-        state.services.brand.colour,
-        state.services.brand.dark_colour()
+        services.brand.colour,
+        services.brand.dark_colour()
     );
     let source = move || Source::new(CSS, css);
-    state
-        .static_files
-        .respond(&headers, "brand.css", None, source)
-        .await
+    files.respond(&headers, "brand.css", None, source).await
 }
 
 /// `GET /static/logo`: the brand's logo (404 without one). An SVG opened on its own runs no
@@ -75,7 +74,7 @@ pub async fn logo(State(ServicesState(services)): State<ServicesState>) -> Respo
 
 /// `GET /static/{name}`: one of [`SCRIPTS`].
 pub async fn script(
-    State(state): State<Arc<AppState>>,
+    State(StaticFilesState(files)): State<StaticFilesState>,
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Response {
@@ -83,8 +82,5 @@ pub async fn script(
         return StatusCode::NOT_FOUND.into_response();
     };
     let source = move || Source::new("text/javascript; charset=utf-8", script);
-    state
-        .static_files
-        .respond(&headers, name, None, source)
-        .await
+    files.respond(&headers, name, None, source).await
 }

@@ -2,8 +2,6 @@
 //! on top), paged, filtered by state, press verdict, dates, partner key and text, sorted by
 //! age.
 
-use std::sync::Arc;
-
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -18,7 +16,7 @@ use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::forms::{Fields, field};
 use crate::http::pages::layout::{alert, when};
 use crate::http::pages::orders::capitalised;
-use crate::http::state::AppState;
+use crate::http::state::ServicesState;
 use crate::infra::store::{IndexEnd, Kind};
 
 /// Orders per page of the list.
@@ -249,7 +247,7 @@ impl Filter {
 /// `GET /admin/orders?state=&verdict=&sort=&from=&to=&key=&q=&page=`: without a state, the
 /// work to do, oldest first, with the blocked orders in a table of their own above it.
 pub async fn list(
-    State(state): State<Arc<AppState>>,
+    State(ServicesState(services)): State<ServicesState>,
     staff: Staff,
     Query(query): Query<Fields>,
 ) -> Result<Response, ConsoleError> {
@@ -263,7 +261,7 @@ pub async fn list(
             return Ok((StatusCode::BAD_REQUEST, page).into_response());
         }
     };
-    let store = state.services.store.as_ref();
+    let store = services.store.as_ref();
     let skip = (filter.page - 1) * PAGE_SIZE;
     let (count, shown) = match filter.index() {
         Some(index) => {
@@ -296,7 +294,7 @@ pub async fn list(
         true => triage::blocked(store, MAX_BLOCKED_SHOWN).await?,
         false => Vec::new(),
     };
-    let now = state.services.clock.unix_seconds();
+    let now = services.clock.unix_seconds();
     let pages = count.div_ceil(PAGE_SIZE).max(1);
     let content = html! {
         (filter.form())
