@@ -23,6 +23,7 @@ every_store!(
     changing_an_operators_credentials_ends_their_sessions,
     the_console_puts_blocked_orders_on_top_and_starts_them_only_when_told,
     operators_keep_notes_customers_never_see_and_export_orders_as_csv,
+    a_batch_starts_each_ticked_order_once_and_reports_every_one,
 );
 
 pub const OPERATOR_PASSWORD: &str = "operator password 1";
@@ -947,4 +948,124 @@ async fn operators_keep_notes_customers_never_see_and_export_orders_as_csv(kind:
         .await
         .unwrap();
     assert_eq!(response.url().path(), "/admin/signin");
+}
+
+/// What a batch's report says of order `number`: `Started`, or why not.
+fn batch_outcome(report: &Page, number: &str) -> String {
+    let row = report
+        .body
+        .split("<tr>")
+        .find(|row| row.contains(number))
+        .unwrap();
+    let cell = row.split("<td class=\"").nth(2).unwrap();
+    let text = cell.split_once('>').unwrap().1;
+    text.split_once("</td>").unwrap().0.to_owned()
+}
+
+/// Starting production of the orders ticked in the list: each order moves once, whatever
+/// two operators do at once, and the report names every order with what became of it.
+async fn a_batch_starts_each_ticked_order_once_and_reports_every_one(kind: StoreKind) {
+    let app = spawn_app(kind).await;
+    let operator = signed_in_operator(&app).await;
+    let (buyer, _, first) = customer_with_order(&app).await;
+    let mut placed = vec![first];
+    for _ in 0..2 {
+        let (pack, _) = new_pack(&app, &[]).await;
+        placed.push(buyer.order(&app, &[&pack]).await);
+    }
+    let [a, b, c] = placed.try_into().unwrap();
+    let page = operator.get(&format!("/admin/orders/{a}")).await;
+    operator
+        .post(
+            &page,
+            &format!("/admin/orders/{a}/move"),
+            &[("move", "start")],
+        )
+        .await;
+    let list = operator.get("/admin/orders").await;
+    for number in [&b, &c] {
+        assert!(
+            list.body.contains(&format!("name=\"order-{number}\"")),
+            "a box for {number}"
+        );
+    }
+    assert!(
+        !list.body.contains(&format!("name=\"order-{a}\"")),
+        "no box: in production"
+    );
+
+    // Two operators at once, on overlapping orders.
+    let tick = |n: &str| format!("order-{n}");
+    let (ta, tb, tc) = (tick(&a), tick(&b), tick(&c));
+    let one: Vec<(&str, &str)> = vec![
+        ("action", "start"),
+        (&ta, "yes"),
+        (&tb, "yes"),
+        (&tc, "yes"),
+    ];
+    let two: Vec<(&str, &str)> = vec![
+        ("action", "start"),
+        (&tb, "yes"),
+        (&tc, "yes"),
+        ("order-PP-NOSUCHORDER", "yes"),
+    ];
+    let (first_report, second_report) = tokio::join!(
+        operator.post(&list, "/admin/orders/batch", &one),
+        operator.post(&list, "/admin/orders/batch", &two),
+    );
+    for report in [&first_report, &second_report] {
+        assert_eq!(report.status, 200, "{}", report.body);
+    }
+    assert!(
+        batch_outcome(&first_report, &a)
+            .contains("is in production; it cannot be put in production")
+    );
+    assert!(batch_outcome(&second_report, "PP-NOSUCHORDER").contains("There is no order"));
+    for number in [&b, &c] {
+        let outcomes = [
+            batch_outcome(&first_report, number),
+            batch_outcome(&second_report, number),
+        ];
+        let started = outcomes.iter().filter(|o| *o == "Started").count();
+        assert_eq!(started, 1, "{number}: {outcomes:?}");
+        let order = presspack::domain::orders::load(app.store.as_ref(), &order_number(number))
+            .await
+            .unwrap()
+            .unwrap();
+        let starts = order
+            .history
+            .iter()
+            .filter(|change| change.status.code() == "in_production");
+        assert_eq!(starts.count(), 1, "{number}: one audited start");
+        assert_eq!(order.history.last().unwrap().by, "admin:ann.ops");
+    }
+    assert!(first_report.body.contains("id=\"batch-summary\""));
+
+    // Nothing ticked, or more than a batch holds: refused before any work.
+    let none = operator
+        .post(&list, "/admin/orders/batch", &[("action", "start")])
+        .await;
+    assert_eq!(none.status, 400);
+    assert!(none.body.contains("Tick the orders to start first."));
+    let many: Vec<String> = (0..101).map(|i| format!("order-PP-{i:012}")).collect();
+    let mut fields = vec![("action", "start")];
+    fields.extend(many.iter().map(|name| (name.as_str(), "yes")));
+    let too_many = operator.post(&list, "/admin/orders/batch", &fields).await;
+    assert_eq!(too_many.status, 400);
+    assert!(
+        too_many
+            .body
+            .contains("at most 100 orders; this one had 101"),
+        "{}",
+        too_many.body
+    );
+    // A customer's session moves nothing.
+    let token = list.hidden("csrf").unwrap();
+    let stranger = buyer
+        .post_raw(
+            "/admin/orders/batch",
+            &[("csrf", &token), ("action", "start"), (&tc, "yes")],
+        )
+        .await;
+    assert_eq!(stranger.path, "/admin/signin");
 }

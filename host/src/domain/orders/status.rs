@@ -229,3 +229,24 @@ pub async fn change(
         }
     }
 }
+
+/// Most orders one batch moves.
+pub const MAX_BATCH: usize = 100;
+
+/// Moves each of `numbers` as [`change`] does, one after the other, as `by`: what became of
+/// each, in order, so that a batch reports every order it touched. An order another operator
+/// moved first is refused like a single move (compare-and-swap), and the others go on.
+pub async fn change_each(
+    store: &dyn Store,
+    clock: &Clock,
+    numbers: &[OrderNumber],
+    requested: &Move,
+    by: &str,
+    mail: Mailing,
+) -> Vec<Result<Order, MoveError>> {
+    let mut outcomes = Vec::with_capacity(numbers.len());
+    for number in numbers {
+        outcomes.push(change(store, clock, number, requested.clone(), by, mail).await);
+    }
+    outcomes
+}

@@ -56,6 +56,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/admin/orders/{number}/reprint", post(orders::reprint))
         .route("/admin/orders/{number}/notes", post(orders::add_note))
         .route("/admin/orders.csv", get(orders::export))
+        .route("/admin/orders/batch", post(orders::batch))
         .route(
             "/admin/orders/{number}/lines/{line}/sides/{side}",
             get(orders::side_image),

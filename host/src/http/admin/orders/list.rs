@@ -8,7 +8,9 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use time::{Date, Month};
 
-use crate::domain::orders::record::{BLOCKED, OPEN, PLACED, PressVerdict, state_index};
+use crate::domain::orders::record::{
+    BLOCKED, OPEN, OrderStatus, PLACED, PressVerdict, state_index,
+};
 use crate::domain::orders::triage::{self, Triaged};
 use crate::domain::orders::{Order, press_files};
 use crate::http::admin::page::page;
@@ -302,11 +304,18 @@ pub async fn list(
             section.blocked aria-labelledby="blocked-heading" {
                 h2 #blocked-heading { "Blocked: look at these first" }
                 p.hint { "Their press files cannot be printed as they are. Open an order to see why." }
-                (order_table("Blocked orders", &blocked, now))
+                (order_table("Blocked orders", &blocked, now, false))
             }
         }
         p.lead #order-count { (count) @if count == 1 { " order" } @else { " orders" } " · page " (filter.page.min(pages)) " of " (pages) }
-        (order_table("Orders", &shown, now))
+        @if shown.iter().any(|t| t.order.status == OrderStatus::Placed) {
+            form #batch-form method="post" action="/admin/orders/batch" {
+                input type="hidden" name="csrf" value=(staff.csrf_token);
+                input type="hidden" name="action" value="start";
+                button #start-ticked type="submit" { "Start production of the ticked orders" }
+            }
+        }
+        (order_table("Orders", &shown, now, true))
         nav.pages aria-label="Pages" {
             @if filter.page > 1 { a rel="prev" href=(filter.address(filter.page - 1)) { "Previous" } }
             @if filter.page < pages { a rel="next" href=(filter.address(filter.page + 1)) { "Next" } }
@@ -315,11 +324,13 @@ pub async fn list(
     Ok(page(&staff, "Orders", content))
 }
 
-fn order_table(caption: &str, orders: &[Triaged], now: u64) -> Markup {
+/// `orders` as a table; with `ticks`, a placed order's row has a box for the batch form.
+fn order_table(caption: &str, orders: &[Triaged], now: u64, ticks: bool) -> Markup {
     html! {
         table.orders {
             caption.visually-hidden { (caption) }
             thead { tr {
+                @if ticks { th scope="col" { span.visually-hidden { "Tick" } } }
                 th scope="col" { "Order" } th scope="col" { "Placed" } th scope="col" { "Age" }
                 th scope="col" { "State" } th scope="col" { "Press check" }
                 th scope="col" { "Customer" } th scope="col" { "Packs" } th scope="col" { "Total" }
@@ -328,6 +339,12 @@ fn order_table(caption: &str, orders: &[Triaged], now: u64) -> Markup {
             tbody {
                 @for Triaged { order, verdict } in orders {
                     tr {
+                        @if ticks {
+                            td { @if order.status == OrderStatus::Placed {
+                                input type="checkbox" form="batch-form" name=(format!("order-{}", order.number))
+                                    value="yes" aria-label=(format!("Tick {}", order.number));
+                            } }
+                        }
                         td.number { a href=(format!("/admin/orders/{}", order.number)) { (order.number) } }
                         td.nowrap { (when(order.placed_at)) }
                         td.age.nowrap { (age(now.saturating_sub(order.placed_at))) }

@@ -7,7 +7,7 @@ mod export;
 mod list;
 pub(crate) mod page;
 
-pub use actions::{add_note, move_order, reprint};
+pub use actions::{add_note, batch, move_order, reprint};
 pub use export::export;
 pub use list::list;
 pub use page::{show, side_image};
