@@ -237,7 +237,12 @@ impl PressFileJobs {
             }
             save(store, number, PressFile { line, state }).await?;
         }
-        // Blocked orders go on top of the console's list.
+        // Blocked orders go on top of the console's list. The order is read again: an
+        // operator may have moved it while its files were made, and its state decides its
+        // indexes.
+        let order = record::load(store, number)
+            .await?
+            .ok_or_else(|| StoreError::corrupt(format!("order {number} vanished")))?;
         let verdict = verdict(store, &order).await?;
         record::index(store, &order, Some(verdict)).await?;
         tracing::info!(order = %number, packs = order.lines.len(), verdict = verdict.code(), "press files made");
