@@ -2,7 +2,8 @@
 //! order's address), finds the order in the list, sees its pack's sides, starts production
 //! and marks it shipped; the customer gets the shipping notice by e-mail and the partner the
 //! signed `order.shipped` webhook. Then triage: a reprint whose press file blocks heads the
-//! list and starts only with the operator's tick.
+//! list and starts only with the operator's tick; a note on it; and the order still waiting
+//! started as a batch from the list.
 
 use fantoccini::Client;
 
@@ -156,5 +157,34 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     assert!(
         shown.contains("in production by admin:ann.ops over a press file that blocks"),
         "{shown}"
+    );
+
+    // A note for the floor, on the order's page.
+    fill(
+        &browser,
+        "#note-text",
+        "Printed over the block: the customer agreed by phone.",
+    )
+    .await;
+    click(&browser, "#add-note").await;
+    let notes = element_text(&browser, "section.notes").await;
+    assert!(
+        notes.contains("Printed over the block: the customer agreed by phone.")
+            && notes.contains("admin:ann.ops"),
+        "{notes}"
+    );
+
+    // A batch: the order still waiting is ticked in the list and started with the button.
+    browser
+        .goto(&format!("{}/admin/orders", app.address))
+        .await
+        .unwrap();
+    click_in_page(&browser, &format!("input[name='order-{with_photo}']")).await;
+    screenshot(&browser, &format!("console-batch-{store}")).await;
+    click(&browser, "#start-ticked").await;
+    let report = text(&browser).await;
+    assert!(
+        report.contains("1 of 1 started.") && report.contains(&with_photo),
+        "{report}"
     );
 }
