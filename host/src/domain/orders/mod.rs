@@ -37,7 +37,7 @@ use crate::infra::store::StoreError;
 
 pub use record::{
     DeliveryAddress, InvoicePayment, Order, OrderLine, Payment, PaymentProvider, PaymentState,
-    ProofApproval, index, is_committed, list, load, newest,
+    ProofApproval, index, is_committed, list, load,
 };
 pub use triage::rebuild_indexes;
 

@@ -420,17 +420,6 @@ pub async fn indexed(
     Ok((count, orders))
 }
 
-/// How many orders are placed, and up to `limit` of them, the newest first, after skipping
-/// the `skip` newest.
-pub async fn newest(
-    store: &dyn Store,
-    skip: usize,
-    limit: usize,
-) -> Result<(u64, Vec<Order>), StoreError> {
-    index_earlier_orders(store).await?;
-    indexed(store, PLACED, IndexEnd::Latest, skip, limit).await
-}
-
 /// Every placed order, oldest first (the operator CLI, the console's filtered lists).
 pub async fn list(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
     index_earlier_orders(store).await?;

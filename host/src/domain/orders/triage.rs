@@ -17,8 +17,9 @@ pub struct Triaged {
 }
 
 /// Puts the orders placed before these indexes existed in them (once per store), each with
-/// its verdict as its files stand.
-async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
+/// its verdict as its files stand. [`page`] does it first; a reader of the indexes through
+/// [`record::indexed`] calls it once before.
+pub async fn index_earlier_orders(store: &dyn Store) -> Result<(), StoreError> {
     record::index_earlier_orders(store).await?;
     store::index_once(store, OPEN, ORDERS, |number| {
         Box::pin(async move {
@@ -79,10 +80,4 @@ pub async fn blocked(store: &dyn Store, limit: usize) -> Result<Vec<Triaged>, St
         .into_iter()
         .filter(|t| t.order.status == OrderStatus::Placed && t.verdict == PressVerdict::Block)
         .collect())
-}
-
-/// Every placed order, oldest first, for a filter no index answers.
-pub async fn every_order(store: &dyn Store) -> Result<Vec<Order>, StoreError> {
-    index_earlier_orders(store).await?;
-    record::list(store).await
 }

@@ -9,14 +9,14 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream;
 
-use crate::domain::orders::record::PLACED;
+use crate::domain::orders::record::{self, PLACED};
 use crate::domain::orders::triage::{self, Triaged};
 use crate::domain::services::Services;
 use crate::http::admin::orders::list::{Filter, partner_keys};
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::forms::Fields;
 use crate::http::state::ServicesState;
-use crate::infra::store::Kind;
+use crate::infra::store::{Kind, StoreError};
 
 /// Orders read from the index per step of the stream.
 const EXPORT_PAGE: usize = 200;
@@ -86,16 +86,29 @@ struct Cursor {
 }
 
 impl Cursor {
+    /// How many entries the index holds, and the orders of its next page that the filter
+    /// keeps, with their verdicts (read only for those the other filters kept).
+    async fn read(&self) -> Result<(u64, Vec<Triaged>), StoreError> {
+        let store = self.services.store.as_ref();
+        let (from, skip) = (self.filter.end(), self.skip);
+        let (count, orders) = record::indexed(store, self.index, from, skip, EXPORT_PAGE).await?;
+        let kept = (orders.into_iter())
+            .filter(|order| self.filter.matches(order))
+            .collect();
+        let triaged = triage::with_verdicts(store, kept).await?;
+        let admitted = triaged
+            .into_iter()
+            .filter(|t| self.filter.admits(t.verdict));
+        Ok((count, admitted.collect()))
+    }
+
     /// The rows of the next page of orders the filter keeps; `None` after the last.
     async fn next_rows(mut self) -> Option<(Result<Bytes, std::io::Error>, Cursor)> {
         if self.done {
             return None;
         }
-        let store = self.services.store.as_ref();
-        let end = self.filter.end();
-        let page = triage::page(store, self.index, end, self.skip, EXPORT_PAGE).await;
-        let orders = match page {
-            Ok((_, orders)) => orders,
+        let (count, orders) = match self.read().await {
+            Ok(read) => read,
             Err(error) => {
                 // The download ends short: the client sees it cut off, not complete.
                 tracing::warn!(%error, "the order export stopped");
@@ -104,11 +117,9 @@ impl Cursor {
             }
         };
         self.skip += EXPORT_PAGE;
-        self.done = orders.len() < EXPORT_PAGE;
-        let rows: String = (orders.iter())
-            .filter(|t| self.filter.matches(&t.order) && self.filter.admits(t.verdict))
-            .map(order_row)
-            .collect();
+        // By the index's entries, not the orders read: an entry without a record is skipped.
+        self.done = self.skip as u64 >= count;
+        let rows: String = orders.iter().map(order_row).collect();
         Some((Ok(Bytes::from(rows)), self))
     }
 }
@@ -127,6 +138,7 @@ pub async fn export(
     };
     // The filter's own index, or every placed order filtered as it streams.
     let index = filter.index().unwrap_or(PLACED);
+    triage::index_earlier_orders(services.store.as_ref()).await?;
     let cursor = Cursor {
         services,
         filter,

@@ -12,14 +12,14 @@ use crate::domain::orders::record::{
     BLOCKED, OPEN, OrderStatus, PLACED, PressVerdict, state_index,
 };
 use crate::domain::orders::triage::{self, Triaged};
-use crate::domain::orders::{Order, press_files};
+use crate::domain::orders::{self, Order};
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::forms::{Fields, field};
 use crate::http::pages::layout::{alert, when};
 use crate::http::pages::orders::capitalised;
 use crate::http::state::ServicesState;
-use crate::infra::store::{IndexEnd, Kind};
+use crate::infra::store::{IndexEnd, Kind, Store, StoreError};
 
 /// Orders per page of the list.
 const PAGE_SIZE: usize = 25;
@@ -270,27 +270,7 @@ pub async fn list(
             let (count, shown) = triage::page(store, index, filter.end(), skip, PAGE_SIZE).await?;
             (usize::try_from(count).unwrap_or(usize::MAX), shown)
         }
-        // A filter no index answers reads every order, and the verdict of each it keeps.
-        None => {
-            let mut matching = Vec::new();
-            for order in triage::every_order(store).await? {
-                if !filter.matches(&order) {
-                    continue;
-                }
-                if let Some(wanted) = PressVerdict::parse(&filter.verdict)
-                    && press_files::verdict(store, &order).await? != wanted
-                {
-                    continue;
-                }
-                matching.push(order);
-            }
-            if filter.end() == IndexEnd::Latest {
-                matching.reverse();
-            }
-            let count = matching.len();
-            let page = matching.into_iter().skip(skip).take(PAGE_SIZE).collect();
-            (count, triage::with_verdicts(store, page).await?)
-        }
+        None => scan(store, &filter, skip).await?,
     };
     let blocked = match filter.index() == Some(OPEN) && filter.page == 1 {
         true => triage::blocked(store, MAX_BLOCKED_SHOWN).await?,
@@ -322,6 +302,32 @@ pub async fn list(
         }
     };
     Ok(page(&staff, "Orders", content))
+}
+
+/// For a filter no index answers: how many orders match, and the page after `skip`, read
+/// from every placed order. Verdicts are read once each: for every match when the verdict
+/// is filtered, else for the page's orders only.
+async fn scan(
+    store: &dyn Store,
+    filter: &Filter,
+    skip: usize,
+) -> Result<(usize, Vec<Triaged>), StoreError> {
+    let mut matching: Vec<Order> = (orders::list(store).await?.into_iter())
+        .filter(|order| filter.matches(order))
+        .collect();
+    if filter.end() == IndexEnd::Latest {
+        matching.reverse();
+    }
+    if filter.verdict.is_empty() {
+        let count = matching.len();
+        let page = matching.into_iter().skip(skip).take(PAGE_SIZE).collect();
+        return Ok((count, triage::with_verdicts(store, page).await?));
+    }
+    let kept: Vec<Triaged> = (triage::with_verdicts(store, matching).await?.into_iter())
+        .filter(|t| filter.admits(t.verdict))
+        .collect();
+    let count = kept.len();
+    Ok((count, kept.into_iter().skip(skip).take(PAGE_SIZE).collect()))
 }
 
 /// `orders` as a table; with `ticks`, a placed order's row has a box for the batch form.
