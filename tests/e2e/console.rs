@@ -863,6 +863,13 @@ async fn operators_keep_notes_customers_never_see_and_export_orders_as_csv(kind:
         "{}",
         noted.body
     );
+    // Text in another script is text (Arabic runs right to left by itself, no controls).
+    let arabic = "اتصل بالمتجر قبل الطباعة";
+    let noted = operator
+        .post(&page, &format!("{path}/notes"), &[("note", arabic)])
+        .await;
+    assert_eq!(noted.status, 200);
+    assert!(noted.body.contains(arabic), "{}", noted.body);
     for (bad, problem) in [
         ("  ", "Note: write something"),
         ("evil \u{202e}txt", "Note: only text and line breaks"),
