@@ -230,6 +230,11 @@ async fn permission_matrix_follows_the_spec_table(kind: StoreKind) {
             AuthRule::Required(Permission::ImportImage),
         ),
         ("svc.text.measure", AuthRule::Open),
+        // Presspack's own: the shop's back office records a payment.
+        (
+            "svc.order.markPaid",
+            AuthRule::Required(Permission::MarkOrdersPaid),
+        ),
     ];
     let table: Vec<(&str, AuthRule)> = OPERATIONS.iter().map(|op| (op.name, op.auth)).collect();
     assert_eq!(table, spec);
@@ -245,6 +250,7 @@ async fn granted_permissions_open_their_operations(kind: StoreKind) {
         (Permission::AddToCart, "svc.pack.addToCart"),
         (Permission::RenderSide, "svc.pack.renderSide"),
         (Permission::ImportImage, "svc.image.importImage"),
+        (Permission::MarkOrdersPaid, "svc.order.markPaid"),
     ] {
         let key = create_key(&app.store, &[permission]).await;
         let response = app

@@ -4,6 +4,7 @@ mod helpers;
 
 mod attacks;
 mod auth;
+mod batches;
 mod blobs;
 mod bounds;
 mod brand;
@@ -23,6 +24,7 @@ mod npm_package;
 mod operations;
 mod orders;
 mod packs;
+mod payments;
 mod physical_spec;
 mod press;
 mod render;

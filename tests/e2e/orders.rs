@@ -7,6 +7,7 @@ use presspack::domain::webhooks::Webhooks;
 use presspack::infra::queue;
 use serde_json::Value;
 
+use crate::console::signed_in_operator;
 use crate::customers::new_pack;
 use crate::every_store;
 use crate::helpers::order_number;
@@ -16,11 +17,12 @@ use crate::shop::{Receiver, Shopper};
 every_store!(
     an_order_moves_forward_only_and_tells_customer_and_partner,
     two_operators_moving_one_order_at_once_cannot_both_win,
+    an_order_on_hold_keeps_its_reason_and_is_started_or_cancelled_from_there,
 );
 
 /// A server that may call back to loopback, its partner's receiver (the key's callback URL),
 /// and a signed-in customer who ordered a tracked pack; the order number.
-async fn placed_order(kind: StoreKind) -> (TestApp, Receiver, Shopper, String) {
+pub async fn placed_order(kind: StoreKind) -> (TestApp, Receiver, Shopper, String) {
     let receiver = Receiver::start(0).await;
     let app = spawn_app_with(kind, |config| {
         config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
@@ -37,7 +39,7 @@ async fn placed_order(kind: StoreKind) -> (TestApp, Receiver, Shopper, String) {
 }
 
 /// Runs `presspack orders ...`; (success, standard output, standard error).
-fn orders(app: &TestApp, args: &[&str]) -> (bool, String, String) {
+pub fn orders(app: &TestApp, args: &[&str]) -> (bool, String, String) {
     let mut all = vec!["orders"];
     all.extend_from_slice(args);
     let output = app.cli(&all);
@@ -188,4 +190,123 @@ async fn two_operators_moving_one_order_at_once_cannot_both_win(kind: StoreKind)
     assert_eq!(sent[1].json()["type"], event);
     let messages = queue::list::<Webhooks>(store).await.unwrap();
     assert_eq!(messages.len(), 2, "{messages:?}");
+}
+
+/// An operator holds a placed order with a reason (the CLI, the console): the partner hears
+/// `order.on_hold` with it, the order stays on the floor's list, nothing but a start or a
+/// cancel moves it on, and a bad reason is refused.
+async fn an_order_on_hold_keeps_its_reason_and_is_started_or_cancelled_from_there(kind: StoreKind) {
+    let (app, receiver, shopper, number) = placed_order(kind).await;
+    let n = number.as_str();
+    receiver.wait_for("/webhook", 1, 60).await;
+    for (reason, says) in [
+        ("", "reason: must not be empty"),
+        (
+            "logo\u{202E}gpj",
+            "reason: must not contain bidirectional controls",
+        ),
+        (&"x".repeat(201), "reason: at most 200 characters"),
+    ] {
+        let (ok, _, stderr) = orders(&app, &["hold", n, "--reason", reason]);
+        assert!(!ok);
+        assert!(stderr.contains(says), "{reason:?}: {stderr}");
+    }
+    let reason = "The logo is 72 dpi: asked for a vector file";
+    let (ok, stdout, stderr) = orders(&app, &["hold", n, "--reason", reason]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("on hold"), "{stdout}");
+    for refused in [
+        vec!["hold", n, "--reason", "again"],
+        vec!["ship", n, "--carrier", "DHL", "--tracking", "JD1"],
+    ] {
+        let (ok, _, stderr) = orders(&app, &refused);
+        assert!(!ok, "{refused:?}");
+        assert!(stderr.contains("is on hold; it cannot be"), "{stderr}");
+        assert!(stderr.contains("it was put on hold by cli:"), "{stderr}");
+    }
+
+    // The console shows why, lists it as work to do and under its own state, and starts it.
+    let operator = signed_in_operator(&app).await;
+    let page = operator.get(&format!("/admin/orders/{n}")).await;
+    assert!(page.body.contains(reason), "{}", page.body);
+    assert!(!page.body.contains("id=\"hold-form\""), "not held twice");
+    for list in ["/admin/orders", "/admin/orders?state=on_hold"] {
+        let listed = operator.get(list).await;
+        assert!(listed.body.contains(n), "{list}");
+    }
+    let placed = operator.get("/admin/orders?state=placed").await;
+    assert!(!placed.body.contains(n));
+    let customer_view = shopper.get(&format!("/orders/{n}")).await;
+    assert!(
+        customer_view.body.contains("On hold"),
+        "{}",
+        customer_view.body
+    );
+    assert!(
+        !customer_view.body.contains(reason),
+        "the reason is the floor's"
+    );
+    let started = operator
+        .post(
+            &page,
+            &format!("/admin/orders/{n}/move"),
+            &[("move", "start")],
+        )
+        .await;
+    assert_eq!(started.status, 200, "{}", started.body);
+    assert!(
+        started
+            .body
+            .contains("<span class=\"status\">In production</span>")
+    );
+
+    // Another order is held from the console and cancelled from there.
+    let (pack, _) = new_pack(&app, &[("trackingId", "shop-7/bob")]).await;
+    let second = shopper.order(&app, &[&pack]).await;
+    let page = operator.get(&format!("/admin/orders/{second}")).await;
+    let path = format!("/admin/orders/{second}/move");
+    let held = operator
+        .post(
+            &page,
+            &path,
+            &[("move", "hold"), ("reason", "Address unclear")],
+        )
+        .await;
+    assert!(
+        held.body.contains("On hold: Address unclear"),
+        "{}",
+        held.body
+    );
+    let cancelled = operator.post(&held, &path, &[("move", "cancel")]).await;
+    assert!(
+        cancelled
+            .body
+            .contains("<span class=\"status\">Cancelled</span>")
+    );
+
+    // The partner heard each, with the reason.
+    let sent = receiver.signed_webhooks(&app, 6).await;
+    let held: Vec<&Value> = sent
+        .iter()
+        .filter(|e| e["type"] == "order.on_hold")
+        .collect();
+    assert_eq!(held.len(), 2, "{sent:?}");
+    let first = held.iter().find(|e| e["data"]["orderNumber"] == n).unwrap();
+    assert_eq!(first["data"]["reason"], reason);
+    let mut types: Vec<String> = sent
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect();
+    types.sort();
+    assert_eq!(
+        types,
+        [
+            "order.cancelled",
+            "order.confirmed",
+            "order.confirmed",
+            "order.in_production",
+            "order.on_hold",
+            "order.on_hold"
+        ]
+    );
 }

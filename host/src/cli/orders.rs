@@ -1,4 +1,5 @@
-//! `presspack orders`: customers' orders, moving them through production, their press files.
+//! `presspack orders`: customers' orders, moving them through production, their payments,
+//! their press files.
 
 use anyhow::{Context, anyhow};
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use clap::Subcommand;
 use crate::cli::io::pretty;
 use crate::config::Config;
 use crate::domain::ids::OrderNumber;
+use crate::domain::orders::payments::{self, PaymentError, PaymentMove};
 use crate::domain::orders::press_files::{self, PressFileState};
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::domain::orders::{self, Order};
@@ -28,7 +30,7 @@ pub(super) enum OrderCommand {
         /// The order number (PP-...).
         number: String,
     },
-    /// Put a placed order in production (tells the partners: order.in_production).
+    /// Put a placed or held order in production (tells the partners: order.in_production).
     Start {
         /// The order number (PP-...).
         number: String,
@@ -48,10 +50,35 @@ pub(super) enum OrderCommand {
         #[arg(long)]
         tracking: String,
     },
-    /// Cancel a placed order, before production (tells the partners: order.cancelled).
+    /// Put a placed order on hold, before production (tells the partners: order.on_hold).
+    Hold {
+        /// The order number (PP-...).
+        number: String,
+        /// Why (at most 200 characters): the partners and the console see it.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Cancel a placed or held order, before production (tells the partners: order.cancelled).
     Cancel {
         /// The order number (PP-...).
         number: String,
+    },
+    /// Record that an order's invoice was paid (tells the partners: order.paid). Again with
+    /// the same reference, it records nothing more.
+    Paid {
+        /// The order number (PP-...).
+        number: String,
+        /// The payment's reference: the bank transfer's, say (at most 100 characters).
+        #[arg(long)]
+        reference: String,
+    },
+    /// Record that a paid order's payment was given back (tells the partners: order.refunded).
+    Refunded {
+        /// The order number (PP-...).
+        number: String,
+        /// The refund's reference, if there is one (at most 100 characters).
+        #[arg(long, default_value = "")]
+        reference: String,
     },
     /// Write an order's press files (one PDF per pack) and print their preflight verdicts;
     /// queues an order placed before press files were made.
@@ -128,7 +155,16 @@ pub(super) async fn order_command(
             };
             move_order(config, store, &number, ship).await
         }
+        OrderCommand::Hold { number, reason } => {
+            move_order(config, store, &number, Move::Hold { reason }).await
+        }
         OrderCommand::Cancel { number } => move_order(config, store, &number, Move::Cancel).await,
+        OrderCommand::Paid { number, reference } => {
+            record_payment(store, &number, PaymentMove::Paid { reference }).await
+        }
+        OrderCommand::Refunded { number, reference } => {
+            record_payment(store, &number, PaymentMove::Refunded { reference }).await
+        }
         OrderCommand::Artwork { number, out } => {
             let order = find_order(store, &number).await?;
             let blobs = crate::app::open_blobs(config).await?;
@@ -137,20 +173,43 @@ pub(super) async fn order_command(
     }
 }
 
-/// Moves an order on as the operator running the command (`cli:$USER`).
+/// Who runs the command, as the order's history names them: `cli:$USER`.
+fn operator() -> String {
+    let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
+    format!("cli:{user}")
+}
+
+/// Moves an order on as the operator running the command.
 async fn move_order(
     config: &Config,
     store: &dyn crate::infra::store::Store,
     number: &str,
     requested: Move,
 ) -> anyhow::Result<()> {
-    let user = std::env::var("USER").unwrap_or_else(|_| "operator".to_owned());
     let mailing = Mailing::when(config.mail.smtp_host.is_some());
-    let by = format!("cli:{user}");
     let number =
         OrderNumber::parse(number).ok_or_else(|| MoveError::NoSuchOrder(number.to_owned()))?;
-    let order = status::change(store, &Clock::default(), &number, requested, &by, mailing).await?;
+    let clock = Clock::default();
+    let order = status::change(store, &clock, &number, requested, &operator(), mailing).await?;
     println!("{}  {}", order.number, order.status.describe());
+    Ok(())
+}
+
+/// Records a payment of an order as the operator running the command.
+async fn record_payment(
+    store: &dyn crate::infra::store::Store,
+    number: &str,
+    requested: PaymentMove,
+) -> anyhow::Result<()> {
+    let number =
+        OrderNumber::parse(number).ok_or_else(|| PaymentError::NoSuchOrder(number.to_owned()))?;
+    let clock = Clock::default();
+    let order = payments::record(store, &clock, &number, requested, &operator()).await?;
+    println!(
+        "{}  payment {}",
+        order.number,
+        order.payment.state.describe()
+    );
     Ok(())
 }
 

@@ -51,6 +51,8 @@ pub enum ErrorCode {
     TrialPartnerMismatch,
     NotATrialProduct,
     CartFull,
+    OrderNotFound,
+    PaymentConflict,
     StoreUnavailable,
     Internal,
     EngineFailure,
@@ -63,11 +65,11 @@ impl ErrorCode {
     pub fn kind(self) -> ErrorKind {
         use ErrorCode::*;
         match self {
-            PackNotFound | RenderedSideNotFound => ErrorKind::NotFound,
+            PackNotFound | RenderedSideNotFound | OrderNotFound => ErrorKind::NotFound,
             MissingSignature | UnknownKey | InvalidSignature | StaleTimestamp | ReusedNonce
             | PermissionDenied | KeyDisabled | SignatureNotAllowed | PackOwnedByCustomer
             | TrialPartnerMismatch | RateLimited => ErrorKind::Forbidden,
-            PackNotOrderable | CartFull => ErrorKind::Conflict,
+            PackNotOrderable | CartFull | PaymentConflict => ErrorKind::Conflict,
             StoreUnavailable | ServerBusy => ErrorKind::Unavailable,
             EngineFailure => ErrorKind::Engine,
             Internal => ErrorKind::Internal,
@@ -128,6 +130,8 @@ impl ErrorCode {
             ErrorCode::TrialPartnerMismatch => (216, "trial_partner_mismatch"),
             ErrorCode::NotATrialProduct => (217, "not_a_trial_product"),
             ErrorCode::CartFull => (218, "cart_full"),
+            ErrorCode::OrderNotFound => (219, "order_not_found"),
+            ErrorCode::PaymentConflict => (220, "payment_conflict"),
             ErrorCode::MissingSignature => (300, "missing_signature"),
             ErrorCode::UnknownKey => (301, "unknown_key"),
             ErrorCode::InvalidSignature => (302, "invalid_signature"),

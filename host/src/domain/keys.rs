@@ -40,6 +40,8 @@ pub enum Permission {
     AddToCart,
     RenderSide,
     ImportImage,
+    /// Record that orders were paid (`svc.order.markPaid`): for the shop's own back office.
+    MarkOrdersPaid,
 }
 
 impl Permission {

@@ -66,6 +66,15 @@ pub fn identifier(value: &str, max: usize) -> Result<&str, LineProblem> {
     }
 }
 
+/// `text` with its first letter in upper case, for a message that starts a sentence.
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,9 @@
 //!
 //! - `POST` to the key's callback URL, body `{"type":"order.confirmed","timestamp":...,
 //!   "data":{"orderNumber","trackingId","packId"}}`; later `order.in_production`,
-//!   `order.shipped` (with `carrier` and `trackingNumber`) and `order.cancelled`;
+//!   `order.on_hold` (with `reason`), `order.shipped` (with `carrier` and `trackingNumber`) and
+//!   `order.cancelled`, and of its
+//!   payment `order.paid` and `order.refunded` (with `payment` = `{"state","reference","at"}`);
 //! - headers `webhook-id` (stable across retries), `webhook-timestamp` (seconds, this
 //!   attempt) and `webhook-signature: v1,<base64 HMAC-SHA256(secret, id.timestamp.body)>`,
 //!   the secret being the key's `whsec_` secret without its prefix, base64-decoded;
@@ -31,7 +33,9 @@ use sha2::Sha256;
 use crate::domain::ids::OrderNumber;
 use crate::domain::keys;
 use crate::domain::orders::press_files::{self, PressFileLinks};
-use crate::domain::orders::record::{self, Order, OrderStatus, StatusChange};
+use crate::domain::orders::record::{
+    self, Order, OrderStatus, PaymentChange, PaymentState, StatusChange,
+};
 use crate::infra::clock::system_millis;
 use crate::infra::fetch::{FetchPolicy, Fetcher};
 use crate::infra::queue::{self, Job, Outcome, Queue};
@@ -147,6 +151,9 @@ pub enum OrderEvent<'a> {
     /// `order.in_production`, `order.shipped` (with carrier and tracking number) or
     /// `order.cancelled`: an operator moved the order on.
     Changed(&'a StatusChange),
+    /// `order.paid` or `order.refunded` (with the payment's reference and time): an operator
+    /// or the shop's back office recorded a payment.
+    Payment(&'a PaymentChange),
 }
 
 impl OrderEvent<'_> {
@@ -156,8 +163,14 @@ impl OrderEvent<'_> {
             OrderEvent::Changed(change) => match change.status {
                 OrderStatus::Placed => EVENT_TYPE,
                 OrderStatus::InProduction => "order.in_production",
+                OrderStatus::OnHold { .. } => "order.on_hold",
                 OrderStatus::Shipped { .. } => "order.shipped",
                 OrderStatus::Cancelled => "order.cancelled",
+            },
+            OrderEvent::Payment(change) => match change.state {
+                PaymentState::AwaitingInvoicePayment => EVENT_TYPE,
+                PaymentState::Paid => "order.paid",
+                PaymentState::Refunded => "order.refunded",
             },
         }
     }
@@ -198,14 +211,25 @@ pub async fn enqueue_order_event(
                 (order.placed_at, None)
             }
             OrderEvent::Changed(change) => {
-                if let OrderStatus::Shipped {
-                    carrier,
-                    tracking_number,
-                } = &change.status
-                {
-                    data["carrier"] = carrier.as_str().into();
-                    data["trackingNumber"] = tracking_number.as_str().into();
+                match &change.status {
+                    OrderStatus::Shipped {
+                        carrier,
+                        tracking_number,
+                    } => {
+                        data["carrier"] = carrier.as_str().into();
+                        data["trackingNumber"] = tracking_number.as_str().into();
+                    }
+                    OrderStatus::OnHold { reason } => data["reason"] = reason.as_str().into(),
+                    _ => {}
                 }
+                (change.at, Some(change.id.clone()))
+            }
+            OrderEvent::Payment(change) => {
+                data["payment"] = serde_json::json!({
+                    "state": change.state.code(),
+                    "reference": change.reference,
+                    "at": rfc3339(change.at),
+                });
                 (change.at, Some(change.id.clone()))
             }
         };

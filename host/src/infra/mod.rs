@@ -15,3 +15,4 @@ pub mod settings;
 pub mod shares;
 pub mod store;
 pub mod templates;
+pub mod zip;

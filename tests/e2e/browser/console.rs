@@ -1,11 +1,13 @@
 //! The console journey in real headless Chromium: an operator signs in (sent there from the
 //! order's address), finds the order in the list, sees its pack's sides, starts production
 //! and marks it shipped; the customer gets the shipping notice by e-mail and the partner the
-//! signed `order.shipped` webhook. Then triage: a reprint whose press file blocks heads the
-//! list and starts only with the operator's tick; a note on it; and the order still waiting
-//! started as a batch from the list.
+//! signed `order.shipped` webhook; the invoice is marked paid. Then triage: a reprint whose
+//! press file blocks heads the list and starts only with the operator's tick; a note on it;
+//! the order still waiting is put on hold, then started as a batch from the list; their press
+//! files come as one ZIP and the list as CSV (the page's links, followed with the browser's
+//! session); and both ship from an uploaded list.
 
-use fantoccini::Client;
+use fantoccini::{Client, Locator};
 
 use super::{click, click_in_page, element_text, fill, path, screenshot, text};
 use crate::chromium::browser;
@@ -83,6 +85,15 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
         "{shown}"
     );
     screenshot(&browser, &format!("console-shipped-{store}")).await;
+    // The invoice was paid by bank transfer.
+    fill(&browser, "#paid-reference", "BANK 2026-12-05 #4711").await;
+    click(&browser, "#mark-paid").await;
+    let payment = element_text(&browser, "section.payment").await;
+    assert!(
+        payment.contains("paid by admin:ann.ops, reference BANK 2026-12-05 #4711"),
+        "{payment}"
+    );
+    screenshot(&browser, &format!("console-paid-{store}")).await;
 
     // The list finds it by the customer's address, in any state (it is no longer work to do).
     browser
@@ -174,7 +185,26 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
         "{notes}"
     );
 
-    // A batch: the order still waiting is ticked in the list and started with the button.
+    // The order still waiting is held: the customer is asked something first.
+    browser
+        .goto(&format!("{}/admin/orders/{with_photo}", app.address))
+        .await
+        .unwrap();
+    fill(
+        &browser,
+        "#hold-reason-input",
+        "Asked the customer about the photo",
+    )
+    .await;
+    click(&browser, "#hold-order").await;
+    assert!(
+        element_text(&browser, "#hold-reason")
+            .await
+            .contains("On hold: Asked the customer about the photo")
+    );
+    screenshot(&browser, &format!("console-hold-{store}")).await;
+
+    // A batch: the held order is ticked in the list and started with the button.
     browser
         .goto(&format!("{}/admin/orders", app.address))
         .await
@@ -187,4 +217,69 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
         report.contains("1 of 1 started.") && report.contains(&with_photo),
         "{report}"
     );
+
+    // The press files of the orders in production, and the list as CSV: the page's links,
+    // followed with the browser's console session (the console's CSP lets no script fetch).
+    browser
+        .goto(&format!("{}/admin/orders?state=in_production", app.address))
+        .await
+        .unwrap();
+    let session: Vec<String> = (browser.get_all_cookies().await.unwrap().iter())
+        .map(|cookie| format!("{}={}", cookie.name(), cookie.value()))
+        .collect();
+    let follow = async |selector: &str| {
+        let link = browser.find(Locator::Css(selector)).await.unwrap();
+        assert!(
+            link.attr("download").await.unwrap().is_some(),
+            "{selector} downloads"
+        );
+        let href = link.prop("href").await.unwrap().unwrap();
+        let response = reqwest::Client::new()
+            .get(href)
+            .header("cookie", session.join("; "))
+            .send()
+            .await
+            .unwrap();
+        let kind = response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        (
+            response.status().as_u16(),
+            kind,
+            response.bytes().await.unwrap(),
+        )
+    };
+    let (status, kind, zip) = follow("a.archive").await;
+    assert_eq!((status, kind.as_str()), (200, "application/zip"));
+    assert!(zip.starts_with(b"PK\x03\x04"));
+    for number in [&reprint, &with_photo] {
+        let name = format!("{number}-1-press.pdf");
+        assert!(
+            zip.windows(name.len()).any(|w| w == name.as_bytes()),
+            "{name}"
+        );
+    }
+    let (status, kind, csv) = follow("a.export").await;
+    assert_eq!((status, kind.as_str()), (200, "text/csv; charset=utf-8"));
+    assert!(csv.starts_with(b"\"order\""));
+
+    // Both ship from the carrier's list, uploaded from a file.
+    let list = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
+    std::fs::write(
+        list.path(),
+        format!("Order,Carrier,Tracking\n{reprint},DPD,DPD0001\n{with_photo},DPD,DPD0002\n"),
+    )
+    .unwrap();
+    // (A file input takes the file's path as typed keys; it cannot be cleared first.)
+    let file_input = browser.find(Locator::Css("#ship-list")).await.unwrap();
+    file_input
+        .send_keys(list.path().to_str().unwrap())
+        .await
+        .unwrap();
+    screenshot(&browser, &format!("console-ship-list-{store}")).await;
+    click(&browser, "#ship-listed").await;
+    let report = text(&browser).await;
+    assert!(report.contains("2 of 2 shipped."), "{report}");
+    screenshot(&browser, &format!("console-shipped-list-{store}")).await;
 }

@@ -15,10 +15,13 @@
 //! commit so that a crash after it cannot lose them; their workers do nothing for an order
 //! that was never committed ([`record::hold_until_placed`]).
 
+pub mod bundle;
 pub mod notes;
+pub mod payments;
 pub mod press_files;
 pub mod record;
 pub mod reprint;
+pub mod shipments;
 pub mod status;
 pub mod triage;
 
@@ -305,6 +308,7 @@ async fn place_claimed(
         payment: Payment {
             provider: state.payment.name().to_owned(),
             state: PaymentState::AwaitingInvoicePayment,
+            history: Vec::new(),
         },
         placed_at: approved_at,
         status: OrderStatus::Placed,

@@ -136,10 +136,9 @@ pub async fn states(store: &dyn Store, order: &Order) -> Result<Vec<PressFileSta
         .collect())
 }
 
-/// What the printer's check says of `states` (an order's packs'), the worst first: a file that
-/// blocks, or a pack that cannot be printed or whose job gave up, blocks the order.
-pub fn verdict_of(states: &[PressFileState]) -> PressVerdict {
-    let of_one = |state: &PressFileState| match state {
+/// What the printer's check says of one pack's press file.
+pub fn verdict_of_file(state: &PressFileState) -> PressVerdict {
+    match state {
         PressFileState::Produced { report, .. } => match report.verdict {
             Verdict::Block => PressVerdict::Block,
             Verdict::Warn => PressVerdict::Warning,
@@ -147,10 +146,15 @@ pub fn verdict_of(states: &[PressFileState]) -> PressVerdict {
         },
         PressFileState::Failed { .. } | PressFileState::GaveUp { .. } => PressVerdict::Block,
         PressFileState::InProduction { .. } | PressFileState::NotQueued => PressVerdict::NotMade,
-    };
+    }
+}
+
+/// What the printer's check says of `states` (an order's packs'), the worst first: a file that
+/// blocks, or a pack that cannot be printed or whose job gave up, blocks the order.
+pub fn verdict_of(states: &[PressFileState]) -> PressVerdict {
     states
         .iter()
-        .map(of_one)
+        .map(verdict_of_file)
         .min()
         .unwrap_or(PressVerdict::Pass)
 }

@@ -21,16 +21,17 @@ pub const ORDERS: Kind = Kind::new("order");
 /// the store (on Redis, a scan of the whole key space).
 pub const PLACED: Kind = Kind::new("orders-placed");
 
-/// Index: placed orders still to work on (placed or in production), by `placed_at`: the
-/// console's default view.
+/// Index: placed orders still to work on (placed, on hold or in production), by
+/// `placed_at`: the console's default view.
 pub const OPEN: Kind = Kind::new("orders-open");
 /// Index: orders not started yet (placed) whose press verdict is [`PressVerdict::Block`], by
 /// `placed_at`: what the floor must look at first. An operator who starts one over the block
 /// has looked.
 pub const BLOCKED: Kind = Kind::new("orders-blocked");
 /// Indexes: placed orders in each state, by `placed_at`.
-const IN_STATE: [(&str, Kind); 4] = [
+const IN_STATE: [(&str, Kind); 5] = [
     ("placed", Kind::new("orders-in-placed")),
+    ("on_hold", Kind::new("orders-in-on_hold")),
     ("in_production", Kind::new("orders-in-in_production")),
     ("shipped", Kind::new("orders-in-shipped")),
     ("cancelled", Kind::new("orders-in-cancelled")),
@@ -106,6 +107,8 @@ pub enum PaymentState {
     /// Ordered on account: the customer pays the invoice sent with the order.
     AwaitingInvoicePayment,
     Paid,
+    /// Paid, then given back.
+    Refunded,
 }
 
 impl PaymentState {
@@ -113,6 +116,16 @@ impl PaymentState {
         match self {
             PaymentState::AwaitingInvoicePayment => "awaiting invoice payment",
             PaymentState::Paid => "paid",
+            PaymentState::Refunded => "refunded",
+        }
+    }
+
+    /// As the order's JSON spells it: `awaiting_invoice_payment`.
+    pub fn code(self) -> &'static str {
+        match self {
+            PaymentState::AwaitingInvoicePayment => "awaiting_invoice_payment",
+            PaymentState::Paid => "paid",
+            PaymentState::Refunded => "refunded",
         }
     }
 }
@@ -122,6 +135,33 @@ impl PaymentState {
 pub struct Payment {
     pub provider: String,
     pub state: PaymentState,
+    /// Every change of `state` recorded after the order was placed, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<PaymentChange>,
+}
+
+impl Payment {
+    /// The change that made the payment what it is now, if one did.
+    pub fn latest(&self) -> Option<&PaymentChange> {
+        self.history.last()
+    }
+}
+
+/// One change of an order's payment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaymentChange {
+    /// `pay_` and 128 random bits: the change's webhooks name it.
+    pub id: String,
+    /// The state it moved to.
+    pub state: PaymentState,
+    /// Seconds since 1970.
+    pub at: u64,
+    /// Who recorded it: `admin:<name>`, `cli:<user>` or `api:<consumer key>`.
+    pub by: String,
+    /// The bank transfer's, card provider's or back office's reference (may be empty for a
+    /// refund).
+    pub reference: String,
 }
 
 /// One pack of an order, as it was ordered.
@@ -185,6 +225,12 @@ pub struct Order {
 }
 
 impl Order {
+    /// Whether the change (of state or payment) whose id is `change` is in the order.
+    fn tells(&self, change: &str) -> bool {
+        self.history.iter().any(|c| c.id == change)
+            || self.payment.history.iter().any(|c| c.id == change)
+    }
+
     /// `minor` units of the order's currency: a line's price or the total.
     pub fn amount(&self, minor: u64) -> Money {
         Money::new(minor, self.currency)
@@ -227,6 +273,10 @@ pub enum OrderStatus {
     #[default]
     Placed,
     InProduction,
+    /// Stopped before production, for `reason` (new artwork, a question to the customer).
+    OnHold {
+        reason: String,
+    },
     #[serde(rename_all = "camelCase")]
     Shipped {
         carrier: String,
@@ -241,14 +291,18 @@ impl OrderStatus {
         match self {
             OrderStatus::Placed => "placed",
             OrderStatus::InProduction => "in_production",
+            OrderStatus::OnHold { .. } => "on_hold",
             OrderStatus::Shipped { .. } => "shipped",
             OrderStatus::Cancelled => "cancelled",
         }
     }
 
-    /// Whether the floor still has work on it (placed or in production).
+    /// Whether the floor still has work on it (placed, on hold or in production).
     pub fn is_open(&self) -> bool {
-        matches!(self, OrderStatus::Placed | OrderStatus::InProduction)
+        matches!(
+            self,
+            OrderStatus::Placed | OrderStatus::OnHold { .. } | OrderStatus::InProduction
+        )
     }
 
     /// For people: "in production", "shipped".
@@ -256,6 +310,7 @@ impl OrderStatus {
         match self {
             OrderStatus::Placed => "placed",
             OrderStatus::InProduction => "in production",
+            OrderStatus::OnHold { .. } => "on hold",
             OrderStatus::Shipped { .. } => "shipped",
             OrderStatus::Cancelled => "cancelled",
         }
@@ -296,7 +351,7 @@ pub async fn hold_until_written(
     };
     let written = load(store, number)
         .await
-        .map(|order| order.is_some_and(|order| order.history.iter().any(|c| c.id == change)));
+        .map(|order| order.is_some_and(|order| order.tells(change)));
     hold(
         written,
         queued_at,

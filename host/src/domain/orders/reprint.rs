@@ -94,6 +94,7 @@ pub async fn reprint(
         payment: Payment {
             provider: "reprint".to_owned(),
             state: PaymentState::Paid,
+            history: Vec::new(),
         },
         placed_at,
         status: OrderStatus::Placed,

@@ -1,5 +1,5 @@
-//! Where an order is after it was placed: placed, in production, shipped (carrier and
-//! tracking number), or cancelled (before production). Each change is kept in the order's
+//! Where an order is after it was placed: placed, on hold (with a reason), in production,
+//! shipped (carrier and tracking number), or cancelled (before production). Each change is kept in the order's
 //! history with its time and who made it.
 //!
 //! A change is written with compare-and-swap and checked against the state it finds there,
@@ -31,6 +31,10 @@ pub enum Move {
         carrier: String,
         tracking_number: String,
     },
+    /// Stop a placed order before production, for `reason`.
+    Hold {
+        reason: String,
+    },
     Cancel,
 }
 
@@ -43,13 +47,15 @@ pub enum MoveError {
         parameter: &'static str,
         problem: String,
     },
+    /// `by`: who made the order what it is (`: it was shipped by admin:bob`), when someone did.
     #[error(
-        "order {number} is {from}; it cannot be {to} (an order moves placed -> in production -> shipped, and only a placed order can be cancelled)"
+        "order {number} is {from}; it cannot be {to}{by} (an order moves placed -> in production -> shipped; a placed order can be put on hold, and a placed or held one started or cancelled)"
     )]
     Illegal {
         number: String,
         from: &'static str,
         to: &'static str,
+        by: String,
     },
     #[error(
         "order {0}'s press file blocks: it cannot be printed as it is. Look at its preflight, then start it anyway or ask for new artwork"
@@ -59,7 +65,8 @@ pub enum MoveError {
     Store(#[from] StoreError),
 }
 
-/// Longest carrier name and tracking number.
+/// Longest hold reason, carrier name and tracking number.
+pub const MAX_HOLD_REASON: usize = 200;
 const MAX_CARRIER: usize = 60;
 const MAX_TRACKING_NUMBER: usize = 100;
 
@@ -79,39 +86,66 @@ fn label(
         })
 }
 
+/// A carrier and tracking number as they will be stored, or why not.
+pub fn checked_shipment(carrier: &str, tracking_number: &str) -> Result<Move, MoveError> {
+    Ok(Move::Ship {
+        carrier: label("carrier", carrier, one_line::required, MAX_CARRIER)?,
+        tracking_number: label(
+            "tracking",
+            tracking_number,
+            one_line::identifier,
+            MAX_TRACKING_NUMBER,
+        )?,
+    })
+}
+
 impl Move {
     /// The checked move (carrier and tracking number as they will be stored).
     pub fn checked(self) -> Result<Move, MoveError> {
-        Ok(match self {
+        match self {
             Move::Ship {
                 carrier,
                 tracking_number,
-            } => Move::Ship {
-                carrier: label("carrier", &carrier, one_line::required, MAX_CARRIER)?,
-                tracking_number: label(
-                    "tracking",
-                    &tracking_number,
-                    one_line::identifier,
-                    MAX_TRACKING_NUMBER,
-                )?,
-            },
-            other => other,
-        })
+            } => checked_shipment(&carrier, &tracking_number),
+            Move::Hold { reason } => Ok(Move::Hold {
+                reason: label("reason", &reason, one_line::required, MAX_HOLD_REASON)?,
+            }),
+            other => Ok(other),
+        }
     }
 
     fn verb(&self) -> &'static str {
         match self {
             Move::StartProduction { .. } => "put in production",
             Move::Ship { .. } => "shipped",
+            Move::Hold { .. } => "put on hold",
             Move::Cancel => "cancelled",
+        }
+    }
+
+    /// The move that made an order `status`.
+    fn to(status: &OrderStatus) -> Option<&'static str> {
+        match status {
+            OrderStatus::Placed => None,
+            OrderStatus::InProduction => Some("put in production"),
+            OrderStatus::OnHold { .. } => Some("put on hold"),
+            OrderStatus::Shipped { .. } => Some("shipped"),
+            OrderStatus::Cancelled => Some("cancelled"),
         }
     }
 
     /// The state `from` moves to, if the move is legal there.
     fn from(&self, from: &OrderStatus) -> Option<OrderStatus> {
         match (from, self) {
-            (OrderStatus::Placed, Move::StartProduction { .. }) => Some(OrderStatus::InProduction),
-            (OrderStatus::Placed, Move::Cancel) => Some(OrderStatus::Cancelled),
+            (OrderStatus::Placed | OrderStatus::OnHold { .. }, Move::StartProduction { .. }) => {
+                Some(OrderStatus::InProduction)
+            }
+            (OrderStatus::Placed | OrderStatus::OnHold { .. }, Move::Cancel) => {
+                Some(OrderStatus::Cancelled)
+            }
+            (OrderStatus::Placed, Move::Hold { reason }) => Some(OrderStatus::OnHold {
+                reason: reason.clone(),
+            }),
             (
                 OrderStatus::InProduction,
                 Move::Ship {
@@ -127,10 +161,17 @@ impl Move {
     }
 
     fn illegal(&self, order: &Order) -> MoveError {
+        // Of two operators (or batches) at once, the loser learns who won.
+        let last = order.history.last().filter(|c| c.status == order.status);
+        let by = match (last, Move::to(&order.status)) {
+            (Some(change), Some(verb)) => format!(": it was {verb} by {}", change.by),
+            _ => String::new(),
+        };
         MoveError::Illegal {
             number: order.number.to_string(),
             from: order.status.describe(),
             to: self.verb(),
+            by,
         }
     }
 }
@@ -201,7 +242,7 @@ pub async fn change(
         }
         _ => Vec::new(),
     };
-    let written = store::modify(store, ORDERS, number, |order: &mut Order| {
+    let written = write_told(store, number, &queued, &mailed, |order| {
         let Some(status) = requested.from(&order.status) else {
             return Err(requested.illegal(order));
         };
@@ -210,8 +251,8 @@ pub async fn change(
         Ok(())
     })
     .await;
-    match written {
-        Ok(Some(order)) => {
+    match written? {
+        Some(order) => {
             tracing::info!(order = %number, status = order.status.describe(), by, "order moved");
             // Should this write fail, the list shows the order by its own state, and
             // `presspack indexes rebuild` mends the index.
@@ -220,14 +261,26 @@ pub async fn change(
             }
             Ok(order)
         }
-        Ok(None) => Err(MoveError::NoSuchOrder(number.to_string())),
-        Err(error) => {
-            // Lost: its messages would never be sent; take them back now.
-            queue::withdraw::<webhooks::Webhooks>(store, &queued).await?;
-            queue::withdraw::<Mails>(store, &mailed).await?;
-            Err(error)
-        }
+        None => Err(MoveError::NoSuchOrder(number.to_string())),
     }
+}
+
+/// Writes `apply` to order `number` with compare-and-swap, the `webhooks` and `mails` that
+/// tell of it queued already. Should `apply` refuse (it finds another state than the caller
+/// checked) or the write fail, they are taken back: what they tell never happened.
+pub(super) async fn write_told<E: From<StoreError>>(
+    store: &dyn Store,
+    number: &OrderNumber,
+    webhooks: &[String],
+    mails: &[String],
+    apply: impl FnMut(&mut Order) -> Result<(), E>,
+) -> Result<Option<Order>, E> {
+    let written = store::modify(store, ORDERS, number, apply).await;
+    if written.is_err() {
+        queue::withdraw::<webhooks::Webhooks>(store, webhooks).await?;
+        queue::withdraw::<Mails>(store, mails).await?;
+    }
+    written
 }
 
 /// Most orders one batch moves.

@@ -21,6 +21,7 @@ use serde::Deserialize;
 
 use crate::domain::customers::MAX_PASSWORD;
 use crate::domain::operators::{self, OperatorError};
+use crate::domain::orders::shipments;
 use crate::http::pages::forms::{Fields, MAX_FORM_BYTES, PostedForm, csrf_field, field};
 use crate::http::pages::layout::{self, alert, local_path};
 use crate::http::pages::sessions::{Visitor, too_many_attempts};
@@ -55,8 +56,21 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/admin/orders/{number}/move", post(orders::move_order))
         .route("/admin/orders/{number}/reprint", post(orders::reprint))
         .route("/admin/orders/{number}/notes", post(orders::add_note))
+        .route(
+            "/admin/orders/{number}/payment",
+            post(orders::record_payment),
+        )
         .route("/admin/orders.csv", get(orders::export))
+        .route(
+            "/admin/orders/press-files.zip",
+            get(orders::press_file_archive),
+        )
         .route("/admin/orders/batch", post(orders::batch))
+        .route(
+            "/admin/orders/shipments",
+            // The list is a file: more than a form, still bounded (with room for the form).
+            post(orders::ship_list).layer(DefaultBodyLimit::max(shipments::MAX_BYTES + 16 * 1024)),
+        )
         .route(
             "/admin/orders/{number}/lines/{line}/sides/{side}",
             get(orders::side_image),

@@ -12,7 +12,7 @@ use crate::domain::cart::{PricedLine, describe_spec, priced_lines};
 use crate::domain::customers::Customer;
 use crate::domain::ids::OrderNumber;
 use crate::domain::keys;
-use crate::domain::one_line;
+use crate::domain::one_line::{self, capitalised};
 use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
 use crate::domain::orders::record::OrderStatus;
 use crate::domain::orders::{
@@ -348,15 +348,6 @@ fn order_details(order: &Order) -> Markup {
             (address.city) " " (address.postcode) br; (address.country)
         }
     }
-}
-
-/// "In production" from "in production".
-pub(crate) fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 /// The browser side of the order confirmation callback: for each pack with a trackingId whose

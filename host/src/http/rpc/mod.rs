@@ -7,6 +7,7 @@ pub mod params;
 
 pub mod cart;
 pub mod images;
+pub mod orders;
 pub mod packs;
 pub mod press;
 pub mod render;
@@ -57,7 +58,8 @@ const fn operation(name: &'static str, auth: AuthRule, handler: Handler) -> Oper
 
 use AuthRule::{NotAllowed, Open, Optional, Required};
 use Permission::{
-    AddToCart, Create, CreateTrialPack, GetTemplate, ImportImage, Read, RenderSide, Update,
+    AddToCart, Create, CreateTrialPack, GetTemplate, ImportImage, MarkOrdersPaid, Read, RenderSide,
+    Update,
 };
 
 /// Every operation of the API, by `method` name, with the spec's Authentication table.
@@ -113,6 +115,10 @@ pub const OPERATIONS: &[Operation] = &[
     }),
     operation("svc.text.measure", Open, |s, c| {
         Box::pin(text::measure(s, c))
+    }),
+    // Presspack's own: the shop's back office records a payment.
+    operation("svc.order.markPaid", Required(MarkOrdersPaid), |s, c| {
+        Box::pin(orders::mark_paid(s, c))
     }),
 ];
 

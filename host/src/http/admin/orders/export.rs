@@ -9,6 +9,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream;
 
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::record::{self, PLACED};
 use crate::domain::orders::triage::{self, Triaged};
 use crate::domain::services::Services;
@@ -47,7 +48,8 @@ fn cell(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 
-fn row(cells: &[&str]) -> String {
+/// One CSV line of `cells`, each quoted and neutralised ([`cell`]).
+pub(crate) fn row(cells: &[&str]) -> String {
     let cells: Vec<String> = cells.iter().map(|text| cell(text)).collect();
     cells.join(",") + "\r\n"
 }
@@ -86,6 +88,19 @@ struct Cursor {
 }
 
 impl Cursor {
+    /// At the first of the orders `filter` selects: its own index, or every placed order
+    /// filtered as it is read (orders from before the indexes are indexed first).
+    async fn start(services: Arc<Services>, filter: Filter) -> Result<Cursor, StoreError> {
+        triage::index_earlier_orders(services.store.as_ref()).await?;
+        Ok(Cursor {
+            index: filter.index().unwrap_or(PLACED),
+            services,
+            filter,
+            skip: 0,
+            done: false,
+        })
+    }
+
     /// How many entries the index holds, and the orders of its next page that the filter
     /// keeps, with their verdicts (read only for those the other filters kept).
     async fn read(&self) -> Result<(u64, Vec<Triaged>), StoreError> {
@@ -124,6 +139,28 @@ impl Cursor {
     }
 }
 
+/// The numbers of the orders `filter` selects, in the list's order; `None` when there are
+/// more than `limit` (found without reading further).
+pub(crate) async fn selected_numbers(
+    services: &Arc<Services>,
+    filter: Filter,
+    limit: usize,
+) -> Result<Option<Vec<OrderNumber>>, StoreError> {
+    let mut cursor = Cursor::start(Arc::clone(services), filter).await?;
+    let mut numbers = Vec::new();
+    loop {
+        let (count, orders) = cursor.read().await?;
+        numbers.extend(orders.into_iter().map(|t| t.order.number));
+        if numbers.len() > limit {
+            return Ok(None);
+        }
+        cursor.skip += EXPORT_PAGE;
+        if cursor.skip as u64 >= count {
+            return Ok(Some(numbers));
+        }
+    }
+}
+
 /// `GET /admin/orders.csv?state=&verdict=&sort=&from=&to=&key=&q=`: the orders the list with
 /// these filters shows, every page of it, as CSV (UTF-8, CRLF lines, every cell quoted).
 pub async fn export(
@@ -136,16 +173,7 @@ pub async fn export(
         Ok(filter) => filter,
         Err(problem) => return Ok((StatusCode::BAD_REQUEST, problem).into_response()),
     };
-    // The filter's own index, or every placed order filtered as it streams.
-    let index = filter.index().unwrap_or(PLACED);
-    triage::index_earlier_orders(services.store.as_ref()).await?;
-    let cursor = Cursor {
-        services,
-        filter,
-        index,
-        skip: 0,
-        done: false,
-    };
+    let cursor = Cursor::start(services, filter).await?;
     let header = stream::iter([Ok(Bytes::from(row(&HEADER)))]);
     let rows = stream::unfold(cursor, Cursor::next_rows);
     let body = Body::from_stream(futures_util::StreamExt::chain(header, rows));

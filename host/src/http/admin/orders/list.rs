@@ -8,16 +8,15 @@ use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use time::{Date, Month};
 
-use crate::domain::orders::record::{
-    BLOCKED, OPEN, OrderStatus, PLACED, PressVerdict, state_index,
-};
+use crate::domain::one_line::capitalised;
+use crate::domain::orders::record::{BLOCKED, OPEN, PLACED, PressVerdict, state_index};
+use crate::domain::orders::shipments;
 use crate::domain::orders::triage::{self, Triaged};
 use crate::domain::orders::{self, Order};
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::forms::{Fields, field};
 use crate::http::pages::layout::{alert, when};
-use crate::http::pages::orders::capitalised;
 use crate::http::state::ServicesState;
 use crate::infra::store::{IndexEnd, Kind, Store, StoreError};
 
@@ -31,10 +30,11 @@ const MAX_FILTER: usize = 200;
 const MAX_BLOCKED_SHOWN: usize = 100;
 
 /// The list's states: `open` (the default) is the work to do.
-const STATES: [(&str, &str); 6] = [
-    ("open", "To do: placed or in production"),
+const STATES: [(&str, &str); 7] = [
+    ("open", "To do: placed, on hold or in production"),
     ("", "Any state"),
     ("placed", "Placed"),
+    ("on_hold", "On hold"),
     ("in_production", "In production"),
     ("shipped", "Shipped"),
     ("cancelled", "Cancelled"),
@@ -241,6 +241,7 @@ impl Filter {
                 div { label for="filter-q" { "Order, e-mail, name or tracking id" } input #filter-q type="search" name="q" value=(self.search) maxlength=(MAX_FILTER); }
                 button type="submit" { "Show" }
                 a.export href=(format!("/admin/orders.csv?{}", self.query(1))) download { "Export as CSV" }
+                a.archive href=(format!("/admin/orders/press-files.zip?{}", self.query(1))) download { "Press files (zip)" }
             }
         }
     }
@@ -288,17 +289,26 @@ pub async fn list(
             }
         }
         p.lead #order-count { (count) @if count == 1 { " order" } @else { " orders" } " · page " (filter.page.min(pages)) " of " (pages) }
-        @if shown.iter().any(|t| t.order.status == OrderStatus::Placed) {
+        @if shown.iter().any(|t| t.order.status.is_open()) {
             form #batch-form method="post" action="/admin/orders/batch" {
                 input type="hidden" name="csrf" value=(staff.csrf_token);
-                input type="hidden" name="action" value="start";
-                button #start-ticked type="submit" { "Start production of the ticked orders" }
+                button #start-ticked type="submit" name="action" value="start" { "Start production of the ticked orders" }
+                button #archive-ticked.secondary type="submit" name="action" value="archive" { "Download their press files (zip)" }
             }
         }
         (order_table("Orders", &shown, now, true))
         nav.pages aria-label="Pages" {
             @if filter.page > 1 { a rel="prev" href=(filter.address(filter.page - 1)) { "Previous" } }
             @if filter.page < pages { a rel="next" href=(filter.address(filter.page + 1)) { "Next" } }
+        }
+        section.ship-list aria-labelledby="ship-list-heading" {
+            h2 #ship-list-heading { "Ship from a list" }
+            form #ship-list-form method="post" action="/admin/orders/shipments" enctype="multipart/form-data" {
+                input type="hidden" name="csrf" value=(staff.csrf_token);
+                label for="ship-list" { "A CSV file with the order number, carrier and tracking number on each line (as your carrier's system exports it; at most " (shipments::MAX_LINES) " lines)" }
+                input #ship-list type="file" name="list" accept=".csv,.txt,text/csv,text/plain" required;
+                button #ship-listed.secondary type="submit" { "Ship the listed orders" }
+            }
         }
     };
     Ok(page(&staff, "Orders", content))
@@ -330,7 +340,7 @@ async fn scan(
     Ok((count, kept.into_iter().skip(skip).take(PAGE_SIZE).collect()))
 }
 
-/// `orders` as a table; with `ticks`, a placed order's row has a box for the batch form.
+/// `orders` as a table; with `ticks`, an open order's row has a box for the batch form.
 fn order_table(caption: &str, orders: &[Triaged], now: u64, ticks: bool) -> Markup {
     html! {
         table.orders {
@@ -346,7 +356,7 @@ fn order_table(caption: &str, orders: &[Triaged], now: u64, ticks: bool) -> Mark
                 @for Triaged { order, verdict } in orders {
                     tr {
                         @if ticks {
-                            td { @if order.status == OrderStatus::Placed {
+                            td { @if order.status.is_open() {
                                 input type="checkbox" form="batch-form" name=(format!("order-{}", order.number))
                                     value="yes" aria-label=(format!("Tick {}", order.number));
                             } }

@@ -9,17 +9,20 @@ use maud::{Markup, html};
 use crate::domain::cart::describe_spec;
 use crate::domain::customers;
 use crate::domain::ids::OrderNumber;
+use crate::domain::one_line::capitalised;
 use crate::domain::orders::notes;
+use crate::domain::orders::payments::MAX_REFERENCE;
 use crate::domain::orders::press_files::{self, PressFileLinks, PressFileState};
-use crate::domain::orders::record::{OrderStatus, PressVerdict};
+use crate::domain::orders::record::{OrderStatus, PaymentState, PressVerdict};
 use crate::domain::orders::reprint::{self};
+use crate::domain::orders::status::MAX_HOLD_REASON;
 use crate::domain::orders::{self, Order};
 use crate::domain::services::Services;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{alert, when};
-use crate::http::pages::orders::{capitalised, ordered_side_png};
+use crate::http::pages::orders::ordered_side_png;
 use crate::http::pages::proofs::approval_note;
 use crate::http::state::ServicesState;
 use crate::infra::queue::{self, JobState};
@@ -94,7 +97,7 @@ pub(crate) async fn order_page(
         p.lead {
             "Order " strong.order-number { (n) } " · " span.status { (capitalised(order.status.describe())) }
             " · placed " (when(order.placed_at)) " · " (order.amount(order.total))
-            " · payment: " (order.payment.state.describe())
+            " · payment: " span.payment-state { (order.payment.state.describe()) }
         }
         @if let Some(original) = &order.reprint_of {
             p.reprint { "A reprint of " a href=(format!("/admin/orders/{original}")) { (original) } "." }
@@ -105,7 +108,10 @@ pub(crate) async fn order_page(
         section.console-actions aria-labelledby="actions-heading" {
             h2 #actions-heading { "Actions" }
             @match &order.status {
-                OrderStatus::Placed => {
+                OrderStatus::Placed | OrderStatus::OnHold { .. } => {
+                    @if let OrderStatus::OnHold { reason } = &order.status {
+                        p.notice #hold-reason { "On hold: " (reason) }
+                    }
                     @let blocks = press_files::verdict_of(&press) == PressVerdict::Block;
                     form.inline[!blocks].blocked-start[blocks] method="post" action=(format!("/admin/orders/{n}/move")) {
                         (csrf) input type="hidden" name="move" value="start";
@@ -121,6 +127,14 @@ pub(crate) async fn order_page(
                     form.inline method="post" action=(format!("/admin/orders/{n}/move")) {
                         (csrf) input type="hidden" name="move" value="cancel";
                         button #cancel-order.secondary type="submit" { "Cancel order" }
+                    }
+                    @if order.status == OrderStatus::Placed {
+                        form.inline #hold-form method="post" action=(format!("/admin/orders/{n}/move")) {
+                            (csrf) input type="hidden" name="move" value="hold";
+                            label for="hold-reason-input" { "Reason" }
+                            input #hold-reason-input type="text" name="reason" maxlength=(MAX_HOLD_REASON) required;
+                            button #hold-order.secondary type="submit" { "Put on hold" }
+                        }
                     }
                 }
                 OrderStatus::InProduction => {
@@ -142,6 +156,7 @@ pub(crate) async fn order_page(
                 }
             }
         }
+        (payment_section(order, &csrf))
         h2 { "Customer" }
         p.customer {
             @if let Some(customer) = &customer { (customer.name) " · " }
@@ -219,6 +234,46 @@ pub(crate) async fn order_page(
         Some((status, _)) => (status, page).into_response(),
         None => page,
     })
+}
+
+/// The order's payment: who recorded what, when, and the form for the next step.
+fn payment_section(order: &Order, csrf: &Markup) -> Markup {
+    let n = &order.number;
+    let action = format!("/admin/orders/{n}/payment");
+    html! {
+        section.payment aria-labelledby="payment-heading" {
+            h2 #payment-heading { "Payment" }
+            @if order.payment.history.is_empty() {
+                p { (capitalised(order.payment.state.describe())) " (" (order.payment.provider) ")." }
+            } @else {
+                ol.payment-history {
+                    @for change in &order.payment.history {
+                        li { (when(change.at)) ": " (change.state.describe()) " by " (change.by)
+                            @if !change.reference.is_empty() { ", reference " code.reference { (change.reference) } } }
+                    }
+                }
+            }
+            @match order.payment.state {
+                PaymentState::AwaitingInvoicePayment => {
+                    form.inline #paid-form method="post" action=(action) {
+                        (csrf) input type="hidden" name="payment" value="paid";
+                        label for="paid-reference" { "Reference" }
+                        input #paid-reference type="text" name="reference" maxlength=(MAX_REFERENCE) required;
+                        button #mark-paid type="submit" { "Mark paid" }
+                    }
+                }
+                PaymentState::Paid if order.total > 0 => {
+                    form.inline #refund-form method="post" action=(action) {
+                        (csrf) input type="hidden" name="payment" value="refunded";
+                        label for="refund-reference" { "Reference (optional)" }
+                        input #refund-reference type="text" name="reference" maxlength=(MAX_REFERENCE);
+                        button #mark-refunded.secondary type="submit" { "Mark refunded" }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A pack's press file: its link and preflight, or where it is.
