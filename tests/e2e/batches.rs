@@ -227,6 +227,33 @@ async fn a_shipping_list_ships_each_good_line_once_and_refuses_each_bad_one(kind
     let stranger = upload_list(&buyer, &shop_page, format!("{c},DPD,1\n").into_bytes()).await;
     assert_eq!(stranger.path, "/admin/signin");
     assert_eq!(status_of(&app, &c).await, OrderStatus::InProduction);
+
+    // The CLI ships a list the same way, and fails when a line was refused.
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        file.path(),
+        format!("{c},DPD,CLI0001\nPP-NOSUCHORDER,DPD,X\n"),
+    )
+    .unwrap();
+    let shipped = app.cli(&["orders", "ship-list", file.path().to_str().unwrap()]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&shipped.stdout),
+        String::from_utf8_lossy(&shipped.stderr),
+    );
+    assert!(!shipped.status.success());
+    assert!(
+        stdout.contains(&format!("line 1  {c}  shipped")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("line 2  PP-NOSUCHORDER  refused: There is no order PP-NOSUCHORDER."),
+        "{stdout}"
+    );
+    assert!(stderr.contains("1 of 2 lines were refused"), "{stderr}");
+    assert!(matches!(
+        status_of(&app, &c).await,
+        OrderStatus::Shipped { .. }
+    ));
 }
 
 /// What Python's `zipfile` reads in `archive`: the first file whose CRC is wrong (none), the

@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::domain::ids::OrderNumber;
 use crate::domain::orders::payments::{self, PaymentError, PaymentMove};
 use crate::domain::orders::press_files::{self, PressFileState};
+use crate::domain::orders::shipments;
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
 use crate::domain::orders::{self, Order};
 use crate::infra::clock::Clock;
@@ -49,6 +50,13 @@ pub(super) enum OrderCommand {
         /// The carrier's tracking number (at most 100 characters).
         #[arg(long)]
         tracking: String,
+    },
+    /// Ship the orders of a CSV list (order number, carrier, tracking number on each line),
+    /// each line judged on its own as in the console; prints every line's outcome and fails
+    /// if any line was refused.
+    ShipList {
+        /// The CSV file (UTF-8, at most 1 MiB and 1000 lines).
+        file: PathBuf,
     },
     /// Put a placed order on hold, before production (tells the partners: order.on_hold).
     Hold {
@@ -155,6 +163,7 @@ pub(super) async fn order_command(
             };
             move_order(config, store, &number, ship).await
         }
+        OrderCommand::ShipList { file } => ship_list(config, store, &file).await,
         OrderCommand::Hold { number, reason } => {
             move_order(config, store, &number, Move::Hold { reason }).await
         }
@@ -193,6 +202,46 @@ async fn move_order(
     let order = status::change(store, &clock, &number, requested, &operator(), mailing).await?;
     println!("{}  {}", order.number, order.status.describe());
     Ok(())
+}
+
+/// `orders ship-list`: ships each line's order that can be shipped, as the operator running
+/// the command.
+async fn ship_list(
+    config: &Config,
+    store: &dyn crate::infra::store::Store,
+    file: &std::path::Path,
+) -> anyhow::Result<()> {
+    let size = std::fs::metadata(file)
+        .with_context(|| file.display().to_string())?
+        .len();
+    if size > shipments::MAX_BYTES as u64 {
+        return Err(anyhow!(
+            "{}: a shipping list is at most {} KB and {} lines: split it",
+            file.display(),
+            shipments::MAX_BYTES / 1024,
+            shipments::MAX_LINES
+        ));
+    }
+    let list = std::fs::read(file).with_context(|| file.display().to_string())?;
+    let list = String::from_utf8(list)
+        .map_err(|_| anyhow!("{}: not UTF-8 text (save it as CSV UTF-8)", file.display()))?;
+    let mailing = Mailing::when(config.mail.smtp_host.is_some());
+    let clock = Clock::default();
+    let outcomes = shipments::ship_list(store, &clock, &list, &operator(), mailing).await?;
+    let refused = outcomes.iter().filter(|o| o.outcome.is_err()).count();
+    for line in &outcomes {
+        match &line.outcome {
+            Ok(()) => println!("line {}  {}  shipped", line.line, line.order),
+            Err(why) => println!("line {}  {}  refused: {why}", line.line, line.order),
+        }
+    }
+    match refused {
+        0 => Ok(()),
+        _ => Err(anyhow!(
+            "{refused} of {} lines were refused (above)",
+            outcomes.len()
+        )),
+    }
 }
 
 /// Records a payment of an order as the operator running the command.

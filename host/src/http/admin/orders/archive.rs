@@ -1,7 +1,8 @@
 //! The press files of many orders as one ZIP archive with a manifest (`manifest.csv`): the
 //! orders ticked in the list, or every order a filter selects. The archive streams: one file
-//! is read from the blob store at a time and sent before the next is read, so the server holds
-//! the largest file and a few chunks in flight, however many orders there are. The manifest
+//! is read from the blob store at a time, and the next only once every piece of it has been
+//! written to the client, so the server holds one file however many orders there are and
+//! however slowly the client reads. The manifest
 //! comes last, so that it can say which file could not be read as the archive was sent.
 
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::domain::ids::OrderNumber;
 use crate::domain::orders::bundle::{self, BundledPack, MAX_ORDERS};
@@ -38,10 +39,22 @@ const MANIFEST: [&str; 9] = [
 ];
 
 /// Pieces of the archive in flight between the task reading files and the client, and their
-/// size. Each piece is a copy, so that a file's bytes are dropped as soon as its last piece
-/// is queued, before the next file is read: the server holds one file and these pieces.
+/// size: slices of the file being sent, not copies.
 const IN_FLIGHT: usize = 2;
 const PIECE: usize = 256 * 1024;
+
+/// A file's bytes with the permit to hold them: the permit goes back, and the next file may be
+/// read, when the last piece of this one has been written and dropped.
+struct HeldFile {
+    data: Bytes,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl AsRef<[u8]> for HeldFile {
+    fn as_ref(&self) -> &[u8] {
+        &self.data
+    }
+}
 
 /// `GET /admin/orders/press-files.zip?state=&verdict=&…`: the press files of every order the
 /// list with these filters shows (at most [`MAX_ORDERS`]).
@@ -123,10 +136,16 @@ async fn send_archive(
     sender: &mpsc::Sender<Result<Bytes, std::io::Error>>,
 ) -> Result<(), String> {
     let mut zip = ZipWriter::new(now);
+    // One file held at a time (see `HeldFile`).
+    let one_file = Arc::new(Semaphore::new(1));
     for pack in &mut packs {
         let Some((blob, _)) = &pack.blob else {
             continue;
         };
+        let permit = Arc::clone(&one_file)
+            .acquire_owned()
+            .await
+            .map_err(|e| e.to_string())?;
         let data = match services.blobs.get(blob).await {
             Ok(Some(data)) => data,
             Ok(None) => {
@@ -142,12 +161,13 @@ async fn send_archive(
         if sender.send(Ok(header.into())).await.is_err() {
             return Ok(());
         }
-        for piece in data.chunks(PIECE) {
-            if sender
-                .send(Ok(Bytes::copy_from_slice(piece)))
-                .await
-                .is_err()
-            {
+        let held = Bytes::from_owner(HeldFile {
+            data,
+            _permit: permit,
+        });
+        for start in (0..held.len()).step_by(PIECE) {
+            let piece = held.slice(start..held.len().min(start + PIECE));
+            if sender.send(Ok(piece)).await.is_err() {
                 return Ok(());
             }
         }
