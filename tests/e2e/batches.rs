@@ -4,7 +4,8 @@
 //! production); two lists at once ship an order once and the loser learns who won; a list past
 //! the bound is refused before any work. The press files of ticked orders, or of a filter,
 //! come as one ZIP archive with a manifest, read back by Python's zipfile (an independent
-//! reader that checks every file's CRC); against every store.
+//! reader that checks every file's CRC), and their packing slips as one page to print;
+//! against every store.
 
 use presspack::domain::orders::press_files;
 use presspack::domain::orders::record::OrderStatus;
@@ -386,6 +387,35 @@ async fn the_press_files_of_ticked_or_filtered_orders_come_as_one_zip_with_a_man
         serde_json::json!([format!("{a}-1-press.pdf"), "manifest.csv"])
     );
 
+    // Their packing slips: the address and the packs, no prices; one from the order's page.
+    let (tick_a, tick_b) = (format!("order-{a}"), format!("order-{b}"));
+    let slips = operator
+        .post(
+            &list,
+            "/admin/orders/batch",
+            &[("action", "slips"), (&tick_a, "yes"), (&tick_b, "yes")],
+        )
+        .await;
+    assert_eq!(slips.status, 200, "{}", slips.body);
+    assert_eq!(
+        slips.body.matches("class=\"sheet packing-slip\"").count(),
+        2
+    );
+    for number in &numbers {
+        let heading = format!("Packing slip · <span class=\"order-number\">{number}");
+        assert!(slips.body.contains(&heading), "{}", slips.body);
+    }
+    assert!(!slips.body.contains('£'), "no prices on a packing slip");
+    let one = operator
+        .get(&format!("/admin/orders/{a}/packing-slip"))
+        .await;
+    assert_eq!(one.body.matches("class=\"sheet packing-slip\"").count(), 1);
+    assert!(
+        one.body.contains("1 Print Street") && !one.body.contains('£'),
+        "{}",
+        one.body
+    );
+
     // A ticked name that is no order, or nothing ticked: refused, nothing sent.
     let forged = operator
         .post(
@@ -405,8 +435,10 @@ async fn the_press_files_of_ticked_or_filtered_orders_come_as_one_zip_with_a_man
         .await;
     assert_eq!(none.status, 400);
     // Nobody else gets the files.
-    let stranger = buyer
-        .get("/admin/orders/press-files.zip?state=in_production")
-        .await;
-    assert_eq!(stranger.path, "/admin/signin");
+    for path in [
+        "/admin/orders/press-files.zip?state=in_production".to_owned(),
+        format!("/admin/orders/{a}/packing-slip"),
+    ] {
+        assert_eq!(buyer.get(&path).await.path, "/admin/signin", "{path}");
+    }
 }

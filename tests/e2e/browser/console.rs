@@ -5,7 +5,7 @@
 //! press file blocks heads the list and starts only with the operator's tick; a note on it;
 //! the order still waiting is put on hold, then started as a batch from the list; their press
 //! files come as one ZIP and the list as CSV (the page's links, followed with the browser's
-//! session); and both ship from an uploaded list.
+//! session), their packing slips print one to a page; and both ship from an uploaded list.
 
 use fantoccini::{Client, Locator};
 
@@ -264,7 +264,45 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     assert_eq!((status, kind.as_str()), (200, "text/csv; charset=utf-8"));
     assert!(csv.starts_with(b"\"order\""));
 
+    // Their packing slips, ticked in the list and printed by Chromium: one page each, read
+    // back by poppler's pdftotext, with the address and no prices.
+    browser
+        .goto(&format!("{}/admin/orders?state=in_production", app.address))
+        .await
+        .unwrap();
+    for number in [&reprint, &with_photo] {
+        click_in_page(&browser, &format!("input[name='order-{number}']")).await;
+    }
+    click(&browser, "#slips-ticked").await;
+    screenshot(&browser, &format!("console-packing-slips-{store}")).await;
+    let printed = browser
+        .print(
+            fantoccini::wd::PrintConfiguration::builder()
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let printed = crate::press::pdf_text(&printed);
+    let pages: Vec<&str> = (printed.split('\u{c}'))
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    assert_eq!(pages.len(), 2, "{printed}");
+    for number in [&reprint, &with_photo] {
+        let heading = format!("Packing slip · {number}");
+        let on: Vec<&&str> = pages.iter().filter(|p| p.contains(&heading)).collect();
+        assert_eq!(on.len(), 1, "{number} on one page: {printed}");
+    }
+    for page in &pages {
+        assert!(page.contains("1 Print Street"), "{page}");
+        assert!(!page.contains('£') && !page.contains("Orders"), "{page}");
+    }
+
     // Both ship from the carrier's list, uploaded from a file.
+    browser
+        .goto(&format!("{}/admin/orders", app.address))
+        .await
+        .unwrap();
     let list = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
     std::fs::write(
         list.path(),

@@ -57,6 +57,10 @@ pub fn routes() -> Router<Arc<AppState>> {
         .route("/admin/orders/{number}/reprint", post(orders::reprint))
         .route("/admin/orders/{number}/notes", post(orders::add_note))
         .route(
+            "/admin/orders/{number}/packing-slip",
+            get(orders::packing_slip_page),
+        )
+        .route(
             "/admin/orders/{number}/payment",
             post(orders::record_payment),
         )

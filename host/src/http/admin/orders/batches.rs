@@ -1,5 +1,5 @@
-//! What an operator does to many orders at once from the list: start the ticked ones or
-//! download their press files, and ship those of an uploaded list (CSV). Every batch answers a report naming each order (or line)
+//! What an operator does to many orders at once from the list: start the ticked ones, download
+//! their press files or print their packing slips, and ship those of an uploaded list (CSV). Every batch answers a report naming each order (or line)
 //! with what became of it, so that no part of a batch goes unreported.
 
 use axum::extract::{Multipart, State};
@@ -12,6 +12,8 @@ use crate::domain::one_line::capitalised;
 use crate::domain::orders::shipments::{self, LineOutcome, ListError};
 use crate::domain::orders::status::{self, MAX_BATCH, Mailing, Move, MoveError};
 use crate::http::admin::orders::archive;
+use crate::http::admin::orders::page::placed_order;
+use crate::http::admin::orders::paperwork::packing_slips;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, OperatorForm, Staff};
 use crate::http::pages::error::PageError;
@@ -59,11 +61,19 @@ fn report(staff: &Staff, title: &str, done: &str, rows: &[Reported]) -> Response
     page(staff, title, content)
 }
 
-/// `POST /admin/orders/batch` (`action` = start or archive, and `order-<NUMBER>` for each
+/// What a batch of ticked orders asks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Start,
+    Archive,
+    PackingSlips,
+}
+
+/// `POST /admin/orders/batch` (`action` = start, archive or slips, and `order-<NUMBER>` for each
 /// order ticked in the list). Start: starts production of each, as `status::change` would one
 /// by one, and answers a report of every order: started, or why not (orders whose press file
 /// blocks are not started by a batch: the operator looks at each). Archive: their press files
-/// as one ZIP archive with a manifest.
+/// as one ZIP archive with a manifest. Slips: their packing slips, to print.
 pub async fn batch(
     State(ServicesState(services)): State<ServicesState>,
     OperatorForm {
@@ -72,18 +82,23 @@ pub async fn batch(
         fields,
     }: OperatorForm,
 ) -> Result<Response, ConsoleError> {
-    let archive = match fields.get("action").map(String::as_str) {
-        Some("start") => false,
-        Some("archive") => true,
-        _ => return Err(PageError::bad_request("action: start or archive").into()),
+    let action = match fields.get("action").map(String::as_str) {
+        Some("start") => Action::Start,
+        Some("archive") => Action::Archive,
+        Some("slips") => Action::PackingSlips,
+        _ => {
+            let problem = "action: start, archive or slips";
+            return Err(PageError::bad_request(problem).into());
+        }
     };
     let ticked: Vec<&str> = (fields.keys())
         .filter_map(|name| name.strip_prefix("order-"))
         .collect();
     if ticked.is_empty() {
-        let problem = match archive {
-            true => "Tick the orders whose press files you want first.",
-            false => "Tick the orders to start first.",
+        let problem = match action {
+            Action::Start => "Tick the orders to start first.",
+            Action::Archive => "Tick the orders whose press files you want first.",
+            Action::PackingSlips => "Tick the orders whose packing slips you want first.",
         };
         return Err(PageError::bad_request(problem).into());
     }
@@ -108,15 +123,22 @@ pub async fn batch(
         }
     }
     numbers.sort();
-    if archive {
-        // An archive cannot carry a report page: a ticked name that is no order is refused.
+    if action != Action::Start {
+        // An archive or the slips carry no report: a ticked name that is no order is refused.
         if let Some(Reported {
             outcome: Err(why), ..
         }) = rows.first()
         {
             return Err(PageError::bad_request(why.clone()).into());
         }
-        return archive::archive(services, &numbers).await;
+        if action == Action::Archive {
+            return archive::archive(services, &numbers).await;
+        }
+        let mut orders = Vec::with_capacity(numbers.len());
+        for number in &numbers {
+            orders.push(placed_order(&services, number).await?);
+        }
+        return Ok(packing_slips(&staff, &services.brand, &orders));
     }
     let (store, clock) = (services.store.as_ref(), &services.clock);
     let mailing = Mailing::when(services.mailer.is_configured());

@@ -294,6 +294,7 @@ pub async fn list(
                 input type="hidden" name="csrf" value=(staff.csrf_token);
                 button #start-ticked type="submit" name="action" value="start" { "Start production of the ticked orders" }
                 button #archive-ticked.secondary type="submit" name="action" value="archive" { "Download their press files (zip)" }
+                button #slips-ticked.secondary type="submit" name="action" value="slips" { "Their packing slips" }
             }
         }
         (order_table("Orders", &shown, now, true))

@@ -149,6 +149,7 @@ pub(crate) async fn order_page(
                 }
                 _ => { p { "This order is " (order.status.describe()) "; it does not move on." } }
             }
+            a.packing-slip href=(format!("/admin/orders/{n}/packing-slip")) { "Packing slip" }
             @if order.status != OrderStatus::Cancelled {
                 form.inline method="post" action=(format!("/admin/orders/{n}/reprint")) {
                     (csrf) input type="hidden" name="key" value=(reprint::form_key());

@@ -1,0 +1,67 @@
+//! Paperwork that travels with an order: its packing slip (the shop, the delivery address,
+//! each pack and how many, no prices), one printed page per order, for one order from its
+//! page or for the orders ticked in the list. The browser prints it: the console's stylesheet
+//! hides everything but the sheets on paper and starts each on a new page.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use maud::{Markup, html};
+
+use crate::domain::brand::Brand;
+use crate::domain::cart::describe_spec;
+use crate::domain::orders::Order;
+use crate::http::admin::orders::page::placed_order;
+use crate::http::admin::page::page;
+use crate::http::admin::session::{ConsoleError, Staff};
+use crate::http::pages::layout::when;
+use crate::http::state::ServicesState;
+
+/// One order's packing slip, a printed page of its own.
+fn packing_slip(brand: &Brand, order: &Order) -> Markup {
+    let address = &order.delivery;
+    html! {
+        section.sheet.packing-slip aria-label=(format!("Packing slip of {}", order.number)) {
+            p.sheet-shop { strong { (brand.name) } }
+            h2 { "Packing slip · " span.order-number { (order.number) } }
+            p { "Ordered " (when(order.placed_at)) }
+            address.delivery {
+                (address.name) br; (address.line1) br;
+                @if !address.line2.is_empty() { (address.line2) br; }
+                (address.city) " " (address.postcode) br; (address.country)
+            }
+            table.slip-lines {
+                caption.visually-hidden { "What the parcel holds" }
+                thead { tr { th scope="col" { "Pack" } th scope="col" { "Product" } th scope="col" { "Packs" } } }
+                tbody {
+                    @for line in &order.lines {
+                        tr {
+                            td { (line.name) }
+                            td { (line.product) " · " (describe_spec(&line.physical_spec)) }
+                            td.quantity { (line.quantity) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The packing slips of `orders`, as one page to print.
+pub(crate) fn packing_slips(staff: &Staff, brand: &Brand, orders: &[Order]) -> Response {
+    let content = html! {
+        p.no-print { "Print this page: each packing slip comes out on a page of its own." }
+        @for order in orders { (packing_slip(brand, order)) }
+    };
+    page(staff, "Packing slips", content)
+}
+
+/// `GET /admin/orders/{number}/packing-slip`
+pub async fn packing_slip_page(
+    State(ServicesState(services)): State<ServicesState>,
+    staff: Staff,
+    Path(number): Path<String>,
+) -> Result<Response, ConsoleError> {
+    staff.operator()?;
+    let order = placed_order(&services, &number).await?;
+    Ok(packing_slips(&staff, &services.brand, &[order]))
+}
