@@ -2,7 +2,7 @@
 //! their press files or print their packing slips, and ship those of an uploaded list (CSV). Every batch answers a report naming each order (or line)
 //! with what became of it, so that no part of a batch goes unreported.
 
-use axum::extract::{Multipart, State};
+use axum::extract::{FromRequest, Multipart, Request, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::html;
@@ -170,9 +170,18 @@ pub async fn batch(
 pub async fn ship_list(
     State(ServicesState(services)): State<ServicesState>,
     staff: Staff,
-    mut form: Multipart,
+    request: Request,
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
+    let mut form = match Multipart::from_request(request, &()).await {
+        Ok(form) => form,
+        Err(rejection) => {
+            // Not the console's form (no multipart body): it carries no token either, and
+            // that is the first refusal, as for every other form.
+            staff.operator_posting(None)?;
+            return Err(PageError::bad_request(rejection.body_text()).into());
+        }
+    };
     let too_large = || {
         PageError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
