@@ -183,6 +183,23 @@ async fn payments_are_recorded_once_by_the_back_office_the_console_and_the_cli(k
     assert!(!ok);
     assert!(stderr.contains("reference:"), "{stderr}");
 
+    // The list filters by payment (any state), and refuses a payment it does not know.
+    let paid = operator.get("/admin/orders?state=&payment=paid").await;
+    assert!(
+        paid.body.contains(s) && !paid.body.contains(n),
+        "{}",
+        paid.body
+    );
+    let refunded = operator.get("/admin/orders?state=&payment=refunded").await;
+    assert!(refunded.body.contains(n) && !refunded.body.contains(s));
+    let unknown = operator.get("/admin/orders?payment=forgiven").await;
+    assert_eq!(unknown.status, 400);
+    assert!(
+        unknown
+            .body
+            .contains("payment: one of awaiting_invoice_payment, paid, refunded")
+    );
+
     // The partner hears each payment once, signed: two confirmations, two payments, a refund.
     let sent = receiver.signed_webhooks(&app, 5).await;
     let mut told: Vec<(String, String)> = sent

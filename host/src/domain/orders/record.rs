@@ -112,6 +112,12 @@ pub enum PaymentState {
 }
 
 impl PaymentState {
+    pub const ALL: [PaymentState; 3] = [
+        PaymentState::AwaitingInvoicePayment,
+        PaymentState::Paid,
+        PaymentState::Refunded,
+    ];
+
     pub fn describe(self) -> &'static str {
         match self {
             PaymentState::AwaitingInvoicePayment => "awaiting invoice payment",

@@ -9,7 +9,9 @@ use maud::{Markup, html};
 use time::{Date, Month};
 
 use crate::domain::one_line::capitalised;
-use crate::domain::orders::record::{BLOCKED, OPEN, PLACED, PressVerdict, state_index};
+use crate::domain::orders::record::{
+    BLOCKED, OPEN, PLACED, PaymentState, PressVerdict, state_index,
+};
 use crate::domain::orders::shipments;
 use crate::domain::orders::triage::{self, Triaged};
 use crate::domain::orders::{self, Order};
@@ -68,6 +70,8 @@ pub(super) struct Filter {
     state: String,
     /// A [`PressVerdict`]'s code, or empty.
     verdict: String,
+    /// A [`PaymentState`]'s code, or empty.
+    payment: String,
     /// `oldest` or `newest`.
     sort: String,
     from: String,
@@ -95,12 +99,19 @@ impl Filter {
         };
         if !STATES.iter().any(|(code, _)| *code == state) {
             return Err(
-                "state: one of open, placed, in_production, shipped, cancelled, or none".to_owned(),
+                "state: one of open, placed, on_hold, in_production, shipped, cancelled, or none"
+                    .to_owned(),
             );
         }
         let verdict = text("verdict")?;
         if !verdict.is_empty() && PressVerdict::parse(&verdict).is_none() {
             return Err("verdict: one of block, not_made, warning, pass, or none".to_owned());
+        }
+        let payment = text("payment")?;
+        if !payment.is_empty() && !PaymentState::ALL.iter().any(|p| p.code() == payment) {
+            return Err(
+                "payment: one of awaiting_invoice_payment, paid, refunded, or none".to_owned(),
+            );
         }
         let sort = match text("sort")?.as_str() {
             "" if state == "open" => "oldest".to_owned(),
@@ -128,6 +139,7 @@ impl Filter {
         Ok(Filter {
             state,
             verdict,
+            payment,
             sort,
             from,
             to,
@@ -142,7 +154,7 @@ impl Filter {
     /// state (or every placed order, or the open ones) with no other filter, or the open
     /// orders that are blocked.
     pub(super) fn index(&self) -> Option<Kind> {
-        let others = [&self.from, &self.to, &self.key, &self.search];
+        let others = [&self.from, &self.to, &self.key, &self.search, &self.payment];
         if !others.iter().all(|value| value.is_empty()) {
             return None;
         }
@@ -181,6 +193,7 @@ impl Filter {
             && found
             && (self.window.0..self.window.1).contains(&order.placed_at)
             && (self.key.is_empty() || order.lines.iter().any(|l| l.created_by == self.key))
+            && (self.payment.is_empty() || order.payment.state.code() == self.payment)
     }
 
     /// Whether an order with `verdict` passes the verdict's filter.
@@ -193,6 +206,7 @@ impl Filter {
         form_urlencoded::Serializer::new(String::new())
             .append_pair("state", &self.state)
             .append_pair("verdict", &self.verdict)
+            .append_pair("payment", &self.payment)
             .append_pair("sort", &self.sort)
             .append_pair("from", &self.from)
             .append_pair("to", &self.to)
@@ -224,6 +238,15 @@ impl Filter {
                         option value="" selected[self.verdict.is_empty()] { "Any" }
                         @for verdict in PressVerdict::ALL {
                             option value=(verdict.code()) selected[verdict.code() == self.verdict] { (capitalised(verdict.describe())) }
+                        }
+                    }
+                }
+                div {
+                    label for="filter-payment" { "Payment" }
+                    select #filter-payment name="payment" {
+                        option value="" selected[self.payment.is_empty()] { "Any" }
+                        @for payment in PaymentState::ALL {
+                            option value=(payment.code()) selected[payment.code() == self.payment] { (capitalised(payment.describe())) }
                         }
                     }
                 }
@@ -350,7 +373,7 @@ fn order_table(caption: &str, orders: &[Triaged], now: u64, ticks: bool) -> Mark
                 @if ticks { th scope="col" { span.visually-hidden { "Tick" } } }
                 th scope="col" { "Order" } th scope="col" { "Placed" } th scope="col" { "Age" }
                 th scope="col" { "State" } th scope="col" { "Press check" }
-                th scope="col" { "Customer" } th scope="col" { "Packs" } th scope="col" { "Total" }
+                th scope="col" { "Customer" } th scope="col" { "Packs" } th scope="col" { "Total, payment" }
                 th scope="col" { "Partner key" }
             } }
             tbody {
@@ -369,7 +392,7 @@ fn order_table(caption: &str, orders: &[Triaged], now: u64, ticks: bool) -> Mark
                         td { span class=(format!("verdict verdict-{}", verdict.code())) { (capitalised(verdict.describe())) } }
                         td { (order.delivery.name) br; (order.customer_email) }
                         td { @for (i, line) in order.lines.iter().enumerate() { @if i > 0 { ", " } (line.name) " × " (line.quantity) } }
-                        td.nowrap { (order.amount(order.total)) }
+                        td { span.nowrap { (order.amount(order.total)) } br; span.payment { (capitalised(order.payment.state.describe())) } }
                         td.key { @for key in partner_keys(order) { code title=(key) { (key) } " " } }
                     }
                 }
