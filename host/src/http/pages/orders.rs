@@ -342,11 +342,7 @@ fn order_details(order: &Order) -> Markup {
         }
         p.total { "Total " strong { (order.amount(order.total)) } }
         h2 { "Delivery to" }
-        address {
-            (address.name) br; (address.line1) br;
-            @if !address.line2.is_empty() { (address.line2) br; }
-            (address.city) " " (address.postcode) br; (address.country)
-        }
+        (delivery_address(address))
     }
 }
 
@@ -651,5 +647,16 @@ pub async fn press_file_download(
             )
         }
         Err(error) => unavailable(error),
+    }
+}
+
+/// Where an order goes, as every page and slip shows it.
+pub(crate) fn delivery_address(address: &DeliveryAddress) -> Markup {
+    html! {
+        address {
+            (address.name) br; (address.line1) br;
+            @if !address.line2.is_empty() { (address.line2) br; }
+            (address.city) " " (address.postcode) br; (address.country)
+        }
     }
 }

@@ -22,7 +22,7 @@ use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::{alert, when};
-use crate::http::pages::orders::ordered_side_png;
+use crate::http::pages::orders::{delivery_address, ordered_side_png};
 use crate::http::pages::proofs::approval_note;
 use crate::http::state::ServicesState;
 use crate::infra::queue::{self, JobState};
@@ -166,11 +166,7 @@ pub(crate) async fn order_page(
                 @if customer.email_confirmed { " (address confirmed)" } @else { " (address not confirmed)" }
             }
         }
-        address {
-            (address.name) br; (address.line1) br;
-            @if !address.line2.is_empty() { (address.line2) br; }
-            (address.city) " " (address.postcode) br; (address.country)
-        }
+        (delivery_address(address))
         h2 { "Packs" }
         ul.lines aria-label="Packs in this order" {
             @for (index, line) in order.lines.iter().enumerate() {

@@ -14,6 +14,7 @@ use crate::http::admin::orders::page::placed_order;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
 use crate::http::pages::layout::when;
+use crate::http::pages::orders::delivery_address;
 use crate::http::state::ServicesState;
 
 /// One order's packing slip, a printed page of its own.
@@ -24,11 +25,7 @@ fn packing_slip(brand: &Brand, order: &Order) -> Markup {
             p.sheet-shop { strong { (brand.name) } }
             h2 { "Packing slip · " span.order-number { (order.number) } }
             p { "Ordered " (when(order.placed_at)) }
-            address.delivery {
-                (address.name) br; (address.line1) br;
-                @if !address.line2.is_empty() { (address.line2) br; }
-                (address.city) " " (address.postcode) br; (address.country)
-            }
+            (delivery_address(address))
             table.slip-lines {
                 caption.visually-hidden { "What the parcel holds" }
                 thead { tr { th scope="col" { "Pack" } th scope="col" { "Product" } th scope="col" { "Packs" } } }
