@@ -110,10 +110,9 @@ fn shown(value: &str) -> String {
     }
 }
 
-/// Reads one line: the shipment, or why the line is refused.
-fn read_line(line: usize, text: &str, delimiter: char) -> Result<Shipment, String> {
-    let cells = cells(text, delimiter)?;
-    let [order, carrier, tracking] = cells.as_slice() else {
+/// Reads one line from its `cells`: the shipment, or why the line is refused.
+fn read_line(line: usize, cells: &[String]) -> Result<Shipment, String> {
+    let [order, carrier, tracking] = cells else {
         return Err(format!(
             "A line holds 3 cells (order number, carrier, tracking number); this one has {}.",
             cells.len()
@@ -158,12 +157,19 @@ pub async fn ship_list(
     let delimiter = delimiter(first);
     let mut read: Vec<(usize, String, Result<Shipment, String>)> = Vec::new();
     for (index, (line, text)) in lines.iter().enumerate() {
-        let parsed = cells(text, delimiter).unwrap_or_default();
-        if index == 0 && is_heading(&parsed) {
+        let parsed = cells(text, delimiter);
+        if index == 0 && parsed.as_deref().is_ok_and(is_heading) {
             continue;
         }
-        let order = parsed.first().map_or_else(|| "?".to_owned(), |o| shown(o));
-        read.push((*line, order, read_line(*line, text, delimiter)));
+        let order = match parsed.as_deref() {
+            Ok([first, ..]) => shown(first),
+            _ => "?".to_owned(),
+        };
+        read.push((
+            *line,
+            order,
+            parsed.and_then(|cells| read_line(*line, &cells)),
+        ));
     }
     if read.is_empty() {
         return Err(ListError::Empty);

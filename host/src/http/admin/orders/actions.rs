@@ -12,8 +12,9 @@ use crate::domain::orders::notes::{self, NoteError};
 use crate::domain::orders::payments::{self, PaymentError, PaymentMove};
 use crate::domain::orders::reprint::{self, ReprintError};
 use crate::domain::orders::status::{self, Mailing, Move, MoveError};
+use crate::domain::services::Services;
 use crate::http::admin::orders::page::{no_order, order_page, placed_order};
-use crate::http::admin::session::{ConsoleError, OperatorForm};
+use crate::http::admin::session::{ConsoleError, OperatorForm, Staff};
 use crate::http::pages::error::PageError;
 use crate::http::pages::layout::redirect_setting;
 use crate::http::state::ServicesState;
@@ -91,17 +92,28 @@ pub async fn move_order(
                 MoveError::Illegal { .. } | MoveError::Blocked(_) => StatusCode::CONFLICT,
                 _ => StatusCode::BAD_REQUEST,
             };
-            // The page as it is now: another operator's move may be why.
-            let order = placed_order(&services, &number).await?;
-            order_page(
-                &services,
-                &staff,
-                &order,
-                Some((status, capitalised(&error.to_string()))),
-            )
-            .await
+            refused(&services, &staff, &number, status, &error.to_string()).await
         }
     }
+}
+
+/// Order `number`'s page as it is now, with why an action on it was refused above it (another
+/// operator's change may be why, so the order is read again).
+async fn refused(
+    services: &Services,
+    staff: &Staff,
+    number: &str,
+    status: StatusCode,
+    problem: &str,
+) -> Result<Response, ConsoleError> {
+    let order = placed_order(services, number).await?;
+    order_page(
+        services,
+        staff,
+        &order,
+        Some((status, capitalised(problem))),
+    )
+    .await
 }
 
 /// The payment form.
@@ -150,9 +162,7 @@ pub async fn record_payment(
                 PaymentError::Illegal { .. } => StatusCode::CONFLICT,
                 _ => StatusCode::BAD_REQUEST,
             };
-            let order = placed_order(&services, &number).await?;
-            let problem = Some((status, capitalised(&error.to_string())));
-            order_page(&services, &staff, &order, problem).await
+            refused(&services, &staff, &number, status, &error.to_string()).await
         }
     }
 }
