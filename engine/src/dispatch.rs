@@ -8,8 +8,8 @@ use crate::model::{FromJson, Side, Template};
 use crate::press::colour::PrintingCondition;
 use crate::render::{Engine, EngineError, MeasureRequest};
 use crate::wire::{
-    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, PressHeader,
-    PressedHeader, RenderHeader, drawn_answer, frame_images,
+    AddedTemplate, DrawnHeader, Frame, FrameBuilder, IngestedHeader, Op, PaperworkHeader,
+    PressHeader, PressedHeader, RenderHeader, drawn_answer, frame_images,
 };
 
 impl Engine {
@@ -83,6 +83,12 @@ impl Engine {
                 let mut out = FrameBuilder::new();
                 let pdf = out.blob(&pdf);
                 Ok(out.finish(&PressedHeader { report, pdf }))
+            }
+            Op::Paperwork => {
+                let frame = Frame::read(input)?;
+                let header: PaperworkHeader = frame.header()?;
+                let images = frame_images(&frame, &header.images)?;
+                self.paperwork(header.paper, &images)
             }
             Op::Measure => {
                 let request: MeasureRequest = serde_json::from_slice(input)

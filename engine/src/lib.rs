@@ -1,7 +1,8 @@
 //! Presspack's engine: the print-pack model shared by the host and the browser, and the
 //! pipeline that turns a template and a side into pixels and measurements:
 //! parse ([`model`]) -> lay out ([`layout`], with [`text`]) -> draw ([`raster`]), or write a
-//! press file ([`press`]: preflight and PDF/X-4 from the same scene).
+//! press file ([`press`]: preflight and PDF/X-4 from the same scene), or an order's
+//! [`paperwork`] (job ticket, invoice) with the press file's PDF writer.
 //! [`render`] is the typed entry point; [`images`] says which stored renditions a render
 //! draws; [`wire`] is the format that carries the same calls as bytes for the wasm builds and
 //! [`dispatch`] runs them (`guest` for wasmtime, `web` for browsers); [`package`] is the file
@@ -18,6 +19,7 @@ pub mod ingest;
 pub mod layout;
 pub mod model;
 pub mod package;
+pub mod paperwork;
 pub mod press;
 pub mod qr;
 pub mod raster;

@@ -36,6 +36,7 @@ use crate::failure::FailureCode;
 use crate::ingest::{IngestReport, IngestRequest, Ingested};
 use crate::layout::LayoutReport;
 use crate::model::{FromJson, Side};
+use crate::paperwork::Paper;
 use crate::press::{PressOptions, PressPage, PressReport};
 use crate::raster::{DEFAULT_MAX_SIDE, Pixels};
 use crate::render::{BoxType, Engine, EngineError, ImageInput, RenderRequest};
@@ -54,6 +55,7 @@ pub enum Op {
     Report = 5,
     Ingest = 6,
     Press = 7,
+    Paperwork = 8,
 }
 
 impl Op {
@@ -66,6 +68,7 @@ impl Op {
             5 => Some(Op::Report),
             6 => Some(Op::Ingest),
             7 => Some(Op::Press),
+            8 => Some(Op::Paperwork),
             _ => None,
         }
     }
@@ -407,6 +410,24 @@ impl PressPageInput {
             copies: self.copies,
         })
     }
+}
+
+/// A `Paperwork` call: the document and the pictures it shows.
+#[derive(Serialize, Deserialize)]
+pub struct PaperworkHeader {
+    pub paper: Paper,
+    #[serde(default)]
+    pub images: Vec<ImageBlob>,
+}
+
+/// Builds the `Paperwork` frame (its answer is the PDF itself).
+pub fn paperwork_frame(paper: &Paper, images: &[(&str, ImageInput<'_>)]) -> Vec<u8> {
+    let mut frame = FrameBuilder::new();
+    let images = image_blobs(&mut frame, images);
+    frame.finish(&PaperworkHeader {
+        paper: paper.clone(),
+        images,
+    })
 }
 
 /// Reads a `Press` answer: the report and the PDF.

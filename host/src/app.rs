@@ -178,6 +178,7 @@ impl Application {
             wake: Wakers::default(),
             mailer: Mailer::new(&config.mail).map_err(StartupError::Mail)?,
             brand: Arc::new(Brand::load(&config.brand).map_err(StartupError::Brand)?),
+            invoicing: config.invoicing.clone(),
             engine: engine.engine,
             templates: engine.templates,
             proof_makers: crate::infra::shares::Shares::new(1),

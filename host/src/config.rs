@@ -18,6 +18,7 @@ use serde::de::{self, Deserializer, Visitor};
 
 pub use crate::domain::brand::BrandSettings;
 pub use crate::domain::images::service::ImageSettings;
+pub use crate::domain::orders::invoice_settings::InvoiceSettings;
 pub use crate::domain::webhooks::WebhookSettings;
 pub use crate::http::client::{TrustedProxies, UnsignedLimits};
 pub use crate::http::serve::ServerLimits;
@@ -41,6 +42,7 @@ pub struct Config {
     pub unsigned_limits: UnsignedLimits,
     pub server: ServerLimits,
     pub brand: BrandSettings,
+    pub invoicing: InvoiceSettings,
     pub s3: S3Settings,
 }
 
@@ -197,6 +199,7 @@ impl Config {
             unsigned_limits: section(&figment)?,
             server: section(&figment)?,
             brand: section(&figment)?,
+            invoicing: section(&figment)?,
             s3: section(&figment)?,
         };
         if let Some(urls) = &config.store.redis_url
@@ -270,6 +273,7 @@ pub fn setting_names() -> Vec<&'static str> {
         field_names::<UnsignedLimits>(),
         field_names::<ServerLimits>(),
         field_names::<BrandSettings>(),
+        field_names::<InvoiceSettings>(),
         field_names::<S3Settings>(),
     ]
     .concat();

@@ -102,6 +102,12 @@ impl SmtpServer {
         self.wait_for_matching(count, |_| true).await
     }
 
+    /// The messages whose subject starts with `subject`, as [`SmtpServer::wait_for`].
+    pub async fn wait_for_matching_subject(&self, subject: &str, count: usize) -> Vec<Mail> {
+        self.wait_for_matching(count, |mail| mail.header("Subject").starts_with(subject))
+            .await
+    }
+
     /// The messages about orders (not the account's links), as [`SmtpServer::wait_for`].
     pub async fn order_mail(&self, count: usize) -> Vec<Mail> {
         self.wait_for_matching(count, |mail| {
@@ -269,15 +275,23 @@ async fn customers_get_their_confirmation_with_proofs_and_the_shipping_notice(ki
     );
     let text = confirmation.text();
     assert!(text.contains("Hello Ann Example,"), "{text}");
-    assert!(text.contains("This message is your invoice"), "{text}");
+    assert!(
+        text.contains(
+            "Your invoice INV-000001 is attached; please pay within 14 days, quoting INV-000001."
+        ),
+        "{text}"
+    );
     assert!(
         text.contains(&format!("{}/orders/{number}", app.address)),
         "{text}"
     );
     let pdfs = confirmation.pdfs();
-    assert_eq!(pdfs.len(), 1);
+    assert_eq!(pdfs.len(), 2);
     assert_eq!(pdfs[0].0, format!("{number}-1-proof.pdf"));
     assert!(pdfs[0].1.starts_with(b"%PDF-"));
+    // The invoice, as the customer downloads it.
+    assert_eq!(pdfs[1].0, "invoice-INV-000001.pdf");
+    assert!(crate::press::pdf_text(&pdfs[1].1).contains(&format!("Order: {number}")));
 
     // The operator's command runs with the server's configuration: it queues the notice.
     let port = smtp.port.to_string();
@@ -457,7 +471,9 @@ async fn a_confirmation_goes_without_a_proof_that_cannot_be_made(kind: StoreKind
     let smtp = SmtpServer::start_on(port);
     let mails = smtp.order_mail(1).await;
     assert_eq!(mails[0].header("Subject"), format!("Your order {number}"));
-    assert!(mails[0].pdfs().is_empty());
+    // No proof; the invoice, which needs none, still goes.
+    let pdfs: Vec<String> = mails[0].pdfs().into_iter().map(|(name, _)| name).collect();
+    assert_eq!(pdfs, ["invoice-INV-000001.pdf"]);
     let text = mails[0].text();
     assert!(
         text.contains("except pack 1: it could not be made, and the shop will contact you"),

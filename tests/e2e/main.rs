@@ -24,6 +24,7 @@ mod npm_package;
 mod operations;
 mod orders;
 mod packs;
+mod paperwork;
 mod payments;
 mod physical_spec;
 mod press;

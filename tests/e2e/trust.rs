@@ -171,7 +171,8 @@ async fn a_proof_is_made_once_and_then_served_from_storage(kind: StoreKind) {
     let (status, first) = get_bytes(&shopper, &path).await;
     assert_eq!(status, 200);
     assert!(first.starts_with(b"%PDF-"));
-    let id = format!("{number}:0");
+    // The line holds the pack it was ordered with (new artwork would give it another).
+    let id = format!("{number}:0:{}", packs[0]);
     let stored = app.store.get_blob(ORDERED_PROOFS, &id).await.unwrap();
     let blob = String::from_utf8(stored.expect("the proof is recorded")).unwrap();
     // Replaced behind the server's back: the next request serves what is stored.

@@ -367,15 +367,15 @@ fn largest_placement(
 }
 
 /// An image ready to embed, and the pixel size of the print rendition it came from.
-struct PreparedImage<'a> {
-    image: PdfImage<'a>,
+pub(crate) struct PreparedImage<'a> {
+    pub(crate) image: PdfImage<'a>,
     print_size: (u32, u32),
 }
 
 /// The print rendition as the PDF embeds it: a plain JPEG as it is (its own compressed
 /// bytes, no generation loss); an enhanced or PNG image decoded, and a proof's pixels shrunk
 /// to `proof` (dpi, largest placement in mm).
-fn pdf_image<'a>(
+pub(crate) fn pdf_image<'a>(
     input: ImageInput<'a>,
     proof: Option<(f64, (f64, f64))>,
 ) -> Result<PreparedImage<'a>, ImageError> {

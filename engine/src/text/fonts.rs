@@ -623,6 +623,13 @@ impl FontBook {
         self.fallback.first().map_or(FaceId(0), |faces| faces[0])
     }
 
+    /// The bold face of [`FontBook::plain_face`]'s family (paperwork's headings).
+    pub fn plain_bold_face(&self) -> FaceId {
+        self.fallback
+            .first()
+            .map_or(FaceId(0), |faces| faces[Style::new(true, false).index()])
+    }
+
     /// Every family and alias name, sorted, for error messages.
     pub fn known_families(&self) -> String {
         let mut names: Vec<&str> = self

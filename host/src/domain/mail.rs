@@ -1,8 +1,8 @@
-//! E-mail to customers: the order confirmation (the order as its invoice, with a proof PDF of
-//! each pack attached), the shipping notice (carrier and tracking number), and the account's
-//! messages (the link that confirms the address after sign-up, the link to choose a new
-//! password, and the notice that someone tried to sign up with an address that has an
-//! account), in plain text and HTML. Nothing is queued when no SMTP server is configured.
+//! E-mail to customers: the order confirmation (with its invoice and a proof PDF of each pack
+//! attached), the shipping notice (carrier and tracking number), the request for new artwork
+//! for a held order (its link made as it is sent), and the account's messages (the link that
+//! confirms the address after sign-up, the link to choose a new password, and the notice that
+//! someone tried to sign up with an address that has an account), in plain text and HTML. Nothing is queued when no SMTP server is configured.
 //!
 //! Only a confirmed address gets mail about orders or free text from a requester: an order's
 //! messages wait until its customer confirms the address (for as long as the confirmation
@@ -28,6 +28,8 @@ use serde::{Deserialize, Serialize};
 use crate::domain::account_links::{self, LinkHolder, LinkPurpose};
 use crate::domain::customers::{self, Customer, EmailAddress};
 use crate::domain::ids::OrderNumber;
+use crate::domain::orders::artwork_links;
+use crate::domain::orders::invoices;
 use crate::domain::orders::record::{self, Order, OrderStatus};
 use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
@@ -54,6 +56,8 @@ pub enum MailKind {
     PasswordReset,
     /// Someone tried to sign up with an address that has an account: told to its owner.
     SignUpAttempt,
+    /// An operator asks for new artwork for a pack of a held order: the link to give it.
+    NewArtwork,
 }
 
 impl MailKind {
@@ -65,12 +69,16 @@ impl MailKind {
             MailKind::ConfirmAddress => "address confirmation",
             MailKind::PasswordReset => "password reset",
             MailKind::SignUpAttempt => "sign-up attempt notice",
+            MailKind::NewArtwork => "request for new artwork",
         }
     }
 
     /// Whether the message is about an order (else about an account).
     fn is_about_an_order(self) -> bool {
-        matches!(self, MailKind::OrderConfirmed | MailKind::Shipped)
+        matches!(
+            self,
+            MailKind::OrderConfirmed | MailKind::Shipped | MailKind::NewArtwork
+        )
     }
 }
 
@@ -285,7 +293,30 @@ impl Mails {
         }
         let (subject, text, html) = match mail.kind {
             MailKind::Shipped => shipped(&order, &name, &link),
-            _ => confirmation(&order, &name, &link, &without_proof),
+            MailKind::NewArtwork => {
+                let change = mail.change.as_deref().unwrap_or_default();
+                let issued = artwork_links::issue_link(store, &order.number, change)
+                    .await
+                    .map_err(|e| Outcome::retry(e.to_string()))?;
+                // A newer request for the pack has its own message; a used link, none.
+                let Some(path) = issued else {
+                    return Err(Outcome::Done);
+                };
+                new_artwork(
+                    &order,
+                    &name,
+                    change,
+                    &format!("{}{path}", services.base_url),
+                )
+            }
+            _ => {
+                // The store or the engine: a later attempt may make it.
+                let (invoice, pdf) = invoices::invoice_pdf(services, &order)
+                    .await
+                    .map_err(|e| Outcome::retry(e.message))?;
+                attachments.push((invoices::file_name(&invoice), pdf));
+                confirmation(&order, &name, &link, &without_proof, &invoice)
+            }
         };
         let mut letter = self.letter(id, (name, &mail.to), subject, (text, html));
         letter.attachments = attachments;
@@ -438,14 +469,18 @@ fn sign_up_attempt(base_url: &str) -> (String, String, Markup) {
     )
 }
 
-/// Subject, text and HTML of the order confirmation: the order as its invoice.
+/// Subject, text and HTML of the order confirmation, its invoice `invoice` attached.
 /// `without_proof`: the packs (from 1) whose proof could not be made.
 fn confirmation(
     order: &Order,
     name: &str,
     link: &str,
     without_proof: &[usize],
+    invoice: &str,
 ) -> (String, String, Markup) {
+    let payment = format!(
+        "Your invoice {invoice} is attached; please pay within 14 days, quoting {invoice}."
+    );
     let mut text = format!(
         "Hello {name},\n\nthank you for your order {}.\n\n",
         order.number
@@ -460,11 +495,9 @@ fn confirmation(
         );
     }
     text += &format!(
-        "\nTotal: {}\nPayment: {}. This message is your invoice; please pay within 14 days, \
-         quoting {}.\n\n{}Your order: {link}\n",
+        "\nTotal: {}\nPayment: {}. {payment}\n\n{}Your order: {link}\n",
         order.amount(order.total),
         order.payment.state.describe(),
-        order.number,
         proofs_note(without_proof)
     );
     let html = html! {
@@ -480,10 +513,46 @@ fn confirmation(
             }
         }
         p { "Total: " strong { (order.amount(order.total)) } }
-        p { "Payment: " (order.payment.state.describe()) ". This message is your invoice; please pay within 14 days, quoting " (order.number) "." }
+        p { "Payment: " (order.payment.state.describe()) ". " (payment) }
         p { (proofs_note(without_proof)) a href=(link) { "Your order" } }
     };
     (format!("Your order {}", order.number), text, html)
+}
+
+/// The request for new artwork `change` of `order`: why (the hold's reason), which pack, and
+/// the link.
+fn new_artwork(order: &Order, name: &str, change: &str, url: &str) -> (String, String, Markup) {
+    let pack = (order.artwork.iter())
+        .find(|c| c.id == change)
+        .and_then(|c| {
+            order
+                .lines
+                .get(c.line)
+                .map(|line| (c.line + 1, one_line(&line.name)))
+        });
+    let (index, pack_name) = pack.unwrap_or((1, String::new()));
+    let reason = match &order.status {
+        OrderStatus::OnHold { reason } => one_line(reason),
+        _ => String::new(),
+    };
+    let text = format!(
+        "Hello {name},\n\nwe need new artwork for pack {index} ({pack_name}) of your order {}: \
+         {reason}\n\nOpen this link to change the design in the editor, then approve its new \
+         proof; we print the order as soon as you do:\n{url}\n\nThe link works once, while \
+         the order waits for you.\n",
+        order.number
+    );
+    let html = html! {
+        p { "Hello " (name) "," }
+        p { "we need new artwork for pack " (index) " (" strong { (pack_name) } ") of your order " strong { (order.number) } ": " (reason) }
+        p { a href=(url) { "Change the design and approve its new proof" } }
+        p { "We print the order as soon as you approve. The link works once, while the order waits for you." }
+    };
+    (
+        format!("New artwork for your order {}", order.number),
+        text,
+        html,
+    )
 }
 
 /// What the confirmation says of its attached proofs.

@@ -23,4 +23,5 @@ pub mod packs;
 pub mod press;
 pub mod prices;
 pub mod services;
+pub mod sides;
 pub mod webhooks;

@@ -145,12 +145,14 @@ pub async fn press_file(
         .await?)
 }
 
-/// Values kept for good: `{order}:{line}` (see [`proof_id`]) -> the blob of that line's proof.
+/// Values kept for good: `{order}:{line}:{pack}` (see [`proof_id`]) -> the blob of that
+/// line's proof.
 pub const ORDERED_PROOFS: Kind = Kind::new("ordered-proof");
 
-/// The id of line `line`'s proof of order `number`.
-pub fn proof_id(number: &str, line: usize) -> String {
-    format!("{number}:{line}")
+/// The id of the proof of line `line` of order `number` while it holds pack `pack_id` (new
+/// artwork gives the line another pack, and another proof).
+pub fn proof_id(number: &str, line: usize, pack_id: &str) -> String {
+    format!("{number}:{line}:{pack_id}")
 }
 
 /// The proof of line `index` of order `order_number`, as ordered, for its customer. What was
@@ -162,7 +164,7 @@ pub async fn ordered_proof(
     index: usize,
     line: &OrderLine,
 ) -> Result<Bytes, DomainError> {
-    let id = proof_id(order_number, index);
+    let id = proof_id(order_number, index, &line.pack_id);
     let _making = services
         .proof_makers
         .take(std::slice::from_ref(&id), None)

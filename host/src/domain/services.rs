@@ -10,6 +10,7 @@ use presspack_engine::model::Catalogue;
 use crate::domain::brand::Brand;
 use crate::domain::customers::PasswordHashing;
 use crate::domain::images::service::ImageService;
+use crate::domain::orders::invoice_settings::InvoiceSettings;
 use crate::domain::orders::record::PaymentProvider;
 use crate::domain::prices::PriceList;
 use crate::infra::clock::Clock;
@@ -45,6 +46,8 @@ pub struct Services {
     pub mailer: Mailer,
     /// The shop's name, colour, logo and footer: the brand of its pages and e-mail.
     pub brand: Arc<Brand>,
+    /// The shop's address, VAT and invoice numbers, as its invoices print them.
+    pub invoicing: InvoiceSettings,
     /// One maker of each ordered proof at a time in this process (by proof id): the requests
     /// that arrive meanwhile wait for it and read what it stored.
     pub proof_makers: Shares,

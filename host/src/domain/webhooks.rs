@@ -154,6 +154,12 @@ pub enum OrderEvent<'a> {
     /// `order.paid` or `order.refunded` (with the payment's reference and time): an operator
     /// or the shop's back office recorded a payment.
     Payment(&'a PaymentChange),
+    /// `order.artwork_replaced` (with the line and its new pack): the customer's new artwork
+    /// replaced pack `line`'s, and the order left its hold (`change`).
+    ArtworkReplaced {
+        change: &'a StatusChange,
+        line: usize,
+    },
 }
 
 impl OrderEvent<'_> {
@@ -167,6 +173,7 @@ impl OrderEvent<'_> {
                 OrderStatus::Shipped { .. } => "order.shipped",
                 OrderStatus::Cancelled => "order.cancelled",
             },
+            OrderEvent::ArtworkReplaced { .. } => "order.artwork_replaced",
             OrderEvent::Payment(change) => match change.state {
                 PaymentState::AwaitingInvoicePayment => EVENT_TYPE,
                 PaymentState::Paid => "order.paid",
@@ -222,6 +229,13 @@ pub async fn enqueue_order_event(
                     OrderStatus::OnHold { reason } => data["reason"] = reason.as_str().into(),
                     _ => {}
                 }
+                (change.at, Some(change.id.clone()))
+            }
+            OrderEvent::ArtworkReplaced { change, line } => {
+                data["artwork"] = serde_json::json!({
+                    "line": line,
+                    "packId": order.lines.get(*line).map(|l| l.pack_id.to_string()),
+                });
                 (change.at, Some(change.id.clone()))
             }
             OrderEvent::Payment(change) => {

@@ -66,7 +66,7 @@ pub fn router(state: &Arc<AppState>, metrics_apart: bool) -> (Router, Option<Rou
 /// bodies are small; the API's larger limit does not apply here.
 fn customer_pages() -> Router<Arc<AppState>> {
     use crate::http::pages::{
-        account, account_links, cart, dropins, forms, home, orders, shop_files,
+        account, account_links, artwork, cart, dropins, forms, home, orders, shop_files,
     };
     Router::new()
         .route("/", get(home::home))
@@ -113,6 +113,12 @@ fn customer_pages() -> Router<Arc<AppState>> {
         .route("/orders/{number}", get(orders::show))
         .route("/orders/{number}/confirmation", get(orders::confirmation))
         .route("/orders/{number}/proof/{line}", get(orders::proof))
+        .route("/orders/{number}/invoice", get(orders::invoice))
+        .route(
+            "/artwork/{number}/{line}",
+            get(artwork::show).post(artwork::approve),
+        )
+        .route("/artwork/{number}/{line}/edit", get(artwork::edit))
         .route(
             "/orders/{number}/lines/{line}/sides/{side}",
             get(orders::ordered_side_image),

@@ -10,6 +10,21 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+/// A moment for people, to the minute: "2026-11-27 09:41 UTC".
+pub fn when(seconds: u64) -> String {
+    match time::OffsetDateTime::from_unix_timestamp(i64::try_from(seconds).unwrap_or(0)) {
+        Ok(t) => format!(
+            "{}-{:02}-{:02} {:02}:{:02} UTC",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute()
+        ),
+        Err(_) => seconds.to_string(),
+    }
+}
+
 /// The system clock, plus however far a test has moved it forward.
 #[derive(Debug, Clone, Default)]
 pub struct Clock {

@@ -6,6 +6,9 @@
 //! the order still waiting is put on hold, then started as a batch from the list; their press
 //! files come as one ZIP and the list as CSV (the page's links, followed with the browser's
 //! session), their packing slips print one to a page; and both ship from an uploaded list.
+//! New artwork: an operator asks for it on a held order, the customer signs in from the
+//! e-mailed link, opens the editor, comes back to the proof and approves it; the order is
+//! placed again and the partner hears `order.artwork_replaced`.
 
 use fantoccini::{Client, Locator};
 
@@ -18,7 +21,10 @@ use crate::helpers::{StoreKind, spawn_app_with};
 use crate::mail::{SmtpServer, mail_to};
 use crate::shop::{Receiver, Shopper};
 
-every_store!(the_console_journey_in_a_real_browser);
+every_store!(
+    the_console_journey_in_a_real_browser,
+    a_customer_gives_new_artwork_in_a_real_browser,
+);
 
 /// Whether every side image of the page has loaded and has pixels.
 async fn images_loaded(browser: &Client) -> bool {
@@ -320,4 +326,102 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     let report = text(&browser).await;
     assert!(report.contains("2 of 2 shipped."), "{report}");
     screenshot(&browser, &format!("console-shipped-list-{store}")).await;
+}
+
+async fn a_customer_gives_new_artwork_in_a_real_browser(kind: StoreKind) {
+    let smtp = SmtpServer::start();
+    let receiver = Receiver::start(0).await;
+    let app = spawn_app_with(kind, |config| {
+        mail_to(config, smtp.port, 200);
+        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+    })
+    .await;
+    receiver.take_callbacks_of(&app).await;
+    let store = kind.name();
+    let shopper = Shopper::new(&app);
+    let email = format!("artwork.{:x}@example.com", rand::random::<u64>());
+    shopper.sign_up(&email).await;
+    crate::mail::confirm_address(&app, &email).await;
+    let (pack, _) = new_pack(&app, &[("trackingId", "shop-9/bea")]).await;
+    let number = shopper.order(&app, &[&pack]).await;
+    app.press_job_finished(&number).await;
+    add_operator(&app, "ann.ops");
+
+    // The operator holds the order and asks for new artwork.
+    let (browser, _driver) = browser().await;
+    browser
+        .goto(&format!("{}/admin/orders/{number}", app.address))
+        .await
+        .unwrap();
+    fill(&browser, "#operator-name", "ann.ops").await;
+    fill(&browser, "#operator-password", OPERATOR_PASSWORD).await;
+    click(&browser, "form[action='/admin/signin'] button").await;
+    fill(
+        &browser,
+        "#hold-reason-input",
+        "The logo is cut off at the edge",
+    )
+    .await;
+    click(&browser, "#hold-order").await;
+    click(&browser, "#ask-artwork").await;
+    let history = text(&browser).await;
+    assert!(
+        history.contains("new artwork for pack 1 asked of the customer by admin:ann.ops"),
+        "{history}"
+    );
+    screenshot(&browser, &format!("console-artwork-asked-{store}")).await;
+
+    // The customer follows the e-mailed link, signs in, sees why and the proof.
+    let mails = smtp
+        .wait_for_matching_subject("New artwork for your order", 1)
+        .await;
+    let link = crate::paperwork::artwork_link(&mails[0]);
+    browser
+        .goto(&format!("{}{link}", app.address))
+        .await
+        .unwrap();
+    fill(&browser, "#signin-email", &email).await;
+    fill(&browser, "#signin-password", "correct horse battery").await;
+    click(&browser, "form[action='/account/signin'] button").await;
+    assert!(
+        path(&browser)
+            .await
+            .starts_with(&format!("/artwork/{number}/0"))
+    );
+    assert!(
+        element_text(&browser, "#artwork-reason")
+            .await
+            .contains("The logo is cut off at the edge")
+    );
+    screenshot(&browser, &format!("artwork-proof-{store}")).await;
+    // To the editor and back to the proof.
+    click(&browser, "#edit-artwork").await;
+    assert!(path(&browser).await.ends_with("/edit"));
+    click(&browser, "#finish-editing").await;
+    assert!(
+        path(&browser)
+            .await
+            .starts_with(&format!("/artwork/{number}/0"))
+    );
+    // The proof is approved only with its box ticked.
+    click_in_page(&browser, "#approve-artwork").await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(path(&browser).await.starts_with("/artwork/"));
+    click_in_page(&browser, "input[name^='approve-']").await;
+    click(&browser, "#approve-artwork").await;
+    assert_eq!(path(&browser).await, format!("/orders/{number}"));
+    assert!(text(&browser).await.contains("Placed"));
+
+    // The partner hears of the new pack.
+    let replaced = receiver
+        .signed_webhooks(&app, 3)
+        .await
+        .into_iter()
+        .find(|event| event["type"] == "order.artwork_replaced")
+        .expect("an order.artwork_replaced webhook");
+    let data = &replaced["data"];
+    assert_eq!(data["orderNumber"], number.as_str());
+    assert_eq!(data["artwork"]["line"], 0);
+    assert_ne!(data["artwork"]["packId"], pack.as_str());
+    assert_eq!(data["packId"], data["artwork"]["packId"]);
 }

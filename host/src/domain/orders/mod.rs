@@ -15,8 +15,13 @@
 //! commit so that a crash after it cannot lose them; their workers do nothing for an order
 //! that was never committed ([`record::hold_until_placed`]).
 
+pub mod artwork;
+pub mod artwork_links;
 pub mod bundle;
+pub mod invoice_settings;
+pub mod invoices;
 pub mod notes;
+pub mod paperwork;
 pub mod payments;
 pub mod press_files;
 pub mod record;
@@ -314,6 +319,7 @@ async fn place_claimed(
         status: OrderStatus::Placed,
         history: Vec::new(),
         reprint_of: None,
+        artwork: Vec::new(),
     };
     order.payment.state = state
         .payment
@@ -384,6 +390,11 @@ async fn place_claimed(
     // Placed. Should this write fail, the order's press-file job indexes it.
     if let Err(error) = index(store, &order, None).await {
         tracing::warn!(order = %order.number, %error, "the order is not in the index yet");
+    }
+    // Numbered now, so invoice numbers follow the orders; should this fail, the confirmation
+    // (or the first download) numbers it.
+    if let Err(error) = invoices::number_of(store, &order.number, order.placed_at).await {
+        tracing::warn!(order = %order.number, %error, "the order's invoice has no number yet");
     }
     state.wake.press_files.notify_one();
     state.wake.webhooks.notify_one();

@@ -99,6 +99,27 @@ pub async fn enqueue(store: &dyn Store, number: &OrderNumber) -> Result<bool, St
     queue::enqueue::<PressFileJobs>(store, number, job).await
 }
 
+/// Forgets pack `line`'s press file and queues the job that makes the missing ones: the line
+/// holds new artwork.
+pub async fn make_again(
+    store: &dyn Store,
+    number: &OrderNumber,
+    line: usize,
+) -> Result<(), StoreError> {
+    store::modify(
+        store,
+        PRESS_FILES,
+        number,
+        |record: &mut OrderPressFiles| {
+            record.files.retain(|file| file.line != line);
+            Ok::<_, StoreError>(())
+        },
+    )
+    .await?;
+    enqueue(store, number).await?;
+    Ok(())
+}
+
 /// Takes the job back (an order whose checkout failed).
 pub async fn withdraw(store: &dyn Store, number: &OrderNumber) -> Result<(), StoreError> {
     queue::withdraw::<PressFileJobs>(store, &[number.to_string()]).await

@@ -228,6 +228,44 @@ pub struct Order {
     /// The order this one prints again, for an operator's reprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reprint_of: Option<OrderNumber>,
+    /// New artwork asked of the customer and given, oldest first (the packs it replaced
+    /// kept in it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artwork: Vec<ArtworkChange>,
+}
+
+/// New artwork for one pack of an order: asked for by an operator, or given by the customer
+/// (the pack it replaced kept here, as ordered).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtworkChange {
+    /// `art_` and 128 random bits: the e-mail asking for it names it.
+    pub id: String,
+    /// The order line, counted from 0.
+    pub line: usize,
+    /// Seconds since 1970.
+    pub at: u64,
+    /// `admin:<name>` or `cli:<user>` for a request, `customer:<id>` for new artwork given.
+    pub by: String,
+    pub kind: ArtworkChangeKind,
+}
+
+/// Externally tagged (`{"replaced": {...}}`): a pack's raw JSON cannot pass through the buffer
+/// an internally tagged or flattened enum is read through.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArtworkChangeKind {
+    /// The customer was asked to edit `copy`, a copy of the ordered pack in their account.
+    #[serde(rename_all = "camelCase")]
+    Requested { copy: PackId },
+    /// The customer's approved copy became the line's pack; this is what it replaced.
+    #[serde(rename_all = "camelCase")]
+    Replaced {
+        previous_pack_id: PackId,
+        previous_pack: Box<RawValue>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        previous_approval: Option<ProofApproval>,
+    },
 }
 
 impl Order {
@@ -235,6 +273,7 @@ impl Order {
     fn tells(&self, change: &str) -> bool {
         self.history.iter().any(|c| c.id == change)
             || self.payment.history.iter().any(|c| c.id == change)
+            || self.artwork.iter().any(|c| c.id == change)
     }
 
     /// `minor` units of the order's currency: a line's price or the total.

@@ -106,6 +106,7 @@ pub async fn reprint(
             over_block: false,
         }],
         reprint_of: Some(original.number.clone()),
+        artwork: Vec::new(),
         ..original
     };
     let value = serde_json::to_vec(&order).map_err(|e| StoreError::corrupt(e.to_string()))?;

@@ -61,8 +61,17 @@ pub fn routes() -> Router<Arc<AppState>> {
             get(orders::packing_slip_page),
         )
         .route(
+            "/admin/orders/{number}/job-ticket",
+            get(orders::job_ticket_page),
+        )
+        .route("/admin/orders/{number}/invoice", get(orders::invoice_page))
+        .route(
             "/admin/orders/{number}/payment",
             post(orders::record_payment),
+        )
+        .route(
+            "/admin/orders/{number}/artwork",
+            post(orders::ask_for_artwork),
         )
         .route("/admin/orders.csv", get(orders::export))
         .route(

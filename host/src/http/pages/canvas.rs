@@ -26,13 +26,12 @@ use crate::domain::designs::{self, Design as RegisteredDesign};
 use crate::domain::error::{DomainError, ErrorCode};
 use crate::domain::ids::PackId;
 use crate::domain::packs::{self, AlsoRecord, PackRecord, PackToCreate, SHOP_CREATOR, StoredPack};
-use crate::domain::{dropins, ownership};
+use crate::domain::{dropins, ownership, sides};
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::Fields;
 use crate::http::pages::layout;
 use crate::http::pages::sessions::{Visitor, over_hourly_limit};
 use crate::http::pages::static_files::{BROTLI_QUALITY, Source};
-use crate::http::rpc::render;
 use crate::http::state::{AppState, ServicesState};
 use crate::infra::compress::gunzip;
 use crate::infra::store::Delivery;
@@ -293,12 +292,12 @@ pub fn edit_page(
     visitor: &Visitor,
     pack_id: &str,
     pack: &PackRecord,
-    finish: &str,
+    (finish, finish_label): (&str, &str),
 ) -> Response {
     let (before, after) = match visitor.customer {
         Some(_) => (
             html! { p.lead { strong { (pack.display_name()) } " · your changes are saved to your account when you press Save." } },
-            html! { p.actions { a.secondary href=(finish) { "Choose paper and order" } } },
+            html! { p.actions { a.secondary #finish-editing href=(finish) { (finish_label) } } },
         ),
         // A guest designs at once; the editor's account buttons save first.
         None => (
@@ -678,7 +677,7 @@ pub async fn design_thumbnail(
         Some(png) => png,
         None => {
             let png = Bytes::from(
-                render::pack_side(
+                sides::pack_side(
                     &services,
                     &design.product,
                     &design.pack,

@@ -21,12 +21,12 @@ use crate::domain::ownership;
 use crate::domain::packs::{self, PackRecord, StoredPack};
 use crate::domain::prices::Money;
 use crate::domain::services::Services;
+use crate::domain::sides;
 use crate::http::pages::account::sign_in_or_up;
 use crate::http::pages::error::PageError;
 use crate::http::pages::forms::{Fields, PostedForm, csrf_field};
 use crate::http::pages::layout;
 use crate::http::pages::sessions::Visitor;
-use crate::http::rpc::render;
 use crate::http::state::{AppState, ServicesState};
 
 /// Preview images: default and largest longest side in pixels.
@@ -61,6 +61,9 @@ async fn take_ownership(
 ) -> Result<PackRecord, PageError> {
     Ok(ownership::take(services, pack_id, customer_id).await?)
 }
+
+/// Where the editor of a drop-in leads when the customer is done.
+const CHOOSE_PAPER: &str = "Choose paper and order";
 
 pub fn drop_in_path(pack_id: &str, name: &str, token: &str) -> String {
     crate::domain::dropins::path(pack_id, name, token)
@@ -98,7 +101,11 @@ pub async fn open(
         if name == "edit" && held_by.is_none() {
             let finish = drop_in_path(&pack_id, "finish", &pack.drop_in_token);
             return Ok(crate::http::pages::canvas::edit_page(
-                &state, &visitor, &pack_id, &pack, &finish,
+                &state,
+                &visitor,
+                &pack_id,
+                &pack,
+                (&finish, CHOOSE_PAPER),
             ));
         }
         // Another guest's: no account takes it while their hold runs.
@@ -135,7 +142,10 @@ pub async fn open(
             &visitor,
             &pack_id,
             &pack,
-            &drop_in_path(&pack_id, "finish", &pack.drop_in_token),
+            (
+                &drop_in_path(&pack_id, "finish", &pack.drop_in_token),
+                CHOOSE_PAPER,
+            ),
         )),
         _ => Ok(preview_page(&services, &visitor, &pack_id, &pack)),
     }
@@ -526,7 +536,7 @@ pub async fn side_image(
         Some("bleed") => BoxType::Bleed,
         _ => BoxType::Cut,
     };
-    let png = render::pack_side(
+    let png = sides::pack_side(
         &services,
         &stored.record.product,
         &stored.record.pack,

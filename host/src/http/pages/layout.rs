@@ -21,6 +21,7 @@ use crate::http::pages::error::PageError;
 use crate::http::pages::forms;
 use crate::http::pages::sessions::Visitor;
 use crate::http::state::ServicesState;
+pub use crate::infra::clock::when;
 
 tokio::task_local! {
     /// The shop's brand for the pages of the request being answered.
@@ -339,6 +340,31 @@ pub fn png(png: impl Into<bytes::Bytes>, cache_control: &'static str) -> Respons
         .into_response()
 }
 
+/// A PDF made for this request, downloaded as `file_name` (letters, digits, `-` and `.`:
+/// made from an order number) and kept by no cache.
+pub fn pdf(pdf: impl Into<bytes::Bytes>, file_name: &str) -> Response {
+    let disposition = format!("attachment; filename=\"{file_name}\"");
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/pdf"),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                HeaderValue::from_str(&disposition)
+                    .unwrap_or(HeaderValue::from_static("attachment")),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, no-store"),
+            ),
+        ],
+        pdf.into(),
+    )
+        .into_response()
+}
+
 pub fn static_asset(content_type: &'static str, body: &'static str) -> Response {
     (
         [
@@ -351,21 +377,6 @@ pub fn static_asset(content_type: &'static str, body: &'static str) -> Response 
         body,
     )
         .into_response()
-}
-
-/// A moment for people, to the minute: "2026-11-27 09:41 UTC".
-pub fn when(seconds: u64) -> String {
-    match time::OffsetDateTime::from_unix_timestamp(i64::try_from(seconds).unwrap_or(0)) {
-        Ok(t) => format!(
-            "{}-{:02}-{:02} {:02}:{:02} UTC",
-            t.year(),
-            u8::from(t.month()),
-            t.day(),
-            t.hour(),
-            t.minute()
-        ),
-        Err(_) => seconds.to_string(),
-    }
 }
 
 #[cfg(test)]

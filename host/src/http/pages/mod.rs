@@ -1,7 +1,9 @@
-//! The customer pages: accounts, drop-ins, cart, checkout, orders and the design canvas.
+//! The customer pages: accounts, drop-ins, cart, checkout, orders, new artwork for a held
+//! order and the design canvas.
 
 pub mod account;
 pub mod account_links;
+pub mod artwork;
 pub mod canvas;
 pub mod cart;
 pub mod dropins;

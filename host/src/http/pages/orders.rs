@@ -13,6 +13,7 @@ use crate::domain::customers::Customer;
 use crate::domain::ids::OrderNumber;
 use crate::domain::keys;
 use crate::domain::one_line::{self, capitalised};
+use crate::domain::orders::invoices;
 use crate::domain::orders::press_files::{self, LinkError, PressFileState, check_link};
 use crate::domain::orders::record::OrderStatus;
 use crate::domain::orders::{
@@ -20,6 +21,7 @@ use crate::domain::orders::{
 };
 use crate::domain::press::ordered_proof;
 use crate::domain::services::Services;
+use crate::domain::sides;
 use crate::http::pages::account_links::resend_confirmation_form;
 use crate::http::pages::cart::line_summary;
 use crate::http::pages::error::PageError;
@@ -27,7 +29,6 @@ use crate::http::pages::forms::{Fields, PostedForm, csrf_field};
 use crate::http::pages::layout;
 use crate::http::pages::proofs;
 use crate::http::pages::sessions::Visitor;
-use crate::http::rpc::render;
 use crate::http::state::ServicesState;
 use crate::infra::store::{Delivery, StoreError};
 
@@ -340,7 +341,7 @@ fn order_details(order: &Order) -> Markup {
                 }
             }
         }
-        p.total { "Total " strong { (order.amount(order.total)) } }
+        p.total { "Total " strong { (order.amount(order.total)) } " · " a.invoice-link href=(format!("/orders/{}/invoice", order.number)) download { "Invoice (PDF)" } }
         h2 { "Delivery to" }
         (delivery_address(address))
     }
@@ -445,7 +446,7 @@ pub(crate) async fn ordered_side_png(
         .lines
         .get(line)
         .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
-    let png = render::pack_side(
+    let png = sides::pack_side(
         services,
         &line.product,
         &line.pack,
@@ -474,30 +475,23 @@ pub async fn proof(
         .ok_or_else(|| PageError::not_found("This order has no such pack."))?;
     visitor.count_engine_page(services.store.as_ref()).await?;
     let pdf = ordered_proof(&services, &order.number, index, line).await?;
-    let disposition = format!(
-        "attachment; filename=\"{}-{}.pdf\"",
-        order.number,
-        index + 1
-    );
-    Ok((
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/pdf"),
-            ),
-            (
-                header::CONTENT_DISPOSITION,
-                HeaderValue::from_str(&disposition)
-                    .map_err(|_| PageError::not_found("There is no such order in your account."))?,
-            ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, no-store"),
-            ),
-        ],
+    Ok(layout::pdf(
         pdf,
-    )
-        .into_response())
+        &format!("{}-{}.pdf", order.number, index + 1),
+    ))
+}
+
+/// `GET /orders/{number}/invoice`: the invoice of the customer's own order, as its payment
+/// stands now.
+pub async fn invoice(
+    State(ServicesState(services)): State<ServicesState>,
+    visitor: Visitor,
+    Path(number): Path<String>,
+) -> Result<Response, PageError> {
+    let order = own_order(&services, &visitor, &number).await?;
+    visitor.count_engine_page(services.store.as_ref()).await?;
+    let (number, pdf) = invoices::invoice_pdf(&services, &order).await?;
+    Ok(layout::pdf(pdf, &invoices::file_name(&number)))
 }
 
 /// `GET /orders`: the customer's orders, newest first.

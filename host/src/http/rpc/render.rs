@@ -3,17 +3,13 @@
 
 use std::time::Duration;
 
-use presspack_engine::images::plan_images;
 use presspack_engine::model::{ImageBasket, Side};
 use presspack_engine::raster::{DEFAULT_MAX_SIDE, MAX_SIDE, MIN_SIDE};
 use presspack_engine::render::{BoxType, MAX_OVERLAYS, RenderRequest};
-use presspack_engine::wire::RenderHeaderInput;
-use serde_json::value::RawValue;
 
 use crate::domain::error::{DomainError, ErrorCode};
-use crate::domain::images::{FetchedImage, fetch_renditions, plan_error};
-use crate::domain::packs::stored_pack;
 use crate::domain::services::Services;
+use crate::domain::sides::{RenderParams, draw};
 use crate::http::rpc::call::{Call, Reply};
 use crate::infra::store::Kind;
 use crate::infra::store::random_id;
@@ -23,12 +19,6 @@ pub const RENDERED_SIDES: Kind = Kind::new("rendered");
 
 /// How long a renderSideUrl URL works.
 pub const RENDERED_SIDE_TTL: Duration = Duration::from_secs(3 * 60 * 60);
-
-/// The parameters shared by renderSide and renderSideUrl, read and checked.
-struct RenderParams {
-    request: RenderRequest,
-    basket: ImageBasket,
-}
 
 fn read_params(call: &Call<'_>) -> Result<RenderParams, DomainError> {
     let params = call.params;
@@ -84,62 +74,6 @@ fn read_params(call: &Call<'_>) -> Result<RenderParams, DomainError> {
 /// Renders the call's side and returns the PNG bytes.
 async fn render(services: &Services, call: &Call<'_>) -> Result<Vec<u8>, DomainError> {
     draw(services, &read_params(call)?).await
-}
-
-/// Side `index` of a pack of `product` as stored (a pack record's or an order line's), the
-/// area `box_type` (the cut box: as the customer will get it; the bleed box: a proof), as
-/// PNG: the previews of the drop-in, cart, checkout and order pages and of the console.
-pub async fn pack_side(
-    services: &Services,
-    product: &str,
-    pack: &RawValue,
-    index: usize,
-    max_side: u32,
-    box_type: BoxType,
-) -> Result<Vec<u8>, DomainError> {
-    let pack = stored_pack(services, product, pack)?;
-    let side = pack.sides.get(index).cloned().ok_or_else(|| {
-        DomainError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
-    })?;
-    let params = RenderParams {
-        request: RenderRequest {
-            side,
-            overlays: Vec::new(),
-            box_type,
-            max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
-            partial: false,
-        },
-        basket: pack.image_basket,
-    };
-    draw(services, &params).await
-}
-
-async fn draw(services: &Services, params: &RenderParams) -> Result<Vec<u8>, DomainError> {
-    let images = fetch_images(services, params).await?;
-    let request = &params.request;
-    let to_value = |side: &Side| serde_json::to_value(side).expect("sides serialise");
-    let header = RenderHeaderInput {
-        side: to_value(&request.side),
-        overlays: request.overlays.iter().map(to_value).collect(),
-        box_type: request.box_type,
-        max_side: request.max_side,
-        partial: request.partial,
-    };
-    let refs = FetchedImage::inputs(&images);
-    Ok(services.engine.draw_png(&header, &refs).await?)
-}
-
-/// Every image the sides draw, as the bytes of the rendition the engine's plan chooses (the
-/// smallest with enough pixels for the output).
-async fn fetch_images(
-    services: &Services,
-    params: &RenderParams,
-) -> Result<Vec<FetchedImage>, DomainError> {
-    let planned = plan_images(&params.request, &params.basket, |code| {
-        services.templates.get(code).map(|entry| &entry.template)
-    })
-    .map_err(plan_error)?;
-    fetch_renditions(services, planned).await
 }
 
 /// `svc.pack.renderSide`: the PNG.

@@ -11,11 +11,12 @@ use std::time::Duration;
 use presspack_engine::ingest::{IngestRequest, Ingested};
 use presspack_engine::layout::LayoutReport;
 use presspack_engine::model::Side;
+use presspack_engine::paperwork::Paper;
 use presspack_engine::press::{PressOptions, PressReport};
 use presspack_engine::render::{EngineError, ImageInput, MeasureRequest, Measurement};
 use presspack_engine::wire::{
-    Op, PressPageInput, RenderHeaderInput, ingest_frame, press_frame, read_drawn, read_ingested,
-    read_pressed, render_frame,
+    Op, PressPageInput, RenderHeaderInput, ingest_frame, paperwork_frame, press_frame, read_drawn,
+    read_ingested, read_pressed, render_frame,
 };
 use serde::de::DeserializeOwned;
 
@@ -180,6 +181,18 @@ impl EngineClient {
             .call(Op::Press, press_frame(pages, options, images, profile))
             .await?;
         read_pressed(&output).map_err(|e| EngineCallError::Unreadable(format!("press file: {e}")))
+    }
+
+    /// `paper` as a PDF; `images` holds every picture it shows (PNG or JPEG).
+    pub async fn paperwork(
+        &self,
+        paper: &Paper,
+        images: &[(&str, ImageInput<'_>)],
+    ) -> Result<Vec<u8>, EngineCallError> {
+        self.pool()
+            .await?
+            .call(Op::Paperwork, paperwork_frame(paper, images))
+            .await
     }
 
     /// An uploaded file checked, with its renditions.

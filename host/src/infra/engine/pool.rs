@@ -294,7 +294,10 @@ impl EngineHost {
         read: impl FnOnce(&[u8]) -> T + Send + 'static,
     ) -> Result<T, EngineCallError> {
         let _turn = self.turn().await?;
-        if matches!(op, Op::Draw | Op::Ingest | Op::Report | Op::Press) {
+        if matches!(
+            op,
+            Op::Draw | Op::Ingest | Op::Report | Op::Press | Op::Paperwork
+        ) {
             let host = Arc::clone(self);
             tokio::task::spawn_blocking(move || host.call_blocking_with(op, &input, read))
                 .await
@@ -380,7 +383,7 @@ impl EngineHost {
             None => self.new_guest()?,
         };
         let timeout = match op {
-            Op::Ingest | Op::Press => self.limits.ingest_timeout,
+            Op::Ingest | Op::Press | Op::Paperwork => self.limits.ingest_timeout,
             _ => self.limits.call_timeout,
         };
         let result = self.run(&mut guest, op, input, timeout, read);

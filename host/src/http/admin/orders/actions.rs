@@ -1,5 +1,5 @@
 //! What an operator does to an order from its page: move it on (start, ship, cancel), record
-//! its payment, note something, reprint it.
+//! its payment, ask the customer for new artwork, note something, reprint it.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -8,6 +8,7 @@ use serde::Deserialize;
 
 use crate::domain::ids::OrderNumber;
 use crate::domain::one_line::capitalised;
+use crate::domain::orders::artwork::{self, ArtworkError};
 use crate::domain::orders::notes::{self, NoteError};
 use crate::domain::orders::payments::{self, PaymentError, PaymentMove};
 use crate::domain::orders::reprint::{self, ReprintError};
@@ -163,6 +164,59 @@ pub async fn record_payment(
                 _ => StatusCode::BAD_REQUEST,
             };
             refused(&services, &staff, &number, status, &error.to_string()).await
+        }
+    }
+}
+
+/// The form asking for new artwork: the pack, counted from 1 as the page shows it.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub struct ArtworkForm {
+    pack: String,
+}
+
+/// `POST /admin/orders/{number}/artwork` (`pack`): asks the customer of a held order for new
+/// artwork of that pack; back to the order's page, or the page with the problem.
+pub async fn ask_for_artwork(
+    State(ServicesState(services)): State<ServicesState>,
+    Path(number): Path<String>,
+    OperatorForm {
+        staff,
+        operator,
+        fields,
+    }: OperatorForm<ArtworkForm>,
+) -> Result<Response, ConsoleError> {
+    let order = placed_order(&services, &number).await?;
+    let Some(line) =
+        (fields.pack.trim().parse::<usize>().ok()).and_then(|pack| pack.checked_sub(1))
+    else {
+        let problem = "pack: the number of a pack of the order".to_owned();
+        return order_page(
+            &services,
+            &staff,
+            &order,
+            Some((StatusCode::BAD_REQUEST, problem)),
+        )
+        .await;
+    };
+    let mailing = Mailing::when(services.mailer.is_configured());
+    let by = operator.signature();
+    match artwork::request(&services, &order.number, line, &by, mailing).await {
+        Ok(_) => {
+            services.wake.mail.notify_one();
+            Ok(redirect_setting(&format!("/admin/orders/{number}"), &[]))
+        }
+        Err(ArtworkError::Domain(error)) => Err(PageError::from(error).into()),
+        Err(ArtworkError::NoSuchOrder(_)) => Err(no_order(&number)),
+        Err(error) => {
+            refused(
+                &services,
+                &staff,
+                &number,
+                StatusCode::CONFLICT,
+                &error.to_string(),
+            )
+            .await
         }
     }
 }

@@ -9,11 +9,12 @@ use maud::html;
 
 use crate::domain::ids::OrderNumber;
 use crate::domain::one_line::capitalised;
+use crate::domain::orders::paperwork;
 use crate::domain::orders::shipments::{self, LineOutcome, ListError};
 use crate::domain::orders::status::{self, MAX_BATCH, Mailing, Move, MoveError};
 use crate::http::admin::orders::archive;
 use crate::http::admin::orders::page::placed_order;
-use crate::http::admin::orders::paperwork::packing_slips;
+use crate::http::admin::orders::paperwork::{job_tickets, packing_slips};
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, OperatorForm, Staff};
 use crate::http::pages::error::PageError;
@@ -67,13 +68,15 @@ enum Action {
     Start,
     Archive,
     PackingSlips,
+    JobTickets,
 }
 
-/// `POST /admin/orders/batch` (`action` = start, archive or slips, and `order-<NUMBER>` for each
+/// `POST /admin/orders/batch` (`action` = start, archive, slips or tickets, and `order-<NUMBER>` for each
 /// order ticked in the list). Start: starts production of each, as `status::change` would one
 /// by one, and answers a report of every order: started, or why not (orders whose press file
 /// blocks are not started by a batch: the operator looks at each). Archive: their press files
-/// as one ZIP archive with a manifest. Slips: their packing slips, to print.
+/// as one ZIP archive with a manifest. Slips: their packing slips, to print. Tickets: their
+/// job tickets as one PDF.
 pub async fn batch(
     State(ServicesState(services)): State<ServicesState>,
     OperatorForm {
@@ -86,8 +89,9 @@ pub async fn batch(
         Some("start") => Action::Start,
         Some("archive") => Action::Archive,
         Some("slips") => Action::PackingSlips,
+        Some("tickets") => Action::JobTickets,
         _ => {
-            let problem = "action: start, archive or slips";
+            let problem = "action: start, archive, slips or tickets";
             return Err(PageError::bad_request(problem).into());
         }
     };
@@ -99,6 +103,7 @@ pub async fn batch(
             Action::Start => "Tick the orders to start first.",
             Action::Archive => "Tick the orders whose press files you want first.",
             Action::PackingSlips => "Tick the orders whose packing slips you want first.",
+            Action::JobTickets => "Tick the orders whose job tickets you want first.",
         };
         return Err(PageError::bad_request(problem).into());
     }
@@ -106,6 +111,14 @@ pub async fn batch(
     if ticked.len() > MAX_BATCH {
         let problem = format!(
             "A batch holds at most {MAX_BATCH} orders; this one had {}.",
+            ticked.len()
+        );
+        return Err(PageError::bad_request(problem).into());
+    }
+    if action == Action::JobTickets && ticked.len() > paperwork::MAX_TICKETS {
+        let problem = format!(
+            "Job tickets print at most {} orders at once; {} were ticked.",
+            paperwork::MAX_TICKETS,
             ticked.len()
         );
         return Err(PageError::bad_request(problem).into());
@@ -138,7 +151,10 @@ pub async fn batch(
         for number in &numbers {
             orders.push(placed_order(&services, number).await?);
         }
-        return Ok(packing_slips(&staff, &services.brand, &orders));
+        return match action {
+            Action::JobTickets => job_tickets(&services, &orders).await,
+            _ => Ok(packing_slips(&staff, &services.brand, &orders)),
+        };
     }
     let (store, clock) = (services.store.as_ref(), &services.clock);
     let mailing = Mailing::when(services.mailer.is_configured());

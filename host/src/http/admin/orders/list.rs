@@ -318,6 +318,7 @@ pub async fn list(
                 button #start-ticked type="submit" name="action" value="start" { "Start production of the ticked orders" }
                 button #archive-ticked.secondary type="submit" name="action" value="archive" { "Download their press files (zip)" }
                 button #slips-ticked.secondary type="submit" name="action" value="slips" { "Their packing slips" }
+                button #tickets-ticked.secondary type="submit" name="action" value="tickets" { "Their job tickets (PDF)" }
             }
         }
         (order_table("Orders", &shown, now, true))

@@ -13,7 +13,7 @@ use crate::domain::one_line::capitalised;
 use crate::domain::orders::notes;
 use crate::domain::orders::payments::MAX_REFERENCE;
 use crate::domain::orders::press_files::{self, PressFileLinks, PressFileState};
-use crate::domain::orders::record::{OrderStatus, PaymentState, PressVerdict};
+use crate::domain::orders::record::{ArtworkChangeKind, OrderStatus, PaymentState, PressVerdict};
 use crate::domain::orders::reprint::{self};
 use crate::domain::orders::status::MAX_HOLD_REASON;
 use crate::domain::orders::{self, Order};
@@ -128,6 +128,9 @@ pub(crate) async fn order_page(
                         (csrf) input type="hidden" name="move" value="cancel";
                         button #cancel-order.secondary type="submit" { "Cancel order" }
                     }
+                    @if matches!(order.status, OrderStatus::OnHold { .. }) {
+                        (artwork_form(order, &csrf))
+                    }
                     @if order.status == OrderStatus::Placed {
                         form.inline #hold-form method="post" action=(format!("/admin/orders/{n}/move")) {
                             (csrf) input type="hidden" name="move" value="hold";
@@ -150,6 +153,8 @@ pub(crate) async fn order_page(
                 _ => { p { "This order is " (order.status.describe()) "; it does not move on." } }
             }
             a.packing-slip href=(format!("/admin/orders/{n}/packing-slip")) { "Packing slip" }
+            a.job-ticket href=(format!("/admin/orders/{n}/job-ticket")) download { "Job ticket (PDF)" }
+            a.invoice href=(format!("/admin/orders/{n}/invoice")) download { "Invoice (PDF)" }
             @if order.status != OrderStatus::Cancelled {
                 form.inline method="post" action=(format!("/admin/orders/{n}/reprint")) {
                     (csrf) input type="hidden" name="key" value=(reprint::form_key());
@@ -198,6 +203,15 @@ pub(crate) async fn order_page(
                     @if change.over_block { strong.over-block { " over a press file that blocks" } }
                 }
             }
+            @for change in &order.artwork {
+                li.artwork-change {
+                    (when(change.at)) ": "
+                    @match &change.kind {
+                        ArtworkChangeKind::Requested { .. } => { "new artwork for pack " (change.line + 1) " asked of the customer by " (change.by) }
+                        ArtworkChangeKind::Replaced { previous_pack_id, .. } => { "pack " (change.line + 1) " replaced with new artwork by " (change.by) " (it was " code { (previous_pack_id) } ")" }
+                    }
+                }
+            }
         }
         section.notes aria-labelledby="notes-heading" {
             h2 #notes-heading { "Notes" }
@@ -231,6 +245,27 @@ pub(crate) async fn order_page(
         Some((status, _)) => (status, page).into_response(),
         None => page,
     })
+}
+
+/// The request for new artwork of a held order: which pack (when there are several).
+fn artwork_form(order: &Order, csrf: &Markup) -> Markup {
+    let n = &order.number;
+    html! {
+        form.inline #artwork-form method="post" action=(format!("/admin/orders/{n}/artwork")) {
+            (csrf)
+            @if let [_] = order.lines.as_slice() {
+                input type="hidden" name="pack" value="1";
+            } @else {
+                label for="artwork-pack" { "Pack" }
+                select #artwork-pack name="pack" {
+                    @for (index, line) in order.lines.iter().enumerate() {
+                        option value=(index + 1) { (index + 1) ": " (line.name) }
+                    }
+                }
+            }
+            button #ask-artwork.secondary type="submit" { "Ask the customer for new artwork" }
+        }
+    }
 }
 
 /// The order's payment: who recorded what, when, and the form for the next step.

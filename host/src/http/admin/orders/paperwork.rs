@@ -1,7 +1,9 @@
-//! Paperwork that travels with an order: its packing slip (the shop, the delivery address,
-//! each pack and how many, no prices), one printed page per order, for one order from its
-//! page or for the orders ticked in the list. The browser prints it: the console's stylesheet
-//! hides everything but the sheets on paper and starts each on a new page.
+//! Paperwork that travels with an order, for one order from its page or for the orders ticked
+//! in the list: its packing slip (the shop, the delivery address, each pack and how many, no
+//! prices), one printed page per order, which the browser prints (the console's stylesheet
+//! hides everything but the sheets on paper and starts each on a new page); and its job
+//! ticket, a PDF the engine makes (`domain::orders::paperwork`). The order's invoice is here
+//! too (`domain::orders::invoices`).
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -10,10 +12,12 @@ use maud::{Markup, html};
 use crate::domain::brand::Brand;
 use crate::domain::cart::describe_spec;
 use crate::domain::orders::Order;
+use crate::domain::orders::{invoices, paperwork};
 use crate::http::admin::orders::page::placed_order;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
-use crate::http::pages::layout::when;
+use crate::http::pages::error::PageError;
+use crate::http::pages::layout::{self, when};
 use crate::http::pages::orders::delivery_address;
 use crate::http::state::ServicesState;
 
@@ -61,4 +65,44 @@ pub async fn packing_slip_page(
     staff.operator()?;
     let order = placed_order(&services, &number).await?;
     Ok(packing_slips(&staff, &services.brand, &[order]))
+}
+
+/// The job tickets of `orders` as one PDF, each order from a new page.
+pub(crate) async fn job_tickets(
+    services: &crate::domain::services::Services,
+    orders: &[Order],
+) -> Result<Response, ConsoleError> {
+    let pdf = paperwork::job_tickets(services, orders)
+        .await
+        .map_err(PageError::from)?;
+    let name = match orders {
+        [order] => format!("{}-job-ticket.pdf", order.number),
+        _ => format!("job-tickets-{}.pdf", orders.len()),
+    };
+    Ok(layout::pdf(pdf, &name))
+}
+
+/// `GET /admin/orders/{number}/job-ticket`
+pub async fn job_ticket_page(
+    State(ServicesState(services)): State<ServicesState>,
+    staff: Staff,
+    Path(number): Path<String>,
+) -> Result<Response, ConsoleError> {
+    staff.operator()?;
+    let order = placed_order(&services, &number).await?;
+    job_tickets(&services, &[order]).await
+}
+
+/// `GET /admin/orders/{number}/invoice`: the invoice as the customer downloads it.
+pub async fn invoice_page(
+    State(ServicesState(services)): State<ServicesState>,
+    staff: Staff,
+    Path(number): Path<String>,
+) -> Result<Response, ConsoleError> {
+    staff.operator()?;
+    let order = placed_order(&services, &number).await?;
+    let (number, pdf) = invoices::invoice_pdf(&services, &order)
+        .await
+        .map_err(PageError::from)?;
+    Ok(layout::pdf(pdf, &invoices::file_name(&number)))
 }
