@@ -17,7 +17,7 @@ use crate::chromium::browser;
 use crate::console::{OPERATOR_PASSWORD, add_operator, photo_pack};
 use crate::customers::new_pack;
 use crate::every_store;
-use crate::helpers::{StoreKind, spawn_app_with};
+use crate::helpers::{StoreKind, TestApp, spawn_app_with};
 use crate::mail::{SmtpServer, mail_to};
 use crate::shop::{Receiver, Shopper};
 
@@ -39,25 +39,60 @@ async fn images_loaded(browser: &Client) -> bool {
     false
 }
 
-async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
-    let smtp = SmtpServer::start();
-    let receiver = Receiver::start(0).await;
-    let mut app = spawn_app_with(kind, |config| {
-        mail_to(config, smtp.port, 200);
-        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
-    })
-    .await;
-    receiver.take_callbacks_of(&app).await;
-    let store = kind.name();
+/// A shop that mails its customers and calls the partner's webhooks, with one order by a
+/// customer whose address is confirmed, of a pack the partner tracks as `tracking_id`, and
+/// the operator ann.ops.
+struct Journey {
+    smtp: SmtpServer,
+    receiver: Receiver,
+    app: TestApp,
+    shopper: Shopper,
+    email: String,
+    pack: String,
+    number: String,
+}
 
-    let shopper = Shopper::new(&app);
-    let email = format!("journey.{:x}@example.com", rand::random::<u64>());
-    shopper.sign_up(&email).await;
-    crate::mail::confirm_address(&app, &email).await;
-    let (pack, _) = new_pack(&app, &[("trackingId", "shop-9/ann")]).await;
-    let number = shopper.order(&app, &[&pack]).await;
+impl Journey {
+    async fn start(kind: StoreKind, tracking_id: &str) -> Journey {
+        let smtp = SmtpServer::start();
+        let receiver = Receiver::start(0).await;
+        let app = spawn_app_with(kind, |config| {
+            mail_to(config, smtp.port, 200);
+            config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
+        })
+        .await;
+        receiver.take_callbacks_of(&app).await;
+        let shopper = Shopper::new(&app);
+        let email = format!("journey.{:x}@example.com", rand::random::<u64>());
+        shopper.sign_up(&email).await;
+        crate::mail::confirm_address(&app, &email).await;
+        let (pack, _) = new_pack(&app, &[("trackingId", tracking_id)]).await;
+        let number = shopper.order(&app, &[&pack]).await;
+        add_operator(&app, "ann.ops");
+        Journey {
+            smtp,
+            receiver,
+            app,
+            shopper,
+            email,
+            pack,
+            number,
+        }
+    }
+}
+
+async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
+    let Journey {
+        smtp,
+        receiver,
+        mut app,
+        shopper,
+        email,
+        number,
+        ..
+    } = Journey::start(kind, "shop-9/ann").await;
+    let store = kind.name();
     smtp.order_mail(1).await;
-    add_operator(&app, "ann.ops");
 
     let (browser, _driver) = browser().await;
     browser
@@ -329,23 +364,17 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
 }
 
 async fn a_customer_gives_new_artwork_in_a_real_browser(kind: StoreKind) {
-    let smtp = SmtpServer::start();
-    let receiver = Receiver::start(0).await;
-    let app = spawn_app_with(kind, |config| {
-        mail_to(config, smtp.port, 200);
-        config.webhooks.allow_hosts = vec!["127.0.0.1".into()];
-    })
-    .await;
-    receiver.take_callbacks_of(&app).await;
+    let Journey {
+        smtp,
+        receiver,
+        app,
+        email,
+        pack,
+        number,
+        ..
+    } = Journey::start(kind, "shop-9/bea").await;
     let store = kind.name();
-    let shopper = Shopper::new(&app);
-    let email = format!("artwork.{:x}@example.com", rand::random::<u64>());
-    shopper.sign_up(&email).await;
-    crate::mail::confirm_address(&app, &email).await;
-    let (pack, _) = new_pack(&app, &[("trackingId", "shop-9/bea")]).await;
-    let number = shopper.order(&app, &[&pack]).await;
     app.press_job_finished(&number).await;
-    add_operator(&app, "ann.ops");
 
     // The operator holds the order and asks for new artwork.
     let (browser, _driver) = browser().await;

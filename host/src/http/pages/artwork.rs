@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use maud::html;
 
 use crate::domain::cart::PricedLine;
@@ -48,17 +48,17 @@ fn addressed(number: &str, line: usize, query: &Fields) -> Option<(OrderNumber, 
     Some((number, line, token))
 }
 
-/// What link `number`/`line`/`token` opens for the signed-in visitor, or the sign-in page
-/// (`Err(Ok)`) or the refusal (`Err(Err)`).
+/// What link `number`/`line`/`token` opens for the signed-in visitor; else the page to show
+/// instead: the sign-in page, or the refusal.
 async fn opened(
     state: &AppState,
     visitor: &Visitor,
     number: &str,
     line: usize,
     query: &Fields,
-) -> Result<(Opened, String), Result<Response, PageError>> {
+) -> Result<(Opened, String), Response> {
     let Some((number, line, token)) = addressed(number, line, query) else {
-        return Err(Err(refused(ArtworkError::LinkInvalid)));
+        return Err(refused(ArtworkError::LinkInvalid).into_response());
     };
     let here = artwork_links::path(&number, line, &token);
     let Some(customer) = &visitor.customer else {
@@ -66,11 +66,11 @@ async fn opened(
             p.lead { "Sign in to the account you ordered with to give your new artwork." }
             (sign_in_or_up(visitor, &here))
         };
-        return Err(Ok(layout::page(visitor, "New artwork", content)));
+        return Err(layout::page(visitor, "New artwork", content));
     };
     match artwork::open(&state.services, &number, line, &token, &customer.id).await {
         Ok(opened) => Ok((opened, token)),
-        Err(error) => Err(Err(refused(error))),
+        Err(error) => Err(refused(error).into_response()),
     }
 }
 
@@ -81,7 +81,7 @@ pub async fn show(
     visitor: Visitor,
     Path((number, line)): Path<(String, usize)>,
     Query(query): Query<Fields>,
-) -> Result<Response, PageError> {
+) -> Response {
     let (opened, token) = match opened(&state, &visitor, &number, line, &query).await {
         Ok(opened) => opened,
         Err(page) => return page,
@@ -116,7 +116,7 @@ pub async fn show(
         }
         p.hint { "Approving replaces the pack in your order with this design; the shop then prints it." }
     };
-    Ok(layout::page(&visitor, "New artwork", content))
+    layout::page(&visitor, "New artwork", content)
 }
 
 /// `GET /artwork/{number}/{line}/edit?token=…`: the editor on the copy; its finish leads back
@@ -126,19 +126,19 @@ pub async fn edit(
     visitor: Visitor,
     Path((number, line)): Path<(String, usize)>,
     Query(query): Query<Fields>,
-) -> Result<Response, PageError> {
+) -> Response {
     let (opened, token) = match opened(&state, &visitor, &number, line, &query).await {
         Ok(opened) => opened,
         Err(page) => return page,
     };
     let back = artwork_links::path(&opened.order.number, line, &token);
-    Ok(canvas::edit_page(
+    canvas::edit_page(
         &state,
         &visitor,
         &opened.request.copy,
         &opened.copy,
         (&back, "Look at the new proof"),
-    ))
+    )
 }
 
 /// `POST /artwork/{number}/{line}` (`token`, and the approval box `approve-<pack>` naming the
