@@ -138,10 +138,6 @@ impl Application {
     ) -> Result<Application, StartupError> {
         let store = open_store(config).await?;
         store.prepare_to_serve().await?;
-        let secret_key = SecretKey::load_or_create(store.as_ref()).await?;
-        let blobs = open_blobs(config).await?;
-        let images = ImageService::new(&config.images, config.engine.memory_bytes)
-            .map_err(StartupError::Images)?;
         let listen = config.service.listen;
         let listener = TcpListener::bind(listen)
             .await
@@ -155,35 +151,8 @@ impl Application {
                 address: listen,
                 source,
             })?;
-        let engine = start_engine(config)?;
-        let prices = PriceList::load(config.service.prices_file.as_deref(), Catalogue::builtin())
-            .map_err(StartupError::Prices)?;
+        let (services, fonts) = open_services(config, store, address).await?;
         let webhooks = Webhooks::new(config.webhooks.clone()).map_err(StartupError::Webhooks)?;
-        let base_url = config
-            .service
-            .base_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{address}"));
-        let services = Arc::new(Services {
-            store,
-            blobs,
-            images,
-            catalogue: Catalogue::builtin(),
-            prices,
-            payment: Box::new(InvoicePayment),
-            passwords: PasswordHashing::new(config.engine.instances.max(2)),
-            secret_key,
-            base_url,
-            press_file_link: config.webhooks.press_file_link,
-            wake: Wakers::default(),
-            mailer: Mailer::new(&config.mail).map_err(StartupError::Mail)?,
-            brand: Arc::new(Brand::load(&config.brand).map_err(StartupError::Brand)?),
-            invoicing: config.invoicing.clone(),
-            engine: engine.engine,
-            templates: engine.templates,
-            proof_makers: crate::infra::shares::Shares::new(1),
-            clock: crate::infra::clock::Clock::default(),
-        });
         let state = Arc::new(AppState {
             cookies: CookiePolicy::for_base_url(
                 &services.base_url,
@@ -194,7 +163,7 @@ impl Application {
             edge: config.edge.clone(),
             unsigned_limits: config.unsigned_limits,
             signature_check,
-            fonts: engine.fonts,
+            fonts,
             metrics: Metrics::default(),
             static_files: Arc::default(),
         });
@@ -323,6 +292,49 @@ struct StartedEngine {
 /// instances with them in the background: compiling the module takes seconds on the first
 /// start of a build, and the server listens meanwhile (calls wait for the engine; `/readyz`
 /// says it is starting).
+/// The domain's services on `store` as `config` gives them, the engine starting in the
+/// background, and the fonts it was given: a server's (listening on `address`), or an
+/// operator command's that needs the engine (`orders ask-artwork`).
+pub async fn open_services(
+    config: &Config,
+    store: SharedStore,
+    address: SocketAddr,
+) -> Result<(Arc<Services>, Arc<Fonts>), StartupError> {
+    let secret_key = SecretKey::load_or_create(store.as_ref()).await?;
+    let blobs = open_blobs(config).await?;
+    let images = ImageService::new(&config.images, config.engine.memory_bytes)
+        .map_err(StartupError::Images)?;
+    let engine = start_engine(config)?;
+    let prices = PriceList::load(config.service.prices_file.as_deref(), Catalogue::builtin())
+        .map_err(StartupError::Prices)?;
+    let base_url = config
+        .service
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{address}"));
+    let services = Arc::new(Services {
+        store,
+        blobs,
+        images,
+        catalogue: Catalogue::builtin(),
+        prices,
+        payment: Box::new(InvoicePayment),
+        passwords: PasswordHashing::new(config.engine.instances.max(2)),
+        secret_key,
+        base_url,
+        press_file_link: config.webhooks.press_file_link,
+        wake: Wakers::default(),
+        mailer: Mailer::new(&config.mail).map_err(StartupError::Mail)?,
+        brand: Arc::new(Brand::load(&config.brand).map_err(StartupError::Brand)?),
+        invoicing: config.invoicing.clone(),
+        engine: engine.engine,
+        templates: engine.templates,
+        proof_makers: crate::infra::shares::Shares::new(1),
+        clock: crate::infra::clock::Clock::default(),
+    });
+    Ok((services, engine.fonts))
+}
+
 fn start_engine(config: &Config) -> Result<StartedEngine, StartupError> {
     let files = &config.service;
     let fonts = Fonts::load(files.fonts_dir.as_deref())?;

@@ -449,4 +449,30 @@ async fn new_artwork_replaces_a_held_pack_through_one_link_once(kind: StoreKind)
         .post(&start, &format!("{order_page}/artwork"), &[("pack", "1")])
         .await;
     assert_eq!(late.status, 409);
+    let port = smtp.port.to_string();
+    let mailing = [
+        ("PRESSPACK_SMTP_HOST", "127.0.0.1"),
+        ("PRESSPACK_SMTP_PORT", port.as_str()),
+        ("PRESSPACK_SMTP_SECURITY", "none"),
+    ];
+    let asked = app.cli_with(&["orders", "ask-artwork", &number, "--pack", "1"], &mailing);
+    assert!(!asked.status.success());
+    assert!(
+        String::from_utf8_lossy(&asked.stderr).contains("only while an order is on hold"),
+        "{asked:?}"
+    );
+
+    // The operator's command asks as the console does: another order, held, gets its link.
+    let (second_pack, _) = new_pack(&app, &[]).await;
+    let second = buyer.order(&app, &[&second_pack]).await;
+    let held = app.cli(&["orders", "hold", &second, "--reason", "Wrong phone number"]);
+    assert!(held.status.success(), "{held:?}");
+    let asked = app.cli_with(&["orders", "ask-artwork", &second, "--pack", "1"], &mailing);
+    assert!(asked.status.success(), "{asked:?}");
+    let mails = smtp
+        .wait_for_matching_subject(&format!("New artwork for your order {second}"), 1)
+        .await;
+    assert!(artwork_link(&mails[0]).starts_with(&format!("/artwork/{second}/0?token=")));
+    let by = &order_json(&app, &second)["artwork"][0]["by"];
+    assert!(by.as_str().unwrap().starts_with("cli:"), "{by}");
 }

@@ -9,6 +9,7 @@ use clap::Subcommand;
 use crate::cli::io::pretty;
 use crate::config::Config;
 use crate::domain::ids::OrderNumber;
+use crate::domain::orders::artwork::{self, ArtworkError};
 use crate::domain::orders::payments::{self, PaymentError, PaymentMove};
 use crate::domain::orders::press_files::{self, PressFileState};
 use crate::domain::orders::shipments;
@@ -66,6 +67,16 @@ pub(super) enum OrderCommand {
         #[arg(long)]
         reason: String,
     },
+    /// Ask the customer of a held order for new artwork of one pack: a copy of the pack in
+    /// their account and an e-mail with the one link that gives it, which the running server
+    /// sends (needs smtp_host; when they approve, the partners hear order.artwork_replaced).
+    AskArtwork {
+        /// The order number (PP-...).
+        number: String,
+        /// The pack, counted from 1 as the console shows them.
+        #[arg(long, default_value_t = 1)]
+        pack: usize,
+    },
     /// Cancel a placed or held order, before production (tells the partners: order.cancelled).
     Cancel {
         /// The order number (PP-...).
@@ -104,6 +115,7 @@ pub(super) async fn order_command(
     store: SharedStore,
     command: OrderCommand,
 ) -> anyhow::Result<()> {
+    let shared = store.clone();
     let store = store.as_ref();
     match command {
         OrderCommand::List { json } => {
@@ -167,6 +179,9 @@ pub(super) async fn order_command(
         OrderCommand::Hold { number, reason } => {
             move_order(config, store, &number, Move::Hold { reason }).await
         }
+        OrderCommand::AskArtwork { number, pack } => {
+            ask_artwork(config, shared, &number, pack).await
+        }
         OrderCommand::Cancel { number } => move_order(config, store, &number, Move::Cancel).await,
         OrderCommand::Paid { number, reference } => {
             record_payment(store, &number, PaymentMove::Paid { reference }).await
@@ -201,6 +216,29 @@ async fn move_order(
     let clock = Clock::default();
     let order = status::change(store, &clock, &number, requested, &operator(), mailing).await?;
     println!("{}  {}", order.number, order.status.describe());
+    Ok(())
+}
+
+/// `orders ask-artwork`: asks for new artwork as the operator running the command, with the
+/// services a server has (the copy of the pack is checked by the engine).
+async fn ask_artwork(
+    config: &Config,
+    store: SharedStore,
+    number: &str,
+    pack: usize,
+) -> anyhow::Result<()> {
+    let parsed =
+        OrderNumber::parse(number).ok_or_else(|| ArtworkError::NoSuchOrder(number.to_owned()))?;
+    let line = pack
+        .checked_sub(1)
+        .ok_or_else(|| anyhow!("--pack: packs are counted from 1"))?;
+    let (services, _) = crate::app::open_services(config, store, config.service.listen).await?;
+    let mailing = Mailing::when(config.mail.smtp_host.is_some());
+    let order = artwork::request(&services, &parsed, line, &operator(), mailing).await?;
+    println!(
+        "{}  new artwork for pack {pack} asked of {}",
+        order.number, order.customer_email
+    );
     Ok(())
 }
 
