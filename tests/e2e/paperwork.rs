@@ -149,6 +149,17 @@ async fn a_job_ticket_carries_the_order_number_as_code_128_and_every_side(kind: 
     }
     // A thumbnail of every side.
     assert_eq!(image_count(&ticket), sides);
+    // Taking paperwork is on the order's record, and its history.
+    let taken = &order_json(&app, &first)["paperwork"];
+    assert_eq!(taken.as_array().unwrap().len(), 1, "{taken}");
+    assert_eq!(taken[0]["what"], "job_ticket");
+    assert!(taken[0]["by"].as_str().unwrap().starts_with("admin:"));
+    let page = operator.get(&format!("/admin/orders/{first}")).await;
+    assert!(
+        page.body.contains(": job ticket printed by admin:"),
+        "{}",
+        page.body
+    );
 
     // The ticked orders' tickets: one PDF, each order's barcode on its own page.
     let (tick_a, tick_b) = (format!("order-{first}"), format!("order-{second}"));
@@ -159,6 +170,28 @@ async fn a_job_ticket_carries_the_order_number_as_code_128_and_every_side(kind: 
     )
     .await;
     assert_eq!((status, kind.as_str()), (200, "application/pdf"));
+    for number in [&first, &second] {
+        let taken = &order_json(&app, number)["paperwork"];
+        assert_eq!(
+            taken.as_array().unwrap().last().unwrap()["what"],
+            "job_ticket"
+        );
+    }
+    // Packing slips and archives are recorded too.
+    let (status, _, _) = batch(&operator, &app, &[("action", "slips"), (&tick_a, "yes")]).await;
+    assert_eq!(status, 200);
+    let (status, _, _) = batch(&operator, &app, &[("action", "archive"), (&tick_a, "yes")]).await;
+    assert_eq!(status, 200);
+    let taken: Vec<Value> = order_json(&app, &first)["paperwork"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["what"].clone())
+        .collect();
+    assert_eq!(
+        taken,
+        ["job_ticket", "job_ticket", "packing_slip", "press_files"]
+    );
     let mut read = code128_on(&both);
     read.sort();
     let mut numbers = vec![first.clone(), second.clone()];

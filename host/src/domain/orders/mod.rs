@@ -320,6 +320,7 @@ async fn place_claimed(
         history: Vec::new(),
         reprint_of: None,
         artwork: Vec::new(),
+        paperwork: Vec::new(),
     };
     order.payment.state = state
         .payment

@@ -232,6 +232,71 @@ pub struct Order {
     /// kept in it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub artwork: Vec<ArtworkChange>,
+    /// The paperwork operators took of it (press files, packing slips, job tickets,
+    /// invoices), the latest [`MAX_PAPERWORK`] kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paperwork: Vec<PaperworkTaken>,
+}
+
+/// Most paperwork entries an order keeps: the oldest go first.
+pub const MAX_PAPERWORK: usize = 50;
+
+/// Paperwork an operator took of an order: what, when, who.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaperworkTaken {
+    pub what: Paperwork,
+    /// Seconds since 1970.
+    pub at: u64,
+    /// `admin:<name>`.
+    pub by: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Paperwork {
+    /// Its press files, in an archive.
+    PressFiles,
+    PackingSlip,
+    JobTicket,
+    Invoice,
+}
+
+impl Paperwork {
+    /// For people: "job ticket".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Paperwork::PressFiles => "press files downloaded",
+            Paperwork::PackingSlip => "packing slip printed",
+            Paperwork::JobTicket => "job ticket printed",
+            Paperwork::Invoice => "invoice downloaded",
+        }
+    }
+}
+
+/// Records in each of `numbers` that `by` took its paperwork `what` at `at`.
+pub async fn record_paperwork(
+    store: &dyn Records,
+    numbers: &[OrderNumber],
+    what: Paperwork,
+    at: u64,
+    by: &str,
+) -> Result<(), StoreError> {
+    for number in numbers {
+        store::modify(store, ORDERS, number, |order: &mut Order| {
+            if order.paperwork.len() >= MAX_PAPERWORK {
+                order.paperwork.remove(0);
+            }
+            order.paperwork.push(PaperworkTaken {
+                what,
+                at,
+                by: by.to_owned(),
+            });
+            Ok::<_, StoreError>(())
+        })
+        .await?;
+    }
+    Ok(())
 }
 
 /// New artwork for one pack of an order: asked for by an operator, or given by the customer

@@ -107,6 +107,7 @@ pub async fn reprint(
         }],
         reprint_of: Some(original.number.clone()),
         artwork: Vec::new(),
+        paperwork: Vec::new(),
         ..original
     };
     let value = serde_json::to_vec(&order).map_err(|e| StoreError::corrupt(e.to_string()))?;

@@ -15,6 +15,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use crate::domain::ids::OrderNumber;
 use crate::domain::orders::bundle::{self, BundledPack, MAX_ORDERS};
+use crate::domain::orders::record::{Paperwork, record_paperwork};
 use crate::domain::services::Services;
 use crate::http::admin::orders::export::{row, selected_numbers};
 use crate::http::admin::orders::list::Filter;
@@ -63,7 +64,7 @@ pub async fn of_filter(
     staff: Staff,
     Query(query): Query<Fields>,
 ) -> Result<Response, ConsoleError> {
-    staff.operator()?;
+    let by = staff.operator()?.signature();
     let filter = Filter::read(&query).map_err(PageError::bad_request)?;
     let Some(numbers) = selected_numbers(&services, filter, MAX_ORDERS).await? else {
         let problem = format!(
@@ -73,14 +74,15 @@ pub async fn of_filter(
             PageError::new(StatusCode::PAYLOAD_TOO_LARGE, "Too many orders", problem).into(),
         );
     };
-    archive(services, &numbers).await
+    archive(services, &numbers, &by).await
 }
 
-/// The archive of `numbers`' press files, as a download; refused before anything is sent when
-/// it would not fit in a ZIP file.
+/// The archive of `numbers`' press files, as a download for `by` (each order records it);
+/// refused before anything is sent when it would not fit in a ZIP file.
 pub async fn archive(
     services: Arc<Services>,
     numbers: &[OrderNumber],
+    by: &str,
 ) -> Result<Response, ConsoleError> {
     let (packs, unknown) = bundle::plan(services.store.as_ref(), numbers).await?;
     let sizes = (packs.iter()).filter_map(|p| {
@@ -96,6 +98,8 @@ pub async fn archive(
         );
     }
     let now = services.clock.unix_seconds();
+    let store = services.store.as_ref();
+    record_paperwork(store, numbers, Paperwork::PressFiles, now, by).await?;
     let (sender, mut receiver) = mpsc::channel::<Result<Bytes, std::io::Error>>(IN_FLIGHT);
     tokio::spawn(async move {
         if let Err(error) = send_archive(&services, packs, unknown, now, &sender).await {

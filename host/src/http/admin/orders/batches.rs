@@ -145,15 +145,15 @@ pub async fn batch(
             return Err(PageError::bad_request(why.clone()).into());
         }
         if action == Action::Archive {
-            return archive::archive(services, &numbers).await;
+            return archive::archive(services, &numbers, &operator.signature()).await;
         }
         let mut orders = Vec::with_capacity(numbers.len());
         for number in &numbers {
             orders.push(placed_order(&services, number).await?);
         }
         return match action {
-            Action::JobTickets => job_tickets(&services, &orders).await,
-            _ => Ok(packing_slips(&staff, &services.brand, &orders)),
+            Action::JobTickets => job_tickets(&services, &staff, &orders).await,
+            _ => packing_slips(&services, &staff, &orders).await,
         };
     }
     let (store, clock) = (services.store.as_ref(), &services.clock);

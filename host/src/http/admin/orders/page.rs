@@ -195,24 +195,7 @@ pub(crate) async fn order_page(
             }
         }
         h2 { "History" }
-        ol.history {
-            @if order.reprint_of.is_none() { li { (when(order.placed_at)) ": placed by the customer" } }
-            @for change in &order.history {
-                li {
-                    (when(change.at)) ": " (change.status.describe()) " by " (change.by)
-                    @if change.over_block { strong.over-block { " over a press file that blocks" } }
-                }
-            }
-            @for change in &order.artwork {
-                li.artwork-change {
-                    (when(change.at)) ": "
-                    @match &change.kind {
-                        ArtworkChangeKind::Requested { .. } => { "new artwork for pack " (change.line + 1) " asked of the customer by " (change.by) }
-                        ArtworkChangeKind::Replaced { previous_pack_id, .. } => { "pack " (change.line + 1) " replaced with new artwork by " (change.by) " (it was " code { (previous_pack_id) } ")" }
-                    }
-                }
-            }
-        }
+        (history(order))
         section.notes aria-labelledby="notes-heading" {
             h2 #notes-heading { "Notes" }
             p.hint { "For the floor only: customers never see them." }
@@ -245,6 +228,44 @@ pub(crate) async fn order_page(
         Some((status, _)) => (status, page).into_response(),
         None => page,
     })
+}
+
+/// Everything that happened to the order, oldest first: its moves, the new artwork asked for
+/// and given, the paperwork taken of it.
+fn history(order: &Order) -> Markup {
+    let mut entries: Vec<(u64, Markup)> = Vec::new();
+    if order.reprint_of.is_none() {
+        entries.push((order.placed_at, html! { "placed by the customer" }));
+    }
+    for change in &order.history {
+        entries.push((
+            change.at,
+            html! {
+                (change.status.describe()) " by " (change.by)
+                @if change.over_block { strong.over-block { " over a press file that blocks" } }
+            },
+        ));
+    }
+    for change in &order.artwork {
+        let pack = change.line + 1;
+        entries.push((change.at, match &change.kind {
+            ArtworkChangeKind::Requested { .. } => html! { "new artwork for pack " (pack) " asked of the customer by " (change.by) },
+            ArtworkChangeKind::Replaced { previous_pack_id, .. } => html! { "pack " (pack) " replaced with new artwork by " (change.by) " (it was " code { (previous_pack_id) } ")" },
+        }));
+    }
+    for taken in &order.paperwork {
+        entries.push((
+            taken.at,
+            html! { (taken.what.describe()) " by " (taken.by) },
+        ));
+    }
+    // (Stable: what happened in one second keeps its order within each kind.)
+    entries.sort_by_key(|(at, _)| *at);
+    html! {
+        ol.history {
+            @for (at, entry) in &entries { li { (when(*at)) ": " (entry) } }
+        }
+    }
 }
 
 /// The request for new artwork of a held order: which pack (when there are several).

@@ -11,8 +11,11 @@ use maud::{Markup, html};
 
 use crate::domain::brand::Brand;
 use crate::domain::cart::describe_spec;
+use crate::domain::ids::OrderNumber;
 use crate::domain::orders::Order;
+use crate::domain::orders::record::{Paperwork, record_paperwork};
 use crate::domain::orders::{invoices, paperwork};
+use crate::domain::services::Services;
 use crate::http::admin::orders::page::placed_order;
 use crate::http::admin::page::page;
 use crate::http::admin::session::{ConsoleError, Staff};
@@ -47,13 +50,32 @@ fn packing_slip(brand: &Brand, order: &Order) -> Markup {
     }
 }
 
+/// Writes in each of `orders` that the operator took `what` of it.
+async fn taken(
+    services: &Services,
+    staff: &Staff,
+    orders: &[Order],
+    what: Paperwork,
+) -> Result<(), ConsoleError> {
+    let by = staff.operator()?.signature();
+    let numbers: Vec<OrderNumber> = orders.iter().map(|o| o.number.clone()).collect();
+    let at = services.clock.unix_seconds();
+    record_paperwork(services.store.as_ref(), &numbers, what, at, &by).await?;
+    Ok(())
+}
+
 /// The packing slips of `orders`, as one page to print.
-pub(crate) fn packing_slips(staff: &Staff, brand: &Brand, orders: &[Order]) -> Response {
+pub(crate) async fn packing_slips(
+    services: &Services,
+    staff: &Staff,
+    orders: &[Order],
+) -> Result<Response, ConsoleError> {
+    taken(services, staff, orders, Paperwork::PackingSlip).await?;
     let content = html! {
         p.no-print { "Print this page: each packing slip comes out on a page of its own." }
-        @for order in orders { (packing_slip(brand, order)) }
+        @for order in orders { (packing_slip(&services.brand, order)) }
     };
-    page(staff, "Packing slips", content)
+    Ok(page(staff, "Packing slips", content))
 }
 
 /// `GET /admin/orders/{number}/packing-slip`
@@ -64,17 +86,19 @@ pub async fn packing_slip_page(
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
     let order = placed_order(&services, &number).await?;
-    Ok(packing_slips(&staff, &services.brand, &[order]))
+    packing_slips(&services, &staff, &[order]).await
 }
 
 /// The job tickets of `orders` as one PDF, each order from a new page.
 pub(crate) async fn job_tickets(
-    services: &crate::domain::services::Services,
+    services: &Services,
+    staff: &Staff,
     orders: &[Order],
 ) -> Result<Response, ConsoleError> {
     let pdf = paperwork::job_tickets(services, orders)
         .await
         .map_err(PageError::from)?;
+    taken(services, staff, orders, Paperwork::JobTicket).await?;
     let name = match orders {
         [order] => format!("{}-job-ticket.pdf", order.number),
         _ => format!("job-tickets-{}.pdf", orders.len()),
@@ -90,7 +114,7 @@ pub async fn job_ticket_page(
 ) -> Result<Response, ConsoleError> {
     staff.operator()?;
     let order = placed_order(&services, &number).await?;
-    job_tickets(&services, &[order]).await
+    job_tickets(&services, &staff, &[order]).await
 }
 
 /// `GET /admin/orders/{number}/invoice`: the invoice as the customer downloads it.
@@ -104,5 +128,6 @@ pub async fn invoice_page(
     let (number, pdf) = invoices::invoice_pdf(&services, &order)
         .await
         .map_err(PageError::from)?;
+    taken(&services, &staff, &[order], Paperwork::Invoice).await?;
     Ok(layout::pdf(pdf, &invoices::file_name(&number)))
 }
