@@ -33,7 +33,7 @@ fn order_json(app: &TestApp, number: &str) -> Value {
 }
 
 /// Every Code 128 symbol ZBar reads on the PDF's pages, rendered by poppler at 300 dpi.
-fn code128_on(pdf: &[u8]) -> Vec<String> {
+pub(crate) fn code128_on(pdf: &[u8]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("ticket.pdf");
     std::fs::write(&input, pdf).unwrap();

@@ -5,10 +5,12 @@
 //! press file blocks heads the list and starts only with the operator's tick; a note on it;
 //! the order still waiting is put on hold, then started as a batch from the list; their press
 //! files come as one ZIP and the list as CSV (the page's links, followed with the browser's
-//! session), their packing slips print one to a page; and both ship from an uploaded list.
+//! session), their packing slips print one to a page, an order's job ticket and invoice come
+//! from its page; and both ship from an uploaded list.
 //! New artwork: an operator asks for it on a held order, the customer signs in from the
 //! e-mailed link, opens the editor, comes back to the proof and approves it; the order is
-//! placed again and the partner hears `order.artwork_replaced`.
+//! placed again, the partner hears `order.artwork_replaced`, and the customer downloads the
+//! invoice from the order's page.
 
 use fantoccini::{Client, Locator};
 
@@ -25,6 +27,35 @@ every_store!(
     the_console_journey_in_a_real_browser,
     a_customer_gives_new_artwork_in_a_real_browser,
 );
+
+/// The download the link `selector` of the page offers, fetched with the browser's cookies
+/// (the console's CSP lets no script fetch): status, type and body.
+async fn follow_download(browser: &Client, selector: &str) -> (u16, String, Vec<u8>) {
+    let link = browser.find(Locator::Css(selector)).await.unwrap();
+    assert!(
+        link.attr("download").await.unwrap().is_some(),
+        "{selector} downloads"
+    );
+    let href = link.prop("href").await.unwrap().unwrap();
+    let session: Vec<String> = (browser.get_all_cookies().await.unwrap().iter())
+        .map(|cookie| format!("{}={}", cookie.name(), cookie.value()))
+        .collect();
+    let response = reqwest::Client::new()
+        .get(href)
+        .header("cookie", session.join("; "))
+        .send()
+        .await
+        .unwrap();
+    let kind = response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    (
+        response.status().as_u16(),
+        kind,
+        response.bytes().await.unwrap().to_vec(),
+    )
+}
 
 /// Whether every side image of the page has loaded and has pixels.
 async fn images_loaded(browser: &Client) -> bool {
@@ -265,32 +296,7 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
         .goto(&format!("{}/admin/orders?state=in_production", app.address))
         .await
         .unwrap();
-    let session: Vec<String> = (browser.get_all_cookies().await.unwrap().iter())
-        .map(|cookie| format!("{}={}", cookie.name(), cookie.value()))
-        .collect();
-    let follow = async |selector: &str| {
-        let link = browser.find(Locator::Css(selector)).await.unwrap();
-        assert!(
-            link.attr("download").await.unwrap().is_some(),
-            "{selector} downloads"
-        );
-        let href = link.prop("href").await.unwrap().unwrap();
-        let response = reqwest::Client::new()
-            .get(href)
-            .header("cookie", session.join("; "))
-            .send()
-            .await
-            .unwrap();
-        let kind = response.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        (
-            response.status().as_u16(),
-            kind,
-            response.bytes().await.unwrap(),
-        )
-    };
+    let follow = async |selector: &str| follow_download(&browser, selector).await;
     let (status, kind, zip) = follow("a.archive").await;
     assert_eq!((status, kind.as_str()), (200, "application/zip"));
     assert!(zip.starts_with(b"PK\x03\x04"));
@@ -304,6 +310,21 @@ async fn the_console_journey_in_a_real_browser(kind: StoreKind) {
     let (status, kind, csv) = follow("a.export").await;
     assert_eq!((status, kind.as_str()), (200, "text/csv; charset=utf-8"));
     assert!(csv.starts_with(b"\"order\""));
+    // An order's job ticket and invoice, from its page: ZBar reads the ticket's barcode.
+    browser
+        .goto(&format!("{}/admin/orders/{with_photo}", app.address))
+        .await
+        .unwrap();
+    let (status, kind, ticket) = follow("a.job-ticket").await;
+    assert_eq!((status, kind.as_str()), (200, "application/pdf"));
+    assert_eq!(crate::paperwork::code128_on(&ticket), [with_photo.as_str()]);
+    let (status, _, invoice) = follow("a.invoice").await;
+    assert_eq!(status, 200);
+    let invoice = crate::press::pdf_text(&invoice);
+    assert!(
+        invoice.contains(&format!("Order: {with_photo}")),
+        "{invoice}"
+    );
 
     // Their packing slips, ticked in the list and printed by Chromium: one page each, read
     // back by poppler's pdftotext, with the address and no prices.
@@ -440,6 +461,14 @@ async fn a_customer_gives_new_artwork_in_a_real_browser(kind: StoreKind) {
     click(&browser, "#approve-artwork").await;
     assert_eq!(path(&browser).await, format!("/orders/{number}"));
     assert!(text(&browser).await.contains("Placed"));
+    // The customer's invoice, from the order's page with the browser's session.
+    let (status, kind, invoice) = follow_download(&browser, "a.invoice-link").await;
+    assert_eq!((status, kind.as_str()), (200, "application/pdf"));
+    let invoice = crate::press::pdf_text(&invoice);
+    assert!(
+        invoice.contains("Invoice INV-000001") && invoice.contains(&format!("Order: {number}")),
+        "{invoice}"
+    );
 
     // The partner hears of the new pack.
     let replaced = receiver
