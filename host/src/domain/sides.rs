@@ -3,7 +3,7 @@
 //! the images each draws.
 
 use presspack_engine::images::plan_images;
-use presspack_engine::model::{ImageBasket, Side};
+use presspack_engine::model::{ImageBasket, Pack, Side};
 use presspack_engine::raster::{MAX_SIDE, MIN_SIDE};
 use presspack_engine::render::{BoxType, RenderRequest};
 use presspack_engine::wire::RenderHeaderInput;
@@ -31,7 +31,24 @@ pub async fn pack_side(
     max_side: u32,
     box_type: BoxType,
 ) -> Result<Vec<u8>, DomainError> {
-    let pack = stored_pack(services, product, pack)?;
+    parsed_pack_side(
+        services,
+        &stored_pack(services, product, pack)?,
+        index,
+        max_side,
+        box_type,
+    )
+    .await
+}
+
+/// [`pack_side`] of a pack read already.
+pub async fn parsed_pack_side(
+    services: &Services,
+    pack: &Pack,
+    index: usize,
+    max_side: u32,
+    box_type: BoxType,
+) -> Result<Vec<u8>, DomainError> {
     let side = pack.sides.get(index).cloned().ok_or_else(|| {
         DomainError::invalid("side", format!("the pack has {} sides", pack.sides.len()))
     })?;
@@ -43,7 +60,7 @@ pub async fn pack_side(
             max_side: max_side.clamp(MIN_SIDE, MAX_SIDE),
             partial: false,
         },
-        basket: pack.image_basket,
+        basket: pack.image_basket.clone(),
     };
     draw(services, &params).await
 }

@@ -238,7 +238,11 @@ pub async fn approve(
     design: &str,
 ) -> Result<Order, ArtworkError> {
     let store = services.store.as_ref();
-    let Opened { request, copy, .. } = open(services, number, line, token, customer_id).await?;
+    let Opened {
+        order,
+        request,
+        copy,
+    } = open(services, number, line, token, customer_id).await?;
     if copy.design_hash() != design {
         return Err(ArtworkError::ProofOutdated);
     }
@@ -262,7 +266,6 @@ pub async fn approve(
         by: by.clone(),
         over_block: false,
     };
-    let order = placed(services, number).await?;
     let event = OrderEvent::ArtworkReplaced {
         change: &change,
         line,

@@ -12,7 +12,7 @@ use crate::domain::orders::press_files::{self, PressFileState, verdict_of_file};
 use crate::domain::orders::record::{Order, OrderLine, OrderStatus};
 use crate::domain::packs::stored_pack;
 use crate::domain::services::Services;
-use crate::domain::sides::pack_side;
+use crate::domain::sides::parsed_pack_side;
 use crate::infra::clock::when;
 
 /// Most orders in one printout of job tickets: each side of each pack is drawn for it.
@@ -30,13 +30,16 @@ pub async fn job_tickets(services: &Services, orders: &[Order]) -> Result<Vec<u8
             format!("job tickets print 1 to {MAX_TICKETS} orders at once"),
         ));
     }
-    // Counted before any side is drawn: each is an engine render and a picture in the file.
-    let mut sides = 0;
-    for line in orders.iter().flat_map(|order| &order.lines) {
-        sides += stored_pack(services, &line.product, &line.pack)?
-            .sides
-            .len();
+    // Each pack read once, its sides counted before any is drawn: each is an engine render
+    // and a picture in the file.
+    let mut packs = Vec::new();
+    for order in orders {
+        let read: Result<Vec<_>, _> = (order.lines.iter())
+            .map(|line| stored_pack(services, &line.product, &line.pack))
+            .collect();
+        packs.push(read?);
     }
+    let sides: usize = packs.iter().flatten().map(|pack| pack.sides.len()).sum();
     if sides > MAX_THUMBNAILS {
         return Err(DomainError::invalid(
             "orders",
@@ -47,25 +50,20 @@ pub async fn job_tickets(services: &Services, orders: &[Order]) -> Result<Vec<u8
     }
     let mut blocks = Vec::new();
     let mut pictures: Vec<(String, Vec<u8>)> = Vec::new();
-    for (index, order) in orders.iter().enumerate() {
+    for (index, (order, packs)) in orders.iter().zip(&packs).enumerate() {
         if index > 0 {
             blocks.push(Block::PageBreak);
         }
         let states = press_files::states(services.store.as_ref(), order).await?;
         blocks.extend(ticket_heading(order));
-        for (line_index, (line, state)) in order.lines.iter().zip(&states).enumerate() {
-            let pack = stored_pack(services, &line.product, &line.pack)?;
+        for (line_index, ((line, state), pack)) in
+            order.lines.iter().zip(&states).zip(packs).enumerate()
+        {
             let mut thumbnails = Vec::with_capacity(pack.sides.len());
             for (side_index, side) in pack.sides.iter().enumerate() {
-                let png = pack_side(
-                    services,
-                    &line.product,
-                    &line.pack,
-                    side_index,
-                    THUMBNAIL_PIXELS,
-                    BoxType::Cut,
-                )
-                .await?;
+                let png =
+                    parsed_pack_side(services, pack, side_index, THUMBNAIL_PIXELS, BoxType::Cut)
+                        .await?;
                 let uri = format!("{}/{line_index}/{side_index}", order.number);
                 thumbnails.push(Thumbnail {
                     resource_uri: uri.clone(),
